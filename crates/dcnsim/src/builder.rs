@@ -1,0 +1,502 @@
+//! Turns a parsed `Scenario` into a ready-to-run `Simulation`, checking every value that
+//! serde's types cannot (ranges, cross-field consistency, connectivity) first.
+
+use std::collections::VecDeque;
+use std::path::Path;
+
+use crate::engine::{Event, EventQueue, Rng};
+use crate::net::{EcnPolicy, PacketArena, Port};
+use crate::routing::Routing;
+use crate::scenario::{
+    err, InitialWindow, LbName, QueueSampling, Scenario, ScenarioError, TopologyKind,
+};
+use crate::sim::{Counters, Simulation};
+use crate::stats::{ideal_fct, Hop, Sampler};
+use crate::topology::{self, FatTreeShape, Tier, TierLinks, Topology};
+use crate::transport::{Flow, TransportConfig};
+use crate::units::Time;
+use crate::workload::{self, Defaults};
+
+fn check_fraction(field: &str, v: f64) -> Result<(), ScenarioError> {
+    if !(0.0..1.0).contains(&v) {
+        return err(field, format!("{v}: allowed 0 <= value < 1"));
+    }
+    Ok(())
+}
+
+fn build_topology(s: &Scenario) -> Result<Topology, ScenarioError> {
+    let t = &s.topology;
+    if t.hosts < 2 {
+        return err(
+            "topology.hosts",
+            format!("{}: a network needs at least 2 hosts", t.hosts),
+        );
+    }
+    let rate = t.link_rate.0;
+    let lat = t.link_latency.0;
+    let pick = |r: Option<crate::scenario::RateVal>, l: Option<crate::scenario::TimeVal>| {
+        (
+            r.map(|x| x.0).unwrap_or(rate),
+            l.map(|x| x.0).unwrap_or(lat),
+        )
+    };
+    let fat_tree_only = [
+        ("tor_uplink_rate", t.tor_uplink_rate.is_some()),
+        ("tor_uplink_latency", t.tor_uplink_latency.is_some()),
+        ("agg_uplink_rate", t.agg_uplink_rate.is_some()),
+        ("agg_uplink_latency", t.agg_uplink_latency.is_some()),
+        ("radix", t.radix.is_some()),
+        ("oversubscription", t.oversubscription != 1),
+    ];
+    let is_tree = matches!(t.kind, TopologyKind::FatTree | TopologyKind::LeafSpine);
+    if !is_tree {
+        if let Some((name, _)) = fat_tree_only.iter().find(|(_, set)| *set) {
+            return err(
+                &format!("topology.{name}"),
+                "only for kind = \"fat_tree\" or \"leaf_spine\"",
+            );
+        }
+    }
+    if t.kind != TopologyKind::Dumbbell
+        && (t.bottleneck_rate.is_some() || t.bottleneck_latency.is_some())
+    {
+        return err("topology.bottleneck_rate", "only for kind = \"dumbbell\"");
+    }
+    match t.kind {
+        TopologyKind::FatTree | TopologyKind::LeafSpine => {
+            let tiers = if t.kind == TopologyKind::LeafSpine {
+                2
+            } else {
+                t.tiers
+            };
+            if tiers != 2 && tiers != 3 {
+                return err(
+                    "topology.tiers",
+                    format!("{tiers}: allowed 2 (leaf-spine) or 3"),
+                );
+            }
+            if t.agg_uplink_rate.is_some() && tiers == 2 {
+                return err(
+                    "topology.agg_uplink_rate",
+                    "a 2-tier tree has no aggregation layer",
+                );
+            }
+            if t.oversubscription == 0 {
+                return err(
+                    "topology.oversubscription",
+                    "0: allowed a whole ratio >= 1 (1 = non-blocking)",
+                );
+            }
+            let radix = match t.radix {
+                Some(k) if k < 2 || k % 2 == 1 => {
+                    return err(
+                        "topology.radix",
+                        format!("{k}: allowed an even number >= 2"),
+                    )
+                }
+                Some(k) => k,
+                None => FatTreeShape::smallest_radix(tiers, t.oversubscription, t.hosts),
+            };
+            let shape = FatTreeShape {
+                tiers,
+                radix,
+                oversubscription: t.oversubscription,
+            };
+            if shape.capacity() < t.hosts as u64 {
+                return err(
+                    "topology.hosts",
+                    format!(
+                        "{} hosts do not fit a {tiers}-tier fat tree of radix {radix} (holds {}); raise radix or lower hosts",
+                        t.hosts,
+                        shape.capacity()
+                    ),
+                );
+            }
+            let links = TierLinks {
+                host: pick(t.host_link_rate, t.host_link_latency),
+                tor_uplink: pick(t.tor_uplink_rate, t.tor_uplink_latency),
+                agg_uplink: pick(t.agg_uplink_rate, t.agg_uplink_latency),
+            };
+            Ok(topology::fat_tree(&shape, t.hosts, &links))
+        }
+        TopologyKind::Star => {
+            let (r, l) = pick(t.host_link_rate, t.host_link_latency);
+            Ok(topology::star(t.hosts, r, l))
+        }
+        TopologyKind::Dumbbell => {
+            let (r, l) = pick(t.host_link_rate, t.host_link_latency);
+            let b = pick(t.bottleneck_rate, t.bottleneck_latency);
+            Ok(topology::dumbbell(t.hosts, r, l, b))
+        }
+    }
+}
+
+fn validate_numbers(s: &Scenario) -> Result<(), ScenarioError> {
+    let t = &s.topology;
+    let tr = &s.transport;
+    let mtu = t.mtu.0;
+    if mtu <= tr.header.0 {
+        return err(
+            "topology.mtu",
+            format!(
+                "{mtu} bytes leaves no payload after the {}-byte header",
+                tr.header.0
+            ),
+        );
+    }
+    if mtu > u32::MAX as u64 / 2 {
+        return err(
+            "topology.mtu",
+            format!("{mtu} bytes is not a plausible packet size"),
+        );
+    }
+    if tr.header.0 == 0 {
+        return err(
+            "transport.header",
+            "must be at least 1 byte (an ACK is a bare header)",
+        );
+    }
+    check_fraction("topology.failed_links", t.failed_links)?;
+    check_fraction("topology.loss_rate", t.loss_rate)?;
+    let sw = &s.switch;
+    if sw.buffer.0 < mtu {
+        return err(
+            "switch.buffer",
+            format!(
+                "{} bytes is smaller than one MTU ({mtu} bytes)",
+                sw.buffer.0
+            ),
+        );
+    }
+    if sw.ecn.enabled {
+        if sw.ecn.kmin.0 > sw.ecn.kmax.0 {
+            return err(
+                "switch.ecn.kmin",
+                format!("{} is above kmax ({})", sw.ecn.kmin.0, sw.ecn.kmax.0),
+            );
+        }
+        if !(sw.ecn.pmax > 0.0 && sw.ecn.pmax <= 1.0) {
+            return err(
+                "switch.ecn.pmax",
+                format!("{}: allowed 0 < pmax <= 1", sw.ecn.pmax),
+            );
+        }
+    }
+    if tr.ack_ratio == 0 {
+        return err(
+            "transport.ack_ratio",
+            "0: allowed 1 (per-packet ACKs) or more",
+        );
+    }
+    if tr.dupack_threshold == 0 {
+        return err(
+            "transport.dupack_threshold",
+            "0: allowed 1 or more (3 is standard)",
+        );
+    }
+    if tr.rto_min.0 == Time::ZERO {
+        return err("transport.rto_min", "must be positive");
+    }
+    if tr.rto_max.0 < tr.rto_min.0 {
+        return err("transport.rto_max", "must be at least rto_min");
+    }
+    if !(tr.dctcp.g > 0.0 && tr.dctcp.g <= 1.0) {
+        return err(
+            "transport.dctcp.g",
+            format!("{}: allowed 0 < g <= 1", tr.dctcp.g),
+        );
+    }
+    if !(0.0..=1.0).contains(&tr.dctcp.alpha_init) {
+        return err(
+            "transport.dctcp.alpha_init",
+            format!("{}: allowed 0 <= alpha_init <= 1", tr.dctcp.alpha_init),
+        );
+    }
+    if tr.dctcp.min_cwnd_pkts == 0 || tr.newreno.min_cwnd_pkts == 0 {
+        return err("transport.min_cwnd_pkts", "allowed 1 or more");
+    }
+    if let Some(d) = s.duration {
+        if d.0 == Time::ZERO {
+            return err("duration", "must be positive");
+        }
+    }
+    if let Some(i) = s.output.sample_interval {
+        if i.0 == Time::ZERO {
+            return err("output.sample_interval", "must be positive");
+        }
+    }
+    if s.workload.is_empty() {
+        return err("workload", "no [[workload]] given; add one (kinds: permutation, incast, all_to_all, flows, htsim_cm)");
+    }
+    Ok(())
+}
+
+/// Hops of the first shortest path from `src` to `dst`, and the ports they use.
+fn path(ports: &[Port], routing: &Routing, n_hosts: u32, src: u32, dst: u32) -> Vec<u32> {
+    let mut out = vec![routing.host_up_port[src as usize]];
+    let mut node = ports[out[0] as usize].peer;
+    while node >= n_hosts {
+        let p = routing.candidates(node, dst)[0];
+        out.push(p);
+        node = ports[p as usize].peer;
+    }
+    debug_assert_eq!(node, dst);
+    out
+}
+
+pub fn build(s: &Scenario, base_dir: &Path) -> Result<Simulation, ScenarioError> {
+    validate_numbers(s)?;
+    let topo = build_topology(s)?;
+    let n_hosts = topo.n_hosts;
+    let n_nodes = topo.n_nodes();
+    let switch_latency = s.topology.switch_latency.map(|t| t.0).unwrap_or(Time::ZERO);
+    let ecn = s.switch.ecn.enabled.then(|| EcnPolicy {
+        kmin: s.switch.ecn.kmin.0,
+        kmax: s.switch.ecn.kmax.0,
+        pmax: s.switch.ecn.pmax,
+        at: s.switch.ecn.on,
+        mark_if: s.switch.ecn.mark_if,
+    });
+
+    let mut ports = Vec::with_capacity(topo.cables.len() * 2);
+    let mut node_ports = vec![Vec::new(); n_nodes as usize];
+    for c in &topo.cables {
+        for (from, to) in [(c.a, c.b), (c.b, c.a)] {
+            let to_switch = to >= n_hosts;
+            let latency = c.latency
+                + if to_switch {
+                    switch_latency
+                } else {
+                    Time::ZERO
+                };
+            let from_switch = from >= n_hosts;
+            let mut p = Port::new(
+                from,
+                to,
+                c.rate,
+                latency,
+                if from_switch {
+                    s.switch.buffer.0
+                } else {
+                    u64::MAX
+                },
+            );
+            if from_switch {
+                p.ecn = ecn;
+            }
+            if c.tier != Tier::Host {
+                p.loss_rate = s.topology.loss_rate;
+            }
+            node_ports[from as usize].push(ports.len() as u32);
+            ports.push(p);
+        }
+    }
+
+    // Failed cables: a seeded choice among switch-to-switch cables.
+    let fabric: Vec<usize> = (0..topo.cables.len())
+        .filter(|&i| topo.cables[i].tier != Tier::Host)
+        .collect();
+    let n_fail = (s.topology.failed_links * fabric.len() as f64).round() as usize;
+    if n_fail > 0 {
+        let mut rng = Rng::stream(s.seed, "failures");
+        let mut chosen = fabric.clone();
+        rng.shuffle(&mut chosen);
+        for &c in &chosen[..n_fail] {
+            ports[2 * c].up = false;
+            ports[2 * c + 1].up = false;
+        }
+    }
+    let routing = Routing::compute(n_hosts, n_nodes, &ports, &node_ports, &topo.host_edge).map_err(|u| {
+        ScenarioError(format!(
+            "topology.failed_links: failing {n_fail} of {} switch-to-switch links disconnects switch {} from switch {}; lower failed_links or change seed",
+            fabric.len(),
+            u.from_switch,
+            u.to_switch
+        ))
+    })?;
+
+    let tr = &s.transport;
+    let cfg = TransportConfig {
+        header_bytes: tr.header.0 as u32,
+        mtu: s.topology.mtu.0 as u32,
+        ack_ratio: tr.ack_ratio,
+        delayed_ack_timeout: tr.delayed_ack_timeout.0,
+        dupack_threshold: tr.dupack_threshold,
+        rto_min: tr.rto_min.0,
+        rto_max: tr.rto_max.0,
+        rto_initial: tr.rto_min.0,
+    };
+
+    // Workloads.
+    let defaults = Defaults {
+        cc: tr.cc,
+        lb: tr.lb,
+        n_hosts,
+        duration: s.duration.map(|d| d.0),
+    };
+    let mut wrng = Rng::stream(s.seed, "workload");
+    let mut specs = Vec::new();
+    let mut tags = Vec::new();
+    for (i, w) in s.workload.iter().enumerate() {
+        let tag_name = w.tag.clone().unwrap_or_else(|| {
+            format!(
+                "{}{i}",
+                serde_json::to_string(&w.kind).unwrap().trim_matches('"')
+            )
+        });
+        let tag = match tags.iter().position(|t| *t == tag_name) {
+            Some(p) => p,
+            None => {
+                tags.push(tag_name);
+                tags.len() - 1
+            }
+        } as u16;
+        specs.extend(workload::generate(
+            w, i, tag, &defaults, base_dir, &mut wrng,
+        )?);
+    }
+    if specs.is_empty() {
+        return err("workload", "the workloads produce no flows");
+    }
+    if specs.len() > u32::MAX as usize / 2 {
+        return err("workload", "too many flows");
+    }
+
+    let mut ecmp_rng = Rng::stream(s.seed, "ecmp");
+    let mtu = cfg.mtu as u64;
+    let mut flows = Vec::with_capacity(specs.len());
+    for (id, sp) in specs.iter().enumerate() {
+        let fwd = path(&ports, &routing, n_hosts, sp.src, sp.dst);
+        let rev = path(&ports, &routing, n_hosts, sp.dst, sp.src);
+        let payload = cfg.payload() as u64;
+        let (n_pkts, last_wire) = if sp.size == u64::MAX {
+            (u64::MAX, mtu)
+        } else {
+            let n = sp.size.div_ceil(payload).max(1);
+            (n, sp.size - (n - 1) * payload + cfg.header_bytes as u64)
+        };
+        let hops: Vec<Hop> = fwd
+            .iter()
+            .map(|&p| {
+                let port = &ports[p as usize];
+                Hop {
+                    ser_full: port.serialization(mtu as u32),
+                    ser_last: port.serialization(last_wire as u32),
+                    latency: port.latency,
+                }
+            })
+            .collect();
+        let one = ideal_fct(
+            &hops
+                .iter()
+                .map(|h| Hop {
+                    ser_last: h.ser_full,
+                    ..*h
+                })
+                .collect::<Vec<_>>(),
+            1,
+        );
+        let ack_back: Time = rev
+            .iter()
+            .map(|&p| ports[p as usize].serialization(cfg.header_bytes) + ports[p as usize].latency)
+            .fold(Time::ZERO, |a, b| a + b);
+        let base_rtt = one + ack_back;
+        let bottleneck = fwd.iter().map(|&p| ports[p as usize].rate).min().unwrap();
+        let iw_pkts = match tr.initial_window {
+            InitialWindow::Packets(n) => n as u64,
+            InitialWindow::Bdp => {
+                ((bottleneck.bytes_in(base_rtt) / mtu as f64).ceil() as u64).max(1)
+            }
+        };
+        let cc = crate::cc::make(sp.cc, tr, mtu, iw_pkts * mtu);
+        let entropy = ecmp_rng.next_u64() as u32;
+        let mut flow = Flow::new(
+            id as u32,
+            sp.src,
+            sp.dst,
+            sp.size,
+            sp.start,
+            sp.stop,
+            sp.tag,
+            cc,
+            &cfg,
+            entropy,
+            sp.lb == LbName::Ops,
+            sp.lb.as_str(),
+        );
+        flow.base_rtt = base_rtt;
+        flow.ideal_fct = if n_pkts == u64::MAX {
+            Time::ZERO
+        } else {
+            ideal_fct(&hops, n_pkts)
+        };
+        flows.push(flow);
+    }
+
+    let mut start_order: Vec<u32> = (0..flows.len() as u32).collect();
+    start_order.sort_by_key(|&f| (flows[f as usize].start, f));
+    let has_infinite = flows.iter().any(|f| f.is_infinite());
+    let unfinished_finite = flows.iter().filter(|f| !f.is_infinite()).count() as u32;
+
+    let mut events = EventQueue::new();
+    events.schedule(flows[start_order[0] as usize].start, Event::FlowStarts);
+    let end = match s.duration {
+        Some(d) => Some(d.0),
+        None if has_infinite => flows
+            .iter()
+            .filter(|f| f.is_infinite())
+            .map(|f| f.sender.stop_at)
+            .max(),
+        None => None,
+    };
+    if let Some(e) = end {
+        events.schedule(e, Event::Stop);
+    }
+
+    let sampler = s.output.sample_interval.map(|iv| {
+        let ports_sampled: Vec<u32> = match s.output.queues {
+            QueueSampling::None => vec![],
+            QueueSampling::Switch => (0..ports.len() as u32)
+                .filter(|&p| ports[p as usize].node >= n_hosts)
+                .collect(),
+            QueueSampling::All => (0..ports.len() as u32).collect(),
+        };
+        Sampler {
+            interval: iv.0,
+            ports: ports_sampled,
+            cwnd: s.output.cwnd,
+            ..Sampler::default()
+        }
+    });
+    if sampler.is_some() {
+        events.schedule(Time::ZERO, Event::Sample);
+    }
+
+    Ok(Simulation {
+        events,
+        ports,
+        node_ports,
+        routing,
+        n_hosts,
+        arena: PacketArena::default(),
+        flows,
+        cfg,
+        counters: Counters::default(),
+        tags,
+        description: topo.description,
+        resolved_json: s.resolved_json(),
+        seed: s.seed,
+        duration: s.duration.map(|d| d.0),
+        host_ready: vec![VecDeque::new(); n_hosts as usize],
+        start_order,
+        next_start: 0,
+        unfinished_finite,
+        finished_flows: 0,
+        has_infinite,
+        rng_spray: Rng::stream(s.seed, "spray"),
+        rng_loss: Rng::stream(s.seed, "loss"),
+        rng_red: Rng::stream(s.seed, "red"),
+        sampler,
+        done: false,
+    })
+}

@@ -1,0 +1,72 @@
+//! The congestion-control interface. The shared transport (`transport.rs`) does reliable
+//! delivery and hands each algorithm per-ACK samples and loss/timeout events; the
+//! algorithm answers with a window (bytes on the wire) and optionally a pacing rate.
+//! A new algorithm is a new module implementing `CongestionControl`, nothing more.
+
+pub mod dctcp;
+pub mod newreno;
+
+use crate::units::{Rate, Time};
+
+/// What one ACK tells the sender.
+#[derive(Clone, Copy, Debug)]
+pub struct AckSample {
+    pub now: Time,
+    /// Wire bytes this ACK newly acknowledged, cumulatively or selectively.
+    pub newly_acked: u64,
+    /// ECN echo.
+    pub ece: bool,
+    /// Round-trip time of the data packet that triggered this ACK.
+    pub rtt: Time,
+    /// Cumulative ACK: every PSN below it has arrived.
+    pub cum_ack: u32,
+    /// The sender's next new PSN (one past the highest sent).
+    pub snd_nxt: u32,
+    /// Wire bytes in flight after this ACK.
+    pub in_flight: u64,
+}
+
+pub trait CongestionControl: Send {
+    fn name(&self) -> &'static str;
+    /// Whether data packets carry ECT (and so get marked, not dropped, by RED queues).
+    fn ecn_capable(&self) -> bool {
+        false
+    }
+    fn on_ack(&mut self, ack: &AckSample);
+    /// Loss detected by the duplicate/selective-ACK threshold (fast retransmit).
+    fn on_loss(&mut self, now: Time, cum_ack: u32, snd_nxt: u32);
+    /// Retransmission timeout.
+    fn on_timeout(&mut self, now: Time, snd_nxt: u32);
+    /// Congestion window in wire bytes.
+    fn cwnd(&self) -> u64;
+    /// Pacing rate; `None` sends as fast as the window allows.
+    fn pacing_rate(&self) -> Option<Rate> {
+        None
+    }
+    /// Internal variables for time series and tests (e.g. DCTCP's alpha).
+    fn observe(&self, _out: &mut dyn FnMut(&'static str, f64)) {}
+}
+
+/// Standard TCP congestion avoidance: +1 MSS per window of acknowledged bytes.
+#[inline]
+pub(crate) fn reno_increase(cwnd: &mut u64, ssthresh: u64, mss: u64, newly_acked: u64) {
+    if *cwnd < ssthresh {
+        *cwnd += newly_acked.min(ssthresh - *cwnd).max(1);
+    } else {
+        *cwnd += (mss * newly_acked / (*cwnd).max(1)).max(1);
+    }
+}
+
+/// Builds the congestion control a flow runs, from the scenario's parameters.
+pub fn make(
+    name: crate::scenario::CcName,
+    t: &crate::scenario::TransportCfg,
+    mss: u64,
+    initial_window: u64,
+) -> Box<dyn CongestionControl> {
+    use crate::scenario::CcName;
+    match name {
+        CcName::Newreno => Box::new(newreno::NewReno::new(&t.newreno, mss, initial_window)),
+        CcName::Dctcp => Box::new(dctcp::Dctcp::new(&t.dctcp, mss, initial_window)),
+    }
+}

@@ -1,0 +1,106 @@
+//! Packets and the arena they live in. Packets travel through the simulation as `u32`
+//! handles; the arena recycles slots, so a steady-state run allocates nothing per packet.
+
+use crate::units::Time;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum PacketKind {
+    Data,
+    Ack,
+}
+
+pub mod flags {
+    /// ECN-capable transport (RFC 3168 ECT(0)).
+    pub const ECT: u8 = 1;
+    /// Congestion experienced, set by a switch queue.
+    pub const CE: u8 = 2;
+    /// ACK: ECN echo.
+    pub const ECE: u8 = 4;
+    /// Data: this transmission is a retransmission.
+    pub const RETX: u8 = 8;
+}
+
+/// One packet. Data and ACKs share the struct so a port needs only one queue type.
+#[derive(Copy, Clone, Debug)]
+pub struct Packet {
+    pub flow: u32,
+    /// Data: packet sequence number. ACK: cumulative ACK (next PSN the receiver expects).
+    pub psn: u32,
+    /// ACK: the PSN of the data packet that triggered it (selective-ACK information).
+    pub sacked_psn: u32,
+    /// Bytes on the wire (payload + header).
+    pub size: u32,
+    /// Destination host.
+    pub dst: u32,
+    /// Path selector: switches hash it to pick among equal-cost next hops.
+    pub entropy: u32,
+    /// Data: when this transmission left the sender. ACK: echo of that time (an RTT sample).
+    pub sent_at: Time,
+    pub kind: PacketKind,
+    pub flags: u8,
+}
+
+impl Packet {
+    #[inline]
+    pub fn has(&self, f: u8) -> bool {
+        self.flags & f != 0
+    }
+}
+
+/// Slab of packets with a free list.
+#[derive(Default)]
+pub struct PacketArena {
+    slots: Vec<Packet>,
+    free: Vec<u32>,
+    live: usize,
+    peak_live: usize,
+    allocated_total: u64,
+}
+
+impl PacketArena {
+    #[inline]
+    pub fn alloc(&mut self, p: Packet) -> u32 {
+        self.live += 1;
+        self.allocated_total += 1;
+        if self.live > self.peak_live {
+            self.peak_live = self.live;
+        }
+        if let Some(i) = self.free.pop() {
+            self.slots[i as usize] = p;
+            i
+        } else {
+            self.slots.push(p);
+            (self.slots.len() - 1) as u32
+        }
+    }
+
+    #[inline]
+    pub fn free(&mut self, h: u32) {
+        self.live -= 1;
+        self.free.push(h);
+    }
+
+    #[inline]
+    pub fn get(&self, h: u32) -> &Packet {
+        &self.slots[h as usize]
+    }
+
+    #[inline]
+    pub fn get_mut(&mut self, h: u32) -> &mut Packet {
+        &mut self.slots[h as usize]
+    }
+
+    /// Packets currently in flight (in queues, on wires).
+    pub fn live(&self) -> usize {
+        self.live
+    }
+
+    pub fn peak_live(&self) -> usize {
+        self.peak_live
+    }
+
+    /// Packets created over the whole run.
+    pub fn allocated_total(&self) -> u64 {
+        self.allocated_total
+    }
+}

@@ -1,0 +1,557 @@
+//! The scenario file: a serde schema for TOML (or the JSON the Python layer sends), with
+//! human units, defaults documented in the README, and validation that names the field
+//! and the allowed values before anything is simulated (DESIGN.md, "Scenario files").
+
+use std::fmt;
+use std::path::Path;
+
+use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::cc::dctcp::DctcpParams;
+use crate::cc::newreno::NewRenoParams;
+use crate::net::{MarkIf, MarkPoint};
+use crate::units::{parse_bytes, parse_rate, parse_time, Rate, Time};
+
+/// Bad input: the message starts with the field's path (e.g. `topology.hosts: ...`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScenarioError(pub String);
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+impl std::error::Error for ScenarioError {}
+
+pub(crate) fn err<T>(field: &str, msg: impl fmt::Display) -> Result<T, ScenarioError> {
+    Err(ScenarioError(format!("{field}: {msg}")))
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Scalar {
+    Int(i64),
+    Float(f64),
+    Str(String),
+}
+
+fn scalar<'de, D: Deserializer<'de>>(d: D, what: &str) -> Result<Scalar, D::Error> {
+    Scalar::deserialize(d).map_err(|_| de::Error::custom(format!("expected {what}")))
+}
+
+/// A time written with a unit ("500ns"); a bare 0 is allowed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct TimeVal(pub Time);
+
+impl<'de> Deserialize<'de> for TimeVal {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match scalar(d, "a time such as \"500ns\" or \"2us\"")? {
+            Scalar::Str(s) => parse_time(&s).map(TimeVal).map_err(de::Error::custom),
+            Scalar::Int(0) => Ok(TimeVal(Time::ZERO)),
+            Scalar::Int(v) => Err(de::Error::custom(format!(
+                "{v} has no unit; write e.g. \"{v}us\" (units: ps, ns, us, ms, s)"
+            ))),
+            Scalar::Float(v) => Err(de::Error::custom(format!(
+                "{v} has no unit; write e.g. \"{v}us\" (units: ps, ns, us, ms, s)"
+            ))),
+        }
+    }
+}
+impl Serialize for TimeVal {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0.to_string())
+    }
+}
+
+/// A rate with a unit ("100Gbps").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RateVal(pub Rate);
+
+impl<'de> Deserialize<'de> for RateVal {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match scalar(d, "a rate such as \"100Gbps\"")? {
+            Scalar::Str(s) => parse_rate(&s).map(RateVal).map_err(de::Error::custom),
+            Scalar::Int(v) if v <= 0 => Err(de::Error::custom(format!(
+                "{v}: a rate must be positive, e.g. \"100Gbps\""
+            ))),
+            Scalar::Float(v) if v <= 0.0 => Err(de::Error::custom(format!(
+                "{v}: a rate must be positive, e.g. \"100Gbps\""
+            ))),
+            _ => Err(de::Error::custom(
+                "a rate needs a unit, e.g. \"100Gbps\" (units: bps, Kbps, Mbps, Gbps, Tbps)",
+            )),
+        }
+    }
+}
+impl Serialize for RateVal {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0.to_string())
+    }
+}
+
+/// A byte count: an integer or a string with a unit ("4KiB", "1MB").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct BytesVal(pub u64);
+
+impl<'de> Deserialize<'de> for BytesVal {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match scalar(d, "a size such as \"4KiB\" or 1500")? {
+            Scalar::Str(s) => parse_bytes(&s).map(BytesVal).map_err(de::Error::custom),
+            Scalar::Int(v) if v >= 0 => Ok(BytesVal(v as u64)),
+            Scalar::Int(v) => Err(de::Error::custom(format!("{v}: a size cannot be negative"))),
+            Scalar::Float(v) => Err(de::Error::custom(format!(
+                "{v}: a size is a whole number of bytes or a string such as \"4KiB\""
+            ))),
+        }
+    }
+}
+impl Serialize for BytesVal {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(self.0)
+    }
+}
+
+/// A flow size: bytes, or "infinite" (a long-lived flow that sends until its `stop`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FlowSize {
+    Bytes(u64),
+    Infinite,
+}
+
+impl<'de> Deserialize<'de> for FlowSize {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match scalar(d, "a size such as \"2MB\" or \"infinite\"")? {
+            Scalar::Str(s) if s == "infinite" => Ok(FlowSize::Infinite),
+            Scalar::Str(s) => parse_bytes(&s)
+                .map(FlowSize::Bytes)
+                .map_err(de::Error::custom),
+            Scalar::Int(v) if v > 0 => Ok(FlowSize::Bytes(v as u64)),
+            _ => Err(de::Error::custom(
+                "a flow size is a positive byte count, e.g. \"2MB\", or \"infinite\"",
+            )),
+        }
+    }
+}
+impl Serialize for FlowSize {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            FlowSize::Bytes(b) => s.serialize_u64(*b),
+            FlowSize::Infinite => s.serialize_str("infinite"),
+        }
+    }
+}
+
+/// Initial congestion window: packets, or "bdp" (the flow's own path bandwidth-delay product).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InitialWindow {
+    Packets(u32),
+    Bdp,
+}
+
+impl<'de> Deserialize<'de> for InitialWindow {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match scalar(d, "a packet count or \"bdp\"")? {
+            Scalar::Str(s) if s == "bdp" => Ok(InitialWindow::Bdp),
+            Scalar::Int(v) if v >= 1 && v <= u32::MAX as i64 => {
+                Ok(InitialWindow::Packets(v as u32))
+            }
+            _ => Err(de::Error::custom(
+                "allowed: a whole number of packets >= 1, or \"bdp\"",
+            )),
+        }
+    }
+}
+impl Serialize for InitialWindow {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            InitialWindow::Packets(p) => s.serialize_u32(*p),
+            InitialWindow::Bdp => s.serialize_str("bdp"),
+        }
+    }
+}
+
+/// Hosts a workload uses: a count (chosen at random by the seed) or an explicit list.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum HostSet {
+    Count(u32),
+    List(Vec<u32>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TopologyKind {
+    FatTree,
+    LeafSpine,
+    Star,
+    Dumbbell,
+}
+
+fn default_tiers() -> u32 {
+    3
+}
+fn default_one() -> u32 {
+    1
+}
+fn default_link_rate() -> RateVal {
+    RateVal(Rate::gbps(100))
+}
+fn default_link_latency() -> TimeVal {
+    TimeVal(Time::from_ns(500))
+}
+fn default_mtu() -> BytesVal {
+    BytesVal(4096)
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TopologyCfg {
+    pub kind: TopologyKind,
+    pub hosts: u32,
+    /// Fat tree: 2 (leaf-spine) or 3.
+    #[serde(default = "default_tiers")]
+    pub tiers: u32,
+    /// Switch port count k (even); default: the smallest that holds `hosts`.
+    #[serde(default)]
+    pub radix: Option<u32>,
+    /// Hosts per ToR over ToR uplinks (integer ratio; 1 = non-blocking).
+    #[serde(default = "default_one")]
+    pub oversubscription: u32,
+    #[serde(default = "default_link_rate")]
+    pub link_rate: RateVal,
+    #[serde(default = "default_link_latency")]
+    pub link_latency: TimeVal,
+    #[serde(default)]
+    pub host_link_rate: Option<RateVal>,
+    #[serde(default)]
+    pub host_link_latency: Option<TimeVal>,
+    #[serde(default)]
+    pub tor_uplink_rate: Option<RateVal>,
+    #[serde(default)]
+    pub tor_uplink_latency: Option<TimeVal>,
+    #[serde(default)]
+    pub agg_uplink_rate: Option<RateVal>,
+    #[serde(default)]
+    pub agg_uplink_latency: Option<TimeVal>,
+    /// Dumbbell: the shared link (default: link_rate / link_latency).
+    #[serde(default)]
+    pub bottleneck_rate: Option<RateVal>,
+    #[serde(default)]
+    pub bottleneck_latency: Option<TimeVal>,
+    /// Forwarding latency of every switch.
+    #[serde(default)]
+    pub switch_latency: Option<TimeVal>,
+    /// Largest packet on the wire (payload + header).
+    #[serde(default = "default_mtu")]
+    pub mtu: BytesVal,
+    /// Fraction of switch-to-switch cables that are down, chosen by the seed.
+    #[serde(default)]
+    pub failed_links: f64,
+    /// Probability that a packet is lost on each switch-to-switch link it crosses.
+    #[serde(default)]
+    pub loss_rate: f64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EcnCfg {
+    #[serde(default = "default_true")]
+    pub enabled: bool,
+    #[serde(default = "default_k")]
+    pub kmin: BytesVal,
+    #[serde(default = "default_k")]
+    pub kmax: BytesVal,
+    #[serde(default = "default_pmax")]
+    pub pmax: f64,
+    #[serde(default = "default_mark_point")]
+    pub on: MarkPoint,
+    #[serde(default = "default_mark_if")]
+    pub mark_if: MarkIf,
+}
+
+fn default_true() -> bool {
+    true
+}
+fn default_k() -> BytesVal {
+    BytesVal(100_000)
+}
+fn default_pmax() -> f64 {
+    1.0
+}
+fn default_mark_point() -> MarkPoint {
+    MarkPoint::Enqueue
+}
+fn default_mark_if() -> MarkIf {
+    MarkIf::Above
+}
+
+impl Default for EcnCfg {
+    fn default() -> Self {
+        EcnCfg {
+            enabled: true,
+            kmin: default_k(),
+            kmax: default_k(),
+            pmax: 1.0,
+            on: MarkPoint::Enqueue,
+            mark_if: MarkIf::Above,
+        }
+    }
+}
+
+fn default_buffer() -> BytesVal {
+    BytesVal(1_000_000)
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SwitchCfg {
+    /// Per-port output buffer.
+    #[serde(default = "default_buffer")]
+    pub buffer: BytesVal,
+    #[serde(default)]
+    pub ecn: EcnCfg,
+}
+
+impl Default for SwitchCfg {
+    fn default() -> Self {
+        SwitchCfg {
+            buffer: default_buffer(),
+            ecn: EcnCfg::default(),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CcName {
+    Newreno,
+    Dctcp,
+}
+
+impl CcName {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CcName::Newreno => "newreno",
+            CcName::Dctcp => "dctcp",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LbName {
+    /// Per-flow hash (one path per flow).
+    Ecmp,
+    /// Oblivious packet spraying: a random entropy value per packet.
+    Ops,
+}
+
+impl LbName {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LbName::Ecmp => "ecmp",
+            LbName::Ops => "ops",
+        }
+    }
+}
+
+fn default_header() -> BytesVal {
+    BytesVal(64)
+}
+fn default_iw() -> InitialWindow {
+    InitialWindow::Packets(10)
+}
+fn default_dupack() -> u32 {
+    3
+}
+fn default_rto_min() -> TimeVal {
+    TimeVal(Time::from_ms(1))
+}
+fn default_rto_max() -> TimeVal {
+    TimeVal(Time::from_ms(1000))
+}
+fn default_delack() -> TimeVal {
+    TimeVal(Time::from_us(10))
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TransportCfg {
+    #[serde(default = "default_cc")]
+    pub cc: CcName,
+    #[serde(default = "default_lb")]
+    pub lb: LbName,
+    #[serde(default = "default_iw")]
+    pub initial_window: InitialWindow,
+    /// Header bytes of every packet; an ACK is a bare header.
+    #[serde(default = "default_header")]
+    pub header: BytesVal,
+    /// Data packets per ACK (1 = per-packet ACKs).
+    #[serde(default = "default_one")]
+    pub ack_ratio: u32,
+    #[serde(default = "default_delack")]
+    pub delayed_ack_timeout: TimeVal,
+    #[serde(default = "default_dupack")]
+    pub dupack_threshold: u32,
+    #[serde(default = "default_rto_min")]
+    pub rto_min: TimeVal,
+    #[serde(default = "default_rto_max")]
+    pub rto_max: TimeVal,
+    #[serde(default)]
+    pub newreno: NewRenoParams,
+    #[serde(default)]
+    pub dctcp: DctcpParams,
+}
+
+fn default_cc() -> CcName {
+    CcName::Dctcp
+}
+fn default_lb() -> LbName {
+    LbName::Ecmp
+}
+
+impl Default for TransportCfg {
+    fn default() -> Self {
+        toml::from_str("").expect("transport defaults")
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WorkloadKind {
+    Permutation,
+    Incast,
+    AllToAll,
+    Flows,
+    HtsimCm,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkloadCfg {
+    pub kind: WorkloadKind,
+    #[serde(default)]
+    pub tag: Option<String>,
+    #[serde(default)]
+    pub size: Option<FlowSize>,
+    #[serde(default)]
+    pub start: Option<TimeVal>,
+    #[serde(default)]
+    pub stop: Option<TimeVal>,
+    #[serde(default)]
+    pub hosts: Option<HostSet>,
+    #[serde(default)]
+    pub senders: Option<u32>,
+    #[serde(default)]
+    pub receiver: Option<u32>,
+    #[serde(default)]
+    pub file: Option<String>,
+    #[serde(default)]
+    pub cc: Option<CcName>,
+    #[serde(default)]
+    pub lb: Option<LbName>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum QueueSampling {
+    None,
+    Switch,
+    All,
+}
+
+fn default_queue_sampling() -> QueueSampling {
+    QueueSampling::Switch
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputCfg {
+    /// Time-series sampling interval; off when absent.
+    #[serde(default)]
+    pub sample_interval: Option<TimeVal>,
+    #[serde(default = "default_queue_sampling")]
+    pub queues: QueueSampling,
+    #[serde(default = "default_true")]
+    pub cwnd: bool,
+}
+
+impl Default for OutputCfg {
+    fn default() -> Self {
+        OutputCfg {
+            sample_interval: None,
+            queues: QueueSampling::Switch,
+            cwnd: true,
+        }
+    }
+}
+
+fn default_name() -> String {
+    "scenario".into()
+}
+fn default_seed() -> u64 {
+    1
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    #[serde(default = "default_name")]
+    pub name: String,
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Simulated time at which the run ends even if flows are unfinished.
+    #[serde(default)]
+    pub duration: Option<TimeVal>,
+    pub topology: TopologyCfg,
+    #[serde(default)]
+    pub switch: SwitchCfg,
+    #[serde(default)]
+    pub transport: TransportCfg,
+    #[serde(default)]
+    pub workload: Vec<WorkloadCfg>,
+    #[serde(default)]
+    pub output: OutputCfg,
+}
+
+fn path_error<E: fmt::Display>(e: serde_path_to_error::Error<E>) -> ScenarioError {
+    let path = e.path().to_string();
+    let inner = e.inner().to_string();
+    // toml/serde_json append " at line N column M"; keep it, it helps in files.
+    if path == "." || path.is_empty() {
+        ScenarioError(inner)
+    } else {
+        ScenarioError(format!("{path}: {inner}"))
+    }
+}
+
+impl Scenario {
+    pub fn from_toml(text: &str) -> Result<Scenario, ScenarioError> {
+        let de = toml::Deserializer::new(text);
+        serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let msg = e.inner().message().to_string();
+            if path == "." || path.is_empty() {
+                ScenarioError(msg)
+            } else {
+                ScenarioError(format!("{path}: {msg}"))
+            }
+        })
+    }
+
+    pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
+        let mut de = serde_json::Deserializer::from_str(text);
+        serde_path_to_error::deserialize(&mut de).map_err(path_error)
+    }
+
+    pub fn from_file(path: &Path) -> Result<Scenario, ScenarioError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| ScenarioError(format!("{}: cannot read: {e}", path.display())))?;
+        Scenario::from_toml(&text)
+    }
+
+    /// The scenario with every default filled in, as JSON.
+    pub fn resolved_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("scenario serialises")
+    }
+}

@@ -1,0 +1,615 @@
+//! The simulation: the world (ports, routing, hosts, flows) and the event loop that moves
+//! packets through it. Components stay small (port = queue + serialiser + pipe, flow =
+//! sender + receiver, routing = tables); this module only wires them together.
+
+use std::collections::VecDeque;
+
+use crate::engine::{Event, EventQueue, Rng};
+use crate::net::{flags, MarkDecision, MarkPoint, Packet, PacketArena, PacketKind, Port};
+use crate::routing::Routing;
+use crate::stats::{Column, Sampler, Table};
+use crate::transport::{AckToSend, Flow, SendState, TransportConfig};
+use crate::units::Time;
+
+/// Aggregate counters of a run.
+#[derive(Clone, Debug, Default)]
+pub struct Counters {
+    pub drops: u64,
+    pub ecn_marks: u64,
+    pub data_packets: u64,
+    pub ack_packets: u64,
+    pub timeouts: u64,
+}
+
+pub struct Simulation {
+    pub events: EventQueue,
+    pub ports: Vec<Port>,
+    pub node_ports: Vec<Vec<u32>>,
+    pub routing: Routing,
+    pub n_hosts: u32,
+    pub arena: PacketArena,
+    pub flows: Vec<Flow>,
+    pub cfg: TransportConfig,
+    pub counters: Counters,
+    pub tags: Vec<String>,
+    pub description: String,
+    pub resolved_json: String,
+    pub seed: u64,
+    pub duration: Option<Time>,
+    pub(crate) host_ready: Vec<VecDeque<u32>>,
+    pub(crate) start_order: Vec<u32>,
+    pub(crate) next_start: usize,
+    pub(crate) unfinished_finite: u32,
+    pub(crate) finished_flows: u32,
+    pub(crate) has_infinite: bool,
+    pub(crate) rng_spray: Rng,
+    pub(crate) rng_loss: Rng,
+    pub(crate) rng_red: Rng,
+    pub(crate) sampler: Option<Sampler>,
+    pub(crate) done: bool,
+}
+
+impl Simulation {
+    #[inline]
+    pub fn now(&self) -> Time {
+        self.events.now()
+    }
+
+    pub fn is_done(&self) -> bool {
+        self.done
+    }
+
+    pub fn events_processed(&self) -> u64 {
+        self.events.processed()
+    }
+
+    /// Data and ACK packets created so far.
+    pub fn packets(&self) -> u64 {
+        self.arena.allocated_total()
+    }
+
+    pub fn flows_finished(&self) -> u32 {
+        self.finished_flows
+    }
+
+    /// Runs until simulated time `limit` or the end of the scenario, whichever is first.
+    /// Returns true once the scenario has ended.
+    pub fn run_until(&mut self, limit: Time) -> bool {
+        while !self.done {
+            match self.events.pop_until(limit) {
+                Some(ev) => self.dispatch(ev),
+                None => {
+                    if self.events.is_empty() {
+                        // Nothing left can ever happen (e.g. every flow is stuck or done).
+                        self.done = true;
+                    } else {
+                        self.events.advance_to(limit);
+                    }
+                    break;
+                }
+            }
+        }
+        self.done
+    }
+
+    /// Runs to the end of the scenario.
+    pub fn run(&mut self) {
+        self.run_until(Time::MAX);
+    }
+
+    #[inline]
+    fn dispatch(&mut self, ev: Event) {
+        match ev {
+            Event::PortFree(p) => {
+                self.ports[p as usize].wake_pending = false;
+                self.port_start(p);
+            }
+            Event::PipeArrive(p) => self.pipe_arrive(p),
+            Event::FlowStarts => self.start_flows(),
+            Event::FlowWake(f) => {
+                self.flows[f as usize].wake_pending = false;
+                self.make_ready(f);
+            }
+            Event::Rto(f) => self.rto_fired(f),
+            Event::DelayedAck(f) => {
+                if let Some(a) = self.flows[f as usize].on_delayed_ack() {
+                    self.send_ack(f, a);
+                }
+            }
+            Event::Sample => self.sample(),
+            Event::Stop => self.done = true,
+        }
+    }
+
+    fn start_flows(&mut self) {
+        let now = self.now();
+        while self.next_start < self.start_order.len() {
+            let f = self.start_order[self.next_start];
+            if self.flows[f as usize].start > now {
+                self.events
+                    .schedule(self.flows[f as usize].start, Event::FlowStarts);
+                return;
+            }
+            self.flows[f as usize].started = true;
+            self.next_start += 1;
+            self.make_ready(f);
+        }
+        self.check_done();
+    }
+
+    fn check_done(&mut self) {
+        if self.unfinished_finite == 0
+            && !self.has_infinite
+            && self.next_start == self.start_order.len()
+            && self.duration.is_none()
+        {
+            self.done = true;
+        }
+    }
+
+    /// Puts a flow on its host's ready list if it can send, or arranges to wake it.
+    fn make_ready(&mut self, f: u32) {
+        let now = self.now();
+        let flow = &mut self.flows[f as usize];
+        if flow.in_ready {
+            return;
+        }
+        match flow.send_state(now) {
+            SendState::Ready => {
+                flow.in_ready = true;
+                let host = flow.src;
+                self.host_ready[host as usize].push_back(f);
+                let port = self.routing.host_up_port[host as usize];
+                self.kick(port);
+            }
+            SendState::PacedUntil(t) => {
+                if !flow.wake_pending {
+                    flow.wake_pending = true;
+                    self.events.schedule(t, Event::FlowWake(f));
+                }
+            }
+            SendState::Blocked => {}
+        }
+    }
+
+    /// Makes sure an idle port starts, or a busy one wakes when it frees.
+    #[inline]
+    fn kick(&mut self, p: u32) {
+        let now = self.now();
+        let port = &mut self.ports[p as usize];
+        if port.wake_pending {
+            return;
+        }
+        if port.is_idle(now) {
+            self.port_start(p);
+        } else {
+            port.wake_pending = true;
+            let at = port.busy_until;
+            self.events.schedule(at, Event::PortFree(p));
+        }
+    }
+
+    /// The next data packet from the host's flows, round robin.
+    fn host_pull(&mut self, host: u32) -> Option<u32> {
+        let now = self.now();
+        while let Some(f) = self.host_ready[host as usize].pop_front() {
+            let flow = &mut self.flows[f as usize];
+            match flow.send_state(now) {
+                SendState::Ready => {
+                    let entropy = if flow.spray {
+                        self.rng_spray.next_u64() as u32
+                    } else {
+                        0
+                    };
+                    let pkt = flow.emit(now, entropy);
+                    match flow.send_state(now) {
+                        SendState::Ready => self.host_ready[host as usize].push_back(f),
+                        SendState::PacedUntil(t) => {
+                            flow.in_ready = false;
+                            if !flow.wake_pending {
+                                flow.wake_pending = true;
+                                self.events.schedule(t, Event::FlowWake(f));
+                            }
+                        }
+                        SendState::Blocked => flow.in_ready = false,
+                    }
+                    self.arm_rto(f);
+                    self.counters.data_packets += 1;
+                    return Some(self.arena.alloc(pkt));
+                }
+                SendState::PacedUntil(t) => {
+                    flow.in_ready = false;
+                    if !flow.wake_pending {
+                        flow.wake_pending = true;
+                        self.events.schedule(t, Event::FlowWake(f));
+                    }
+                }
+                SendState::Blocked => flow.in_ready = false,
+            }
+        }
+        None
+    }
+
+    /// Starts serialising the next packet on an idle port, if there is one.
+    fn port_start(&mut self, p: u32) {
+        let now = self.now();
+        let n_hosts = self.n_hosts;
+        let port = &mut self.ports[p as usize];
+        if !port.is_idle(now) {
+            if !port.wake_pending {
+                port.wake_pending = true;
+                let at = port.busy_until;
+                self.events.schedule(at, Event::PortFree(p));
+            }
+            return;
+        }
+        let handle = if let Some(h) = port.queue.pop_front() {
+            let size = self.arena.get(h).size;
+            port.change_occupancy(now, -(size as i64));
+            if let Some(ecn) = port.ecn {
+                if ecn.at == MarkPoint::Dequeue {
+                    let queued = port.queued_bytes;
+                    if self.mark(p, h, queued) {
+                        // A non-ECT packet RED would mark is dropped instead.
+                        self.drop_packet(p, h);
+                        return self.port_start(p);
+                    }
+                }
+            }
+            h
+        } else if port.node < n_hosts {
+            let node = port.node;
+            match self.host_pull(node) {
+                Some(h) => h,
+                None => return,
+            }
+        } else {
+            return;
+        };
+        self.transmit(p, handle);
+        let port = &mut self.ports[p as usize];
+        let more = !port.queue.is_empty()
+            || (port.node < n_hosts && !self.host_ready[port.node as usize].is_empty());
+        if more && !port.wake_pending {
+            port.wake_pending = true;
+            let at = port.busy_until;
+            self.events.schedule(at, Event::PortFree(p));
+        }
+    }
+
+    /// Applies the port's ECN policy to packet `h` at occupancy `queued`. Returns true if
+    /// the packet must be dropped (RED would mark it but it is not ECN-capable).
+    #[inline]
+    fn mark(&mut self, p: u32, h: u32, queued: u64) -> bool {
+        let ecn = self.ports[p as usize].ecn.unwrap();
+        let hit = match ecn.decide(queued) {
+            MarkDecision::No => false,
+            MarkDecision::Yes => true,
+            MarkDecision::Ramp(prob) => self.rng_red.next_f64() < prob,
+        };
+        if !hit {
+            return false;
+        }
+        let pkt = self.arena.get_mut(h);
+        if pkt.has(flags::ECT) {
+            if !pkt.has(flags::CE) {
+                pkt.flags |= flags::CE;
+                self.ports[p as usize].stats.ecn_marks += 1;
+                self.counters.ecn_marks += 1;
+            }
+            false
+        } else {
+            pkt.kind == PacketKind::Data
+        }
+    }
+
+    #[inline]
+    fn transmit(&mut self, p: u32, h: u32) {
+        let now = self.now();
+        let size = self.arena.get(h).size;
+        let port = &mut self.ports[p as usize];
+        port.busy_until = now + port.serialization(size);
+        port.stats.tx_packets += 1;
+        port.stats.tx_bytes += size as u64;
+        let arrival = port.busy_until + port.latency;
+        let was_empty = port.pipe.is_empty();
+        port.pipe.push_back((arrival, h));
+        if was_empty {
+            self.events.schedule(arrival, Event::PipeArrive(p));
+        }
+    }
+
+    fn pipe_arrive(&mut self, p: u32) {
+        let port = &mut self.ports[p as usize];
+        let (_, h) = port.pipe.pop_front().expect("arrival without a packet");
+        if let Some(&(next, _)) = port.pipe.front() {
+            self.events.schedule(next, Event::PipeArrive(p));
+        }
+        let loss = port.loss_rate;
+        let node = port.peer;
+        if loss > 0.0 && self.rng_loss.next_f64() < loss {
+            self.drop_packet(p, h);
+            return;
+        }
+        if node < self.n_hosts {
+            self.deliver(h);
+        } else {
+            let pkt = self.arena.get(h);
+            let out = self.routing.forward(node, pkt.dst, pkt.entropy);
+            self.enqueue(out, h);
+        }
+    }
+
+    fn enqueue(&mut self, p: u32, h: u32) {
+        let now = self.now();
+        let size = self.arena.get(h).size as u64;
+        let port = &self.ports[p as usize];
+        if port.queued_bytes + size > port.buffer {
+            self.drop_packet(p, h);
+            return;
+        }
+        if let Some(ecn) = port.ecn {
+            if ecn.at == MarkPoint::Enqueue {
+                let queued = port.queued_bytes;
+                if self.mark(p, h, queued) {
+                    self.drop_packet(p, h);
+                    return;
+                }
+            }
+        }
+        let port = &mut self.ports[p as usize];
+        if port.queue.is_empty() && port.is_idle(now) && !port.wake_pending {
+            self.transmit(p, h);
+            return;
+        }
+        port.queue.push_back(h);
+        port.change_occupancy(now, size as i64);
+        if !port.wake_pending {
+            port.wake_pending = true;
+            let at = port.busy_until.max(now);
+            self.events.schedule(at, Event::PortFree(p));
+        }
+    }
+
+    fn drop_packet(&mut self, p: u32, h: u32) {
+        let flow = self.arena.get(h).flow;
+        self.flows[flow as usize].drops += 1;
+        self.ports[p as usize].stats.drops += 1;
+        self.counters.drops += 1;
+        self.arena.free(h);
+    }
+
+    fn deliver(&mut self, h: u32) {
+        let pkt: Packet = *self.arena.get(h);
+        self.arena.free(h);
+        match pkt.kind {
+            PacketKind::Data => self.receive_data(&pkt),
+            PacketKind::Ack => self.receive_ack(&pkt),
+        }
+    }
+
+    fn receive_data(&mut self, pkt: &Packet) {
+        let now = self.now();
+        let f = pkt.flow;
+        let out = self.flows[f as usize].on_data(now, pkt, &self.cfg);
+        for a in out.acks.into_iter().flatten() {
+            self.send_ack(f, a);
+        }
+        if out.arm_delayed_ack {
+            self.flows[f as usize].receiver.delayed_ack_pending = true;
+            self.events
+                .schedule(now + self.cfg.delayed_ack_timeout, Event::DelayedAck(f));
+        }
+        if out.finished_now {
+            self.finished_flows += 1;
+            if !self.flows[f as usize].is_infinite() {
+                self.unfinished_finite -= 1;
+            }
+            self.check_done();
+        }
+    }
+
+    fn send_ack(&mut self, f: u32, a: AckToSend) {
+        let flow = &self.flows[f as usize];
+        let pkt = Packet {
+            flow: f,
+            psn: a.cum,
+            sacked_psn: a.sacked_psn,
+            size: self.cfg.header_bytes,
+            dst: flow.src,
+            entropy: a.entropy,
+            sent_at: a.sent_at,
+            kind: PacketKind::Ack,
+            flags: if a.ece { flags::ECE } else { 0 },
+        };
+        let port = self.routing.host_up_port[flow.dst as usize];
+        let h = self.arena.alloc(pkt);
+        self.counters.ack_packets += 1;
+        self.enqueue(port, h);
+    }
+
+    fn receive_ack(&mut self, pkt: &Packet) {
+        let now = self.now();
+        let f = pkt.flow;
+        let flow = &mut self.flows[f as usize];
+        if flow.sender_done() {
+            return;
+        }
+        let out = flow.on_ack(now, pkt, &self.cfg);
+        self.arm_rto(f);
+        if out.may_send {
+            self.make_ready(f);
+        }
+    }
+
+    /// Keeps one timer event pending per flow; it is re-armed lazily when it fires early.
+    fn arm_rto(&mut self, f: u32) {
+        let s = &mut self.flows[f as usize].sender;
+        if s.rto_deadline != Time::MAX && !s.rto_event_pending {
+            s.rto_event_pending = true;
+            let at = s.rto_deadline.max(self.events.now());
+            self.events.schedule(at, Event::Rto(f));
+        }
+    }
+
+    fn rto_fired(&mut self, f: u32) {
+        let now = self.now();
+        let flow = &mut self.flows[f as usize];
+        flow.sender.rto_event_pending = false;
+        let deadline = flow.sender.rto_deadline;
+        if deadline == Time::MAX || flow.sender_done() {
+            return;
+        }
+        if deadline > now {
+            self.arm_rto(f);
+            return;
+        }
+        if !flow.has_outstanding() {
+            flow.sender.rto_deadline = Time::MAX;
+            return;
+        }
+        flow.on_timeout(now, &self.cfg);
+        self.counters.timeouts += 1;
+        self.arm_rto(f);
+        self.make_ready(f);
+    }
+
+    fn sample(&mut self) {
+        let now = self.now();
+        let Some(s) = self.sampler.as_mut() else {
+            return;
+        };
+        let t = now.as_us_f64();
+        for &p in &s.ports {
+            let port = &self.ports[p as usize];
+            s.q_time.push(t);
+            s.q_port.push(p as i64);
+            s.q_node.push(port.node as i64);
+            s.q_peer.push(port.peer as i64);
+            s.q_bytes.push(port.queued_bytes as i64);
+        }
+        if s.cwnd {
+            for flow in &self.flows {
+                if !flow.started || flow.receiver.finish.is_some() || flow.sender_done() {
+                    continue;
+                }
+                s.c_time.push(t);
+                s.c_flow.push(flow.id as i64);
+                s.c_cwnd.push(flow.sender.cc.cwnd() as i64);
+                s.c_inflight.push(flow.sender.in_flight as i64);
+                s.c_delivered.push(flow.receiver.delivered as i64);
+                flow.sender.cc.observe(&mut |name, v| {
+                    s.v_time.push(t);
+                    s.v_flow.push(flow.id as i64);
+                    s.v_name.push(name.to_string());
+                    s.v_value.push(v);
+                });
+            }
+        }
+        let next = now + s.interval;
+        self.events.schedule(next, Event::Sample);
+    }
+
+    /// One row per flow (see README, "Results").
+    pub fn flow_table(&self) -> Table {
+        let n = self.flows.len();
+        let mut id = Vec::with_capacity(n);
+        let mut tag = Vec::with_capacity(n);
+        let mut src = Vec::with_capacity(n);
+        let mut dst = Vec::with_capacity(n);
+        let mut size = Vec::with_capacity(n);
+        let mut start = Vec::with_capacity(n);
+        let mut finish = Vec::with_capacity(n);
+        let mut fct = Vec::with_capacity(n);
+        let mut ideal = Vec::with_capacity(n);
+        let mut slowdown = Vec::with_capacity(n);
+        let mut delivered = Vec::with_capacity(n);
+        let mut retx = Vec::with_capacity(n);
+        let mut drops = Vec::with_capacity(n);
+        let mut finished = Vec::with_capacity(n);
+        let mut cc = Vec::with_capacity(n);
+        let mut lb = Vec::with_capacity(n);
+        for f in &self.flows {
+            id.push(f.id as i64);
+            tag.push(self.tags[f.tag as usize].clone());
+            src.push(f.src as i64);
+            dst.push(f.dst as i64);
+            size.push(if f.is_infinite() { -1 } else { f.size as i64 });
+            start.push(f.start.as_us_f64());
+            let ideal_us = if f.is_infinite() {
+                f64::NAN
+            } else {
+                f.ideal_fct.as_us_f64()
+            };
+            ideal.push(ideal_us);
+            match f.receiver.finish {
+                Some(t) if !f.is_infinite() => {
+                    let fct_us = (t - f.start).as_us_f64();
+                    finish.push(t.as_us_f64());
+                    fct.push(fct_us);
+                    slowdown.push(fct_us / ideal_us);
+                    finished.push(true);
+                }
+                _ => {
+                    finish.push(f64::NAN);
+                    fct.push(f64::NAN);
+                    slowdown.push(f64::NAN);
+                    finished.push(false);
+                }
+            }
+            delivered.push(f.receiver.delivered as i64);
+            retx.push(f.sender.retransmits as i64);
+            drops.push(f.drops as i64);
+            cc.push(f.sender.cc.name().to_string());
+            lb.push(f.lb_name.to_string());
+        }
+        let mut t = Table::default();
+        t.push("id", Column::I64(id));
+        t.push("tag", Column::Str(tag));
+        t.push("src", Column::I64(src));
+        t.push("dst", Column::I64(dst));
+        t.push("size", Column::I64(size));
+        t.push("start_us", Column::F64(start));
+        t.push("finish_us", Column::F64(finish));
+        t.push("fct_us", Column::F64(fct));
+        t.push("ideal_fct_us", Column::F64(ideal));
+        t.push("slowdown", Column::F64(slowdown));
+        t.push("delivered", Column::I64(delivered));
+        t.push("retransmits", Column::I64(retx));
+        t.push("drops", Column::I64(drops));
+        t.push("finished", Column::Bool(finished));
+        t.push("cc", Column::Str(cc));
+        t.push("lb", Column::Str(lb));
+        t
+    }
+
+    /// Sampled time series, by table name.
+    pub fn timeseries(&self) -> Vec<(String, Table)> {
+        self.sampler
+            .as_ref()
+            .map(|s| s.tables())
+            .unwrap_or_default()
+    }
+
+    /// Run counters as (name, value) pairs.
+    pub fn stats(&self) -> Vec<(&'static str, f64)> {
+        let c = &self.counters;
+        vec![
+            ("events", self.events_processed() as f64),
+            ("packets", self.packets() as f64),
+            ("data_packets", c.data_packets as f64),
+            ("ack_packets", c.ack_packets as f64),
+            ("drops", c.drops as f64),
+            ("ecn_marks", c.ecn_marks as f64),
+            ("timeouts", c.timeouts as f64),
+            (
+                "retransmits",
+                self.flows.iter().map(|f| f.sender.retransmits).sum::<u64>() as f64,
+            ),
+            ("peak_packets_in_flight", self.arena.peak_live() as f64),
+            ("sim_time_us", self.now().as_us_f64()),
+            ("flows", self.flows.len() as f64),
+            ("flows_finished", self.finished_flows as f64),
+        ]
+    }
+}

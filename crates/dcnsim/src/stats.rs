@@ -1,0 +1,195 @@
+//! Results: the ideal (zero-queueing) flow completion time every slowdown rests on,
+//! column tables handed to Python, and the time-series sampler.
+
+use crate::units::Time;
+
+/// One link of a path as a packet sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct Hop {
+    pub ser_full: Time,
+    pub ser_last: Time,
+    pub latency: Time,
+}
+
+/// Time from the first bit leaving the sender until the last packet has fully arrived,
+/// for `n` packets (n − 1 full ones and a last one) crossing `hops` store-and-forward
+/// links back to back with no other traffic.
+///
+/// Let E(i, h) be when packet i leaves link h's serialiser, minus the latencies before h
+/// (every packet sees the same ones, so they only shift times). Packet i can start on h
+/// when it has left h − 1 and packet i − 1 has left h: E(i, h) = max(E(i, h−1), E(i−1, h)) + s(i, h).
+/// For identical packets this has the closed form Σ_h s_h + (i − 1)·max_h s_h; the last,
+/// shorter packet then takes one more O(hops) pass. The answer is E(n, H) + Σ latencies.
+pub fn ideal_fct(hops: &[Hop], n: u64) -> Time {
+    let lat: u64 = hops.iter().map(|h| h.latency.0).sum();
+    if n <= 1 {
+        return Time(hops.iter().map(|h| h.ser_last.0).sum::<u64>() + lat);
+    }
+    let full = n - 1;
+    let mut prefix = 0u64;
+    let mut max_s = 0u64;
+    let mut last_row = 0u64; // E(n, h-1)
+    for h in hops {
+        prefix += h.ser_full.0;
+        max_s = max_s.max(h.ser_full.0);
+        let e_full = prefix + (full - 1) * max_s; // E(n-1, h)
+        last_row = last_row.max(e_full) + h.ser_last.0;
+    }
+    Time(last_row + lat)
+}
+
+/// A column of a result table.
+#[derive(Clone, Debug)]
+pub enum Column {
+    I64(Vec<i64>),
+    F64(Vec<f64>),
+    Bool(Vec<bool>),
+    Str(Vec<String>),
+}
+
+/// A table of equal-length named columns.
+#[derive(Clone, Debug, Default)]
+pub struct Table {
+    pub columns: Vec<(String, Column)>,
+}
+
+impl Table {
+    pub fn push(&mut self, name: &str, c: Column) {
+        self.columns.push((name.to_string(), c));
+    }
+    pub fn column(&self, name: &str) -> Option<&Column> {
+        self.columns.iter().find(|(n, _)| n == name).map(|(_, c)| c)
+    }
+    pub fn f64s(&self, name: &str) -> &[f64] {
+        match self.column(name) {
+            Some(Column::F64(v)) => v,
+            _ => panic!("no f64 column {name}"),
+        }
+    }
+    pub fn i64s(&self, name: &str) -> &[i64] {
+        match self.column(name) {
+            Some(Column::I64(v)) => v,
+            _ => panic!("no i64 column {name}"),
+        }
+    }
+}
+
+/// Accumulates samples in long format.
+#[derive(Default)]
+pub struct Sampler {
+    pub interval: Time,
+    pub ports: Vec<u32>,
+    pub cwnd: bool,
+    pub q_time: Vec<f64>,
+    pub q_port: Vec<i64>,
+    pub q_node: Vec<i64>,
+    pub q_peer: Vec<i64>,
+    pub q_bytes: Vec<i64>,
+    pub c_time: Vec<f64>,
+    pub c_flow: Vec<i64>,
+    pub c_cwnd: Vec<i64>,
+    pub c_inflight: Vec<i64>,
+    pub c_delivered: Vec<i64>,
+    pub v_time: Vec<f64>,
+    pub v_flow: Vec<i64>,
+    pub v_name: Vec<String>,
+    pub v_value: Vec<f64>,
+}
+
+impl Sampler {
+    pub fn tables(&self) -> Vec<(String, Table)> {
+        let mut out = Vec::new();
+        if !self.q_time.is_empty() {
+            let mut t = Table::default();
+            t.push("time_us", Column::F64(self.q_time.clone()));
+            t.push("port", Column::I64(self.q_port.clone()));
+            t.push("node", Column::I64(self.q_node.clone()));
+            t.push("peer", Column::I64(self.q_peer.clone()));
+            t.push("bytes", Column::I64(self.q_bytes.clone()));
+            out.push(("queue".to_string(), t));
+        }
+        if !self.c_time.is_empty() {
+            let mut t = Table::default();
+            t.push("time_us", Column::F64(self.c_time.clone()));
+            t.push("flow", Column::I64(self.c_flow.clone()));
+            t.push("cwnd_bytes", Column::I64(self.c_cwnd.clone()));
+            t.push("in_flight_bytes", Column::I64(self.c_inflight.clone()));
+            t.push("delivered_bytes", Column::I64(self.c_delivered.clone()));
+            out.push(("cwnd".to_string(), t));
+        }
+        if !self.v_time.is_empty() {
+            let mut t = Table::default();
+            t.push("time_us", Column::F64(self.v_time.clone()));
+            t.push("flow", Column::I64(self.v_flow.clone()));
+            t.push("variable", Column::Str(self.v_name.clone()));
+            t.push("value", Column::F64(self.v_value.clone()));
+            out.push(("cc".to_string(), t));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Brute-force the tandem recursion to check the closed form.
+    fn brute(hops: &[Hop], n: u64) -> Time {
+        let mut prev_row = vec![0u64; hops.len()];
+        for i in 0..n {
+            let mut left = 0u64;
+            for (h, hop) in hops.iter().enumerate() {
+                let s = if i + 1 == n {
+                    hop.ser_last.0
+                } else {
+                    hop.ser_full.0
+                };
+                let e = left.max(prev_row[h]) + s;
+                prev_row[h] = e;
+                left = e;
+            }
+        }
+        Time(prev_row[hops.len() - 1] + hops.iter().map(|h| h.latency.0).sum::<u64>())
+    }
+
+    #[test]
+    fn closed_form_matches_the_recursion() {
+        let hops = [
+            Hop {
+                ser_full: Time(100),
+                ser_last: Time(10),
+                latency: Time(7),
+            },
+            Hop {
+                ser_full: Time(400),
+                ser_last: Time(40),
+                latency: Time(3),
+            },
+            Hop {
+                ser_full: Time(100),
+                ser_last: Time(10),
+                latency: Time(5),
+            },
+            Hop {
+                ser_full: Time(200),
+                ser_last: Time(20),
+                latency: Time(1),
+            },
+        ];
+        for n in 1..40 {
+            assert_eq!(ideal_fct(&hops, n), brute(&hops, n), "n = {n}");
+        }
+    }
+
+    #[test]
+    fn uniform_path_is_bytes_over_rate_plus_pipeline() {
+        // 100 packets of 1 us each over 3 equal hops with 1 us latency each:
+        // 100 us at the bottleneck + 2 us to fill the pipeline + 3 us of latency.
+        let h = Hop {
+            ser_full: Time::from_us(1),
+            ser_last: Time::from_us(1),
+            latency: Time::from_us(1),
+        };
+        assert_eq!(ideal_fct(&[h, h, h], 100), Time::from_us(105));
+    }
+}

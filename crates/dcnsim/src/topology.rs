@@ -1,0 +1,289 @@
+//! Topology builders. A builder returns a `Topology`: hosts `0..n_hosts`, switches after
+//! them, and bidirectional cables. Ports, queues and routing are made from it elsewhere
+//! (`network.rs`, `routing.rs`), so a new topology is only a new builder.
+//!
+//! Fat trees follow Al-Fares et al. (SIGCOMM 2008): with k-port switches a 3-tier tree has
+//! k pods of k/2 ToRs and k/2 aggregation switches plus (k/2)^2 cores; a 2-tier
+//! (leaf-spine) tree has k leaves and k/2 spines. Oversubscription `r` puts r·k/2 hosts
+//! under each ToR against k/2 uplinks.
+
+use crate::units::{Rate, Time};
+
+/// Which layer a cable belongs to, for per-tier rates and for reporting.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Tier {
+    /// Host to its edge switch (ToR / leaf).
+    Host,
+    /// ToR to aggregation (3-tier) or leaf to spine (2-tier).
+    TorUplink,
+    /// Aggregation to core.
+    AggUplink,
+    /// The shared link of a dumbbell.
+    Bottleneck,
+}
+
+#[derive(Clone, Debug)]
+pub struct Cable {
+    pub a: u32,
+    pub b: u32,
+    pub rate: Rate,
+    pub latency: Time,
+    pub tier: Tier,
+}
+
+#[derive(Clone, Debug)]
+pub struct Topology {
+    pub n_hosts: u32,
+    pub n_switches: u32,
+    pub cables: Vec<Cable>,
+    /// Edge switch (node id) of each host.
+    pub host_edge: Vec<u32>,
+    /// Human-readable description for summaries.
+    pub description: String,
+}
+
+impl Topology {
+    pub fn n_nodes(&self) -> u32 {
+        self.n_hosts + self.n_switches
+    }
+    pub fn is_host(&self, node: u32) -> bool {
+        node < self.n_hosts
+    }
+}
+
+/// Rates and latencies per tier.
+#[derive(Clone, Copy, Debug)]
+pub struct TierLinks {
+    pub host: (Rate, Time),
+    pub tor_uplink: (Rate, Time),
+    pub agg_uplink: (Rate, Time),
+}
+
+#[derive(Clone, Debug)]
+pub struct FatTreeShape {
+    pub tiers: u32,
+    pub radix: u32,
+    pub oversubscription: u32,
+}
+
+impl FatTreeShape {
+    pub fn hosts_per_tor(&self) -> u32 {
+        self.oversubscription * self.radix / 2
+    }
+    pub fn n_tors(&self) -> u32 {
+        match self.tiers {
+            2 => self.radix,
+            _ => self.radix * self.radix / 2,
+        }
+    }
+    pub fn capacity(&self) -> u64 {
+        self.n_tors() as u64 * self.hosts_per_tor() as u64
+    }
+    /// Smallest even radix whose tree holds `hosts`.
+    pub fn smallest_radix(tiers: u32, oversubscription: u32, hosts: u32) -> u32 {
+        let mut k = 2;
+        loop {
+            let s = FatTreeShape {
+                tiers,
+                radix: k,
+                oversubscription,
+            };
+            if s.capacity() >= hosts as u64 {
+                return k;
+            }
+            k += 2;
+        }
+    }
+}
+
+/// Builds a fat tree with `hosts` hosts packed into ToRs in order.
+pub fn fat_tree(shape: &FatTreeShape, hosts: u32, links: &TierLinks) -> Topology {
+    let k = shape.radix;
+    let half = k / 2;
+    let hpt = shape.hosts_per_tor();
+    let n_tors = shape.n_tors();
+    let mut cables = Vec::new();
+    let tor = |i: u32| hosts + i;
+    let mut host_edge = Vec::with_capacity(hosts as usize);
+    for h in 0..hosts {
+        let t = tor(h / hpt);
+        host_edge.push(t);
+        cables.push(Cable {
+            a: h,
+            b: t,
+            rate: links.host.0,
+            latency: links.host.1,
+            tier: Tier::Host,
+        });
+    }
+    let n_switches;
+    if shape.tiers == 2 {
+        let spine = |j: u32| hosts + n_tors + j;
+        for l in 0..n_tors {
+            for s in 0..half {
+                cables.push(Cable {
+                    a: tor(l),
+                    b: spine(s),
+                    rate: links.tor_uplink.0,
+                    latency: links.tor_uplink.1,
+                    tier: Tier::TorUplink,
+                });
+            }
+        }
+        n_switches = n_tors + half;
+    } else {
+        let agg = |pod: u32, j: u32| hosts + n_tors + pod * half + j;
+        let core = |c: u32| hosts + n_tors + k * half + c;
+        for pod in 0..k {
+            for t in 0..half {
+                for a in 0..half {
+                    cables.push(Cable {
+                        a: tor(pod * half + t),
+                        b: agg(pod, a),
+                        rate: links.tor_uplink.0,
+                        latency: links.tor_uplink.1,
+                        tier: Tier::TorUplink,
+                    });
+                }
+            }
+            // Aggregation switch j of every pod connects to cores j*k/2 .. (j+1)*k/2 - 1.
+            for a in 0..half {
+                for c in 0..half {
+                    cables.push(Cable {
+                        a: agg(pod, a),
+                        b: core(a * half + c),
+                        rate: links.agg_uplink.0,
+                        latency: links.agg_uplink.1,
+                        tier: Tier::AggUplink,
+                    });
+                }
+            }
+        }
+        n_switches = n_tors + k * half + half * half;
+    }
+    Topology {
+        n_hosts: hosts,
+        n_switches,
+        cables,
+        host_edge,
+        description: format!(
+            "{}-tier fat tree, radix {}, {} hosts ({} per ToR, {}:1 oversubscribed), {} switches",
+            shape.tiers, k, hosts, hpt, shape.oversubscription, n_switches
+        ),
+    }
+}
+
+/// All hosts on one switch: the bottleneck is the switch port towards a receiver.
+pub fn star(hosts: u32, rate: Rate, latency: Time) -> Topology {
+    let sw = hosts;
+    let cables = (0..hosts)
+        .map(|h| Cable {
+            a: h,
+            b: sw,
+            rate,
+            latency,
+            tier: Tier::Host,
+        })
+        .collect();
+    Topology {
+        n_hosts: hosts,
+        n_switches: 1,
+        cables,
+        host_edge: vec![sw; hosts as usize],
+        description: format!("star: {hosts} hosts on one switch"),
+    }
+}
+
+/// Two switches joined by one bottleneck cable; hosts `0..ceil(n/2)` on the left.
+pub fn dumbbell(hosts: u32, rate: Rate, latency: Time, bottleneck: (Rate, Time)) -> Topology {
+    let left = hosts.div_ceil(2);
+    let (sl, sr) = (hosts, hosts + 1);
+    let mut cables = Vec::new();
+    let mut host_edge = Vec::new();
+    for h in 0..hosts {
+        let sw = if h < left { sl } else { sr };
+        host_edge.push(sw);
+        cables.push(Cable {
+            a: h,
+            b: sw,
+            rate,
+            latency,
+            tier: Tier::Host,
+        });
+    }
+    cables.push(Cable {
+        a: sl,
+        b: sr,
+        rate: bottleneck.0,
+        latency: bottleneck.1,
+        tier: Tier::Bottleneck,
+    });
+    Topology {
+        n_hosts: hosts,
+        n_switches: 2,
+        cables,
+        host_edge,
+        description: format!(
+            "dumbbell: {left} + {} hosts, bottleneck {}",
+            hosts - left,
+            bottleneck.0
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn links() -> TierLinks {
+        let l = (Rate::gbps(100), Time::from_ns(500));
+        TierLinks {
+            host: l,
+            tor_uplink: l,
+            agg_uplink: l,
+        }
+    }
+
+    /// Al-Fares et al.: a k-ary 3-tier fat tree has k^3/4 hosts, 5k^2/4 switches and
+    /// k^3/4 links per layer (3k^3/4 cables); spec dctcp-vs-swift.md §5 A10 counts.
+    #[test]
+    fn three_tier_counts_match_the_closed_form() {
+        for k in [4u32, 6, 8, 12] {
+            let shape = FatTreeShape {
+                tiers: 3,
+                radix: k,
+                oversubscription: 1,
+            };
+            let t = fat_tree(&shape, k * k * k / 4, &links());
+            assert_eq!(t.n_hosts, k * k * k / 4);
+            assert_eq!(t.n_switches, 5 * k * k / 4);
+            assert_eq!(t.cables.len() as u32, 3 * k * k * k / 4);
+        }
+    }
+
+    #[test]
+    fn two_tier_and_radix_choice() {
+        let shape = FatTreeShape {
+            tiers: 2,
+            radix: 8,
+            oversubscription: 1,
+        };
+        assert_eq!(shape.capacity(), 32);
+        let t = fat_tree(&shape, 32, &links());
+        assert_eq!(t.n_switches, 8 + 4);
+        assert_eq!(t.cables.len(), 32 + 8 * 4);
+        assert_eq!(FatTreeShape::smallest_radix(3, 1, 128), 8);
+        assert_eq!(FatTreeShape::smallest_radix(3, 1, 129), 10);
+        assert_eq!(FatTreeShape::smallest_radix(3, 1, 1024), 16);
+        // 4:1 oversubscription packs 4x the hosts under each ToR.
+        assert_eq!(
+            FatTreeShape {
+                tiers: 3,
+                radix: 8,
+                oversubscription: 4
+            }
+            .capacity(),
+            512
+        );
+    }
+}

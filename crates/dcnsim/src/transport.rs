@@ -1,0 +1,699 @@
+//! Reliable delivery shared by every congestion control: packet sequence numbers,
+//! per-packet (optionally coalesced) ACKs carrying a cumulative ACK and the PSN that
+//! triggered them (selective-ACK information), loss detection by a duplicate-ACK
+//! threshold (RFC 6675 style: a packet is lost once a PSN `dupack_threshold` beyond it is
+//! acknowledged) and by retransmission timeout (RFC 6298 estimator, exponential backoff),
+//! retransmission, receive reordering, RTT samples from echoed send times, ECN echo, and
+//! the path entropy echoed back.
+//!
+//! The receiver's ECN-echo follows DCTCP's two-state machine (DCTCP paper §3.1; spec
+//! `dctcp-vs-swift.md` §2.2): with ACK coalescing, a change of the CE state first flushes
+//! an ACK for the packets received under the old state, so the sender sees the exact
+//! marked byte count.
+//!
+//! Windows and in-flight counts are in wire bytes (payload + header).
+
+use std::collections::VecDeque;
+
+use crate::cc::{AckSample, CongestionControl};
+use crate::net::{flags, Packet, PacketKind};
+use crate::units::{Rate, Time};
+
+/// Transport settings shared by all flows of a scenario.
+#[derive(Clone, Debug)]
+pub struct TransportConfig {
+    pub header_bytes: u32,
+    pub mtu: u32,
+    pub ack_ratio: u32,
+    pub delayed_ack_timeout: Time,
+    pub dupack_threshold: u32,
+    pub rto_min: Time,
+    pub rto_max: Time,
+    pub rto_initial: Time,
+}
+
+impl TransportConfig {
+    pub fn payload(&self) -> u32 {
+        self.mtu - self.header_bytes
+    }
+}
+
+const SENT: u8 = 0;
+const ACKED: u8 = 1;
+const LOST: u8 = 2;
+const RESENT: u8 = 3;
+
+/// Why a flow cannot hand a packet to its NIC right now.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum SendState {
+    Ready,
+    /// Window full or nothing to send; an ACK or timeout will wake it.
+    Blocked,
+    /// Pacing: may send at this time.
+    PacedUntil(Time),
+}
+
+pub struct Sender {
+    pub cc: Box<dyn CongestionControl>,
+    n_pkts: u32,
+    /// PSNs `cum_acked..next_new` and their state.
+    state: VecDeque<u8>,
+    pub next_new: u32,
+    pub cum_acked: u32,
+    highest_acked: u32,
+    loss_scan: u32,
+    retx: VecDeque<u32>,
+    pub in_flight: u64,
+    srtt: Option<Time>,
+    rttvar: Time,
+    pub rto: Time,
+    backoff: u32,
+    pub rto_deadline: Time,
+    pub rto_event_pending: bool,
+    next_send_at: Time,
+    pub stop_at: Time,
+    pub retransmits: u64,
+    pub timeouts: u64,
+}
+
+pub struct Receiver {
+    pub rcv_next: u32,
+    /// Out-of-order arrivals: index i is PSN rcv_next + i.
+    ooo: VecDeque<bool>,
+    pub delivered: u64,
+    ce_state: bool,
+    pending: u32,
+    last_psn: u32,
+    last_sent_at: Time,
+    last_entropy: u32,
+    pub delayed_ack_pending: bool,
+    pub finish: Option<Time>,
+}
+
+/// One flow: both its ends.
+pub struct Flow {
+    pub id: u32,
+    pub src: u32,
+    pub dst: u32,
+    /// Payload bytes; `u64::MAX` for an infinite flow.
+    pub size: u64,
+    pub start: Time,
+    pub tag: u16,
+    /// Per-flow ECMP entropy; `spray` draws a fresh one per packet instead.
+    pub entropy: u32,
+    pub spray: bool,
+    pub ideal_fct: Time,
+    pub base_rtt: Time,
+    pub lb_name: &'static str,
+    payload: u32,
+    last_payload: u32,
+    header: u32,
+    pub sender: Sender,
+    pub receiver: Receiver,
+    pub drops: u64,
+    /// Scheduling flags used by the host NIC.
+    pub in_ready: bool,
+    pub wake_pending: bool,
+    pub started: bool,
+}
+
+pub struct AckOutcome {
+    /// Every byte is acknowledged: the sender is done.
+    pub sender_done: bool,
+    /// The window may have opened.
+    pub may_send: bool,
+}
+
+/// An ACK the receiver wants sent.
+#[derive(Copy, Clone, Debug)]
+pub struct AckToSend {
+    pub cum: u32,
+    pub sacked_psn: u32,
+    pub ece: bool,
+    pub sent_at: Time,
+    pub entropy: u32,
+}
+
+#[derive(Default)]
+pub struct DataOutcome {
+    pub acks: [Option<AckToSend>; 2],
+    pub arm_delayed_ack: bool,
+    pub finished_now: bool,
+}
+
+impl Flow {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        id: u32,
+        src: u32,
+        dst: u32,
+        size: u64,
+        start: Time,
+        stop_at: Time,
+        tag: u16,
+        cc: Box<dyn CongestionControl>,
+        cfg: &TransportConfig,
+        entropy: u32,
+        spray: bool,
+        lb_name: &'static str,
+    ) -> Flow {
+        let payload = cfg.payload();
+        let (n_pkts, last_payload) = if size == u64::MAX {
+            (u32::MAX, payload)
+        } else {
+            let n = size.div_ceil(payload as u64).max(1);
+            let last = size - (n - 1) * payload as u64;
+            (n as u32, last as u32)
+        };
+        Flow {
+            id,
+            src,
+            dst,
+            size,
+            start,
+            tag,
+            entropy,
+            spray,
+            ideal_fct: Time::ZERO,
+            base_rtt: Time::ZERO,
+            lb_name,
+            payload,
+            last_payload,
+            header: cfg.header_bytes,
+            sender: Sender {
+                cc,
+                n_pkts,
+                state: VecDeque::new(),
+                next_new: 0,
+                cum_acked: 0,
+                highest_acked: 0,
+                loss_scan: 0,
+                retx: VecDeque::new(),
+                in_flight: 0,
+                srtt: None,
+                rttvar: Time::ZERO,
+                rto: cfg.rto_initial,
+                backoff: 0,
+                rto_deadline: Time::MAX,
+                rto_event_pending: false,
+                next_send_at: Time::ZERO,
+                stop_at,
+                retransmits: 0,
+                timeouts: 0,
+            },
+            receiver: Receiver {
+                rcv_next: 0,
+                ooo: VecDeque::new(),
+                delivered: 0,
+                ce_state: false,
+                pending: 0,
+                last_psn: 0,
+                last_sent_at: Time::ZERO,
+                last_entropy: 0,
+                delayed_ack_pending: false,
+                finish: None,
+            },
+            drops: 0,
+            in_ready: false,
+            wake_pending: false,
+            started: false,
+        }
+    }
+
+    pub fn is_infinite(&self) -> bool {
+        self.size == u64::MAX
+    }
+
+    pub fn n_pkts(&self) -> u32 {
+        self.sender.n_pkts
+    }
+
+    /// Wire size of a data packet.
+    #[inline]
+    pub fn wire_size(&self, psn: u32) -> u32 {
+        if psn + 1 == self.sender.n_pkts {
+            self.last_payload + self.header
+        } else {
+            self.payload + self.header
+        }
+    }
+
+    #[inline]
+    fn payload_of(&self, psn: u32) -> u32 {
+        if psn + 1 == self.sender.n_pkts {
+            self.last_payload
+        } else {
+            self.payload
+        }
+    }
+
+    pub fn sender_done(&self) -> bool {
+        self.sender.cum_acked >= self.sender.n_pkts
+    }
+
+    fn has_new_data(&self, now: Time) -> bool {
+        let s = &self.sender;
+        s.next_new < s.n_pkts && (s.n_pkts != u32::MAX || now < s.stop_at)
+    }
+
+    fn next_retx(&mut self) -> Option<u32> {
+        let s = &mut self.sender;
+        while let Some(&p) = s.retx.front() {
+            if p >= s.cum_acked && s.state[(p - s.cum_acked) as usize] == LOST {
+                return Some(p);
+            }
+            s.retx.pop_front();
+        }
+        None
+    }
+
+    /// May this flow hand its NIC a packet now?
+    pub fn send_state(&mut self, now: Time) -> SendState {
+        if !self.started {
+            return SendState::Blocked;
+        }
+        let psn = match self.next_retx() {
+            Some(p) => p,
+            None if self.has_new_data(now) => self.sender.next_new,
+            None => return SendState::Blocked,
+        };
+        let size = self.wire_size(psn) as u64;
+        let s = &self.sender;
+        // Always allow one packet when nothing is in flight, so a window below one packet
+        // still makes progress.
+        if s.in_flight > 0 && s.in_flight + size > s.cc.cwnd() {
+            return SendState::Blocked;
+        }
+        if now < s.next_send_at {
+            return SendState::PacedUntil(s.next_send_at);
+        }
+        SendState::Ready
+    }
+
+    /// Builds the next data packet (a retransmission first). Call only when `send_state`
+    /// said `Ready`.
+    pub fn emit(&mut self, now: Time, spray_entropy: u32) -> Packet {
+        let (psn, retx) = match self.next_retx() {
+            Some(p) => {
+                self.sender.retx.pop_front();
+                (p, true)
+            }
+            None => {
+                let p = self.sender.next_new;
+                self.sender.next_new += 1;
+                self.sender.state.push_back(SENT);
+                (p, false)
+            }
+        };
+        let size = self.wire_size(psn);
+        let s = &mut self.sender;
+        if retx {
+            s.state[(psn - s.cum_acked) as usize] = RESENT;
+            s.retransmits += 1;
+        }
+        s.in_flight += size as u64;
+        if let Some(rate) = s.cc.pacing_rate() {
+            s.next_send_at = now + rate.serialization(size as u64);
+        }
+        if s.rto_deadline == Time::MAX {
+            s.rto_deadline = now + s.rto;
+        }
+        let mut f = 0;
+        if s.cc.ecn_capable() {
+            f |= flags::ECT;
+        }
+        if retx {
+            f |= flags::RETX;
+        }
+        Packet {
+            flow: self.id,
+            psn,
+            sacked_psn: 0,
+            size,
+            dst: self.dst,
+            entropy: if self.spray {
+                spray_entropy
+            } else {
+                self.entropy
+            },
+            sent_at: now,
+            kind: PacketKind::Data,
+            flags: f,
+        }
+    }
+
+    fn update_rtt(&mut self, sample: Time, cfg: &TransportConfig) {
+        let s = &mut self.sender;
+        match s.srtt {
+            None => {
+                s.srtt = Some(sample);
+                s.rttvar = Time(sample.0 / 2);
+            }
+            Some(srtt) => {
+                let err = srtt.0.abs_diff(sample.0);
+                s.rttvar = Time((3 * s.rttvar.0 + err) / 4);
+                s.srtt = Some(Time((7 * srtt.0 + sample.0) / 8));
+            }
+        }
+        let base = s.srtt.unwrap().0 + 4 * s.rttvar.0;
+        s.rto = Time(base).max(cfg.rto_min).min(cfg.rto_max);
+    }
+
+    /// Processes an ACK at the sender.
+    pub fn on_ack(&mut self, now: Time, ack: &Packet, cfg: &TransportConfig) -> AckOutcome {
+        let cum = ack.psn;
+        let sacked = ack.sacked_psn;
+        let mut newly = 0u64;
+        let mut progressed = false;
+        {
+            let base = self.sender.cum_acked;
+            if sacked >= base && sacked < self.sender.next_new {
+                let i = (sacked - base) as usize;
+                let st = self.sender.state[i];
+                if st != ACKED {
+                    let sz = self.wire_size(sacked) as u64;
+                    if st != LOST {
+                        self.sender.in_flight -= sz;
+                    }
+                    self.sender.state[i] = ACKED;
+                    newly += sz;
+                }
+            }
+        }
+        while self.sender.cum_acked < cum.min(self.sender.next_new) {
+            let p = self.sender.cum_acked;
+            let st = self.sender.state.pop_front().unwrap();
+            if st != ACKED {
+                let sz = self.wire_size(p) as u64;
+                if st != LOST {
+                    self.sender.in_flight -= sz;
+                }
+                newly += sz;
+            }
+            self.sender.cum_acked += 1;
+            progressed = true;
+        }
+        let s = &mut self.sender;
+        s.highest_acked = s.highest_acked.max(sacked + 1).max(s.cum_acked);
+        if progressed {
+            s.backoff = 0;
+        }
+        self.update_rtt(now.saturating_sub(ack.sent_at), cfg);
+
+        // Loss detection: a PSN still outstanding while one `dupack_threshold` beyond it
+        // has been acknowledged is presumed lost (each PSN is examined once; a lost
+        // retransmission is left to the timer).
+        let s = &mut self.sender;
+        let mut lost_any = false;
+        if s.highest_acked > cfg.dupack_threshold {
+            let limit = s.highest_acked - cfg.dupack_threshold;
+            let mut p = s.loss_scan.max(s.cum_acked);
+            while p < limit {
+                let i = (p - s.cum_acked) as usize;
+                if s.state[i] == SENT {
+                    s.state[i] = LOST;
+                    s.retx.push_back(p);
+                    let sz = if p + 1 == s.n_pkts {
+                        self.last_payload + self.header
+                    } else {
+                        self.payload + self.header
+                    };
+                    s.in_flight -= sz as u64;
+                    lost_any = true;
+                }
+                p += 1;
+            }
+            s.loss_scan = s.loss_scan.max(limit);
+        }
+
+        let sample = AckSample {
+            now,
+            newly_acked: newly,
+            ece: ack.has(flags::ECE),
+            rtt: now.saturating_sub(ack.sent_at),
+            cum_ack: s.cum_acked,
+            snd_nxt: s.next_new,
+            in_flight: s.in_flight,
+        };
+        s.cc.on_ack(&sample);
+        if lost_any {
+            s.cc.on_loss(now, s.cum_acked, s.next_new);
+        }
+        let done = s.cum_acked >= s.n_pkts;
+        if done || s.cum_acked == s.next_new && s.retx.is_empty() {
+            s.rto_deadline = Time::MAX;
+        } else if progressed || lost_any {
+            s.rto_deadline = now + s.rto;
+        }
+        AckOutcome {
+            sender_done: done,
+            may_send: !done,
+        }
+    }
+
+    /// The retransmission timer fired at `now` (and its deadline has passed): every
+    /// outstanding packet not yet acknowledged is presumed lost.
+    pub fn on_timeout(&mut self, now: Time, cfg: &TransportConfig) {
+        let s = &mut self.sender;
+        s.timeouts += 1;
+        s.retx.clear();
+        for (i, st) in s.state.iter_mut().enumerate() {
+            if *st != ACKED {
+                *st = LOST;
+                s.retx.push_back(s.cum_acked + i as u32);
+            }
+        }
+        s.in_flight = 0;
+        s.loss_scan = s.next_new;
+        s.cc.on_timeout(now, s.next_new);
+        s.backoff = (s.backoff + 1).min(16);
+        let backed_off = Time(s.rto.0.saturating_mul(1 << s.backoff)).min(cfg.rto_max);
+        s.rto_deadline = now + backed_off;
+    }
+
+    /// Outstanding data exists (the timer matters).
+    pub fn has_outstanding(&self) -> bool {
+        let s = &self.sender;
+        s.cum_acked < s.next_new
+    }
+
+    /// Processes a data packet at the receiver.
+    pub fn on_data(&mut self, now: Time, pkt: &Packet, cfg: &TransportConfig) -> DataOutcome {
+        let payload = self.payload_of(pkt.psn) as u64;
+        let n_pkts = self.sender.n_pkts;
+        let r = &mut self.receiver;
+        let mut out = DataOutcome::default();
+        let ce = pkt.has(flags::CE);
+        let psn = pkt.psn;
+
+        let mut duplicate = psn < r.rcv_next;
+        let in_order = psn == r.rcv_next;
+        if !duplicate {
+            let i = (psn - r.rcv_next) as usize;
+            if r.ooo.len() <= i {
+                r.ooo.resize(i + 1, false);
+            }
+            if r.ooo[i] {
+                duplicate = true;
+            } else {
+                r.ooo[i] = true;
+                r.delivered += payload;
+                while r.ooo.front() == Some(&true) {
+                    r.ooo.pop_front();
+                    r.rcv_next += 1;
+                }
+            }
+        }
+        // DCTCP receiver state machine: flush pending ACKs under the old CE state first.
+        if ce != r.ce_state {
+            if r.pending > 0 {
+                out.acks[0] = Some(AckToSend {
+                    cum: if in_order { psn } else { r.rcv_next },
+                    sacked_psn: r.last_psn,
+                    ece: r.ce_state,
+                    sent_at: r.last_sent_at,
+                    entropy: r.last_entropy,
+                });
+                r.pending = 0;
+            }
+            r.ce_state = ce;
+        }
+        r.pending += 1;
+        r.last_psn = psn;
+        r.last_sent_at = pkt.sent_at;
+        r.last_entropy = pkt.entropy;
+        let complete = r.rcv_next >= n_pkts;
+        if complete && r.finish.is_none() {
+            r.finish = Some(now);
+            out.finished_now = true;
+        }
+        if r.pending >= cfg.ack_ratio || duplicate || !in_order || !r.ooo.is_empty() || complete {
+            out.acks[1] = Some(AckToSend {
+                cum: r.rcv_next,
+                sacked_psn: psn,
+                ece: r.ce_state,
+                sent_at: pkt.sent_at,
+                entropy: pkt.entropy,
+            });
+            r.pending = 0;
+        } else if !r.delayed_ack_pending {
+            out.arm_delayed_ack = true;
+        }
+        out
+    }
+
+    /// The delayed-ACK timer fired: acknowledge what is pending.
+    pub fn on_delayed_ack(&mut self) -> Option<AckToSend> {
+        let r = &mut self.receiver;
+        r.delayed_ack_pending = false;
+        if r.pending == 0 {
+            return None;
+        }
+        r.pending = 0;
+        Some(AckToSend {
+            cum: r.rcv_next,
+            sacked_psn: r.last_psn,
+            ece: r.ce_state,
+            sent_at: r.last_sent_at,
+            entropy: r.last_entropy,
+        })
+    }
+
+    pub fn pacing_rate(&self) -> Option<Rate> {
+        self.sender.cc.pacing_rate()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::newreno::{NewReno, NewRenoParams};
+
+    fn cfg(ack_ratio: u32) -> TransportConfig {
+        TransportConfig {
+            header_bytes: 64,
+            mtu: 1064,
+            ack_ratio,
+            delayed_ack_timeout: Time::from_us(10),
+            dupack_threshold: 3,
+            rto_min: Time::from_ms(1),
+            rto_max: Time::from_ms(100),
+            rto_initial: Time::from_ms(1),
+        }
+    }
+
+    fn flow(size: u64, c: &TransportConfig) -> Flow {
+        let cc = Box::new(NewReno::new(
+            &NewRenoParams::default(),
+            c.mtu as u64,
+            100 * c.mtu as u64,
+        ));
+        let mut f = Flow::new(
+            0,
+            0,
+            1,
+            size,
+            Time::ZERO,
+            Time::MAX,
+            0,
+            cc,
+            c,
+            7,
+            false,
+            "ecmp",
+        );
+        f.started = true;
+        f
+    }
+
+    fn data(psn: u32, ce: bool) -> Packet {
+        Packet {
+            flow: 0,
+            psn,
+            sacked_psn: 0,
+            size: 1064,
+            dst: 1,
+            entropy: 0,
+            sent_at: Time::ZERO,
+            kind: PacketKind::Data,
+            flags: flags::ECT | if ce { flags::CE } else { 0 },
+        }
+    }
+
+    /// Spec dctcp-vs-swift.md §5 A4: with m = 2 and CE pattern 0,0,1,1,0 the sender
+    /// reconstructs exactly two marked packets.
+    #[test]
+    fn a4_receiver_echo_state_machine_with_coalescing() {
+        let c = cfg(2);
+        let mut f = flow(5 * 1000, &c);
+        let mut marked = 0u32;
+        let mut acked_to = 0u32;
+        for (psn, ce) in [false, false, true, true, false].into_iter().enumerate() {
+            let out = f.on_data(Time::ZERO, &data(psn as u32, ce), &c);
+            let mut acks: Vec<AckToSend> = out.acks.iter().flatten().copied().collect();
+            if out.arm_delayed_ack && psn == 4 {
+                acks.extend(f.on_delayed_ack());
+            }
+            for a in acks {
+                if a.ece {
+                    marked += a.cum - acked_to;
+                }
+                acked_to = a.cum;
+            }
+        }
+        assert_eq!(acked_to, 5);
+        assert_eq!(marked, 2);
+    }
+
+    /// The flush ACK matters: CE pattern 0,1 with m = 2 must report packet 0 unmarked and
+    /// packet 1 marked, though neither alone fills the coalescing count.
+    #[test]
+    fn state_change_flushes_pending_ack() {
+        let c = cfg(2);
+        let mut f = flow(10 * 1000, &c);
+        let o0 = f.on_data(Time::ZERO, &data(0, false), &c);
+        assert!(o0.acks.iter().all(|a| a.is_none()));
+        let o1 = f.on_data(Time::ZERO, &data(1, true), &c);
+        let flush = o1.acks[0].expect("flush ack");
+        assert_eq!((flush.cum, flush.ece), (1, false));
+    }
+
+    #[test]
+    fn reorders_and_reports_duplicates() {
+        let c = cfg(1);
+        let mut f = flow(4 * 1000, &c);
+        let a = f.on_data(Time::ZERO, &data(1, false), &c).acks[1].unwrap();
+        assert_eq!((a.cum, a.sacked_psn), (0, 1));
+        let a = f.on_data(Time::ZERO, &data(0, false), &c).acks[1].unwrap();
+        assert_eq!(a.cum, 2);
+        assert_eq!(f.receiver.delivered, 2000);
+        f.on_data(Time::ZERO, &data(1, false), &c);
+        assert_eq!(f.receiver.delivered, 2000, "a duplicate delivers nothing");
+    }
+
+    #[test]
+    fn sack_threshold_detects_a_single_loss_and_retransmits_it() {
+        let c = cfg(1);
+        let mut f = flow(10 * 1000, &c);
+        let sent: Vec<Packet> = (0..10).map(|_| f.emit(Time::ZERO, 0)).collect();
+        assert_eq!(f.sender.in_flight, 10 * 1064);
+        // Packet 2 is lost; 0, 1, 3, 4, 5 arrive.
+        for p in [0, 1, 3, 4, 5] {
+            let a = f.on_data(Time(1), &sent[p], &c).acks[1].unwrap();
+            let ack = Packet {
+                psn: a.cum,
+                sacked_psn: a.sacked_psn,
+                kind: PacketKind::Ack,
+                flags: 0,
+                ..sent[p]
+            };
+            f.on_ack(Time(2), &ack, &c);
+        }
+        assert_eq!(f.sender.cum_acked, 2);
+        assert_eq!(f.send_state(Time(2)), SendState::Ready);
+        let r = f.emit(Time(2), 0);
+        assert_eq!(r.psn, 2);
+        assert!(r.has(flags::RETX));
+        assert_eq!(f.sender.retransmits, 1);
+    }
+}

@@ -1,0 +1,485 @@
+//! Workload generators (permutation, incast, all-to-all) and importers (a flow CSV, htsim
+//! connection matrices). Each produces `FlowSpec`s; the simulation turns them into flows.
+//! Random choices draw from the "workload" stream, so they depend only on the seed and on
+//! the workloads before them in the file.
+
+use std::path::Path;
+
+use crate::engine::Rng;
+use crate::scenario::{
+    err, CcName, FlowSize, HostSet, LbName, ScenarioError, WorkloadCfg, WorkloadKind,
+};
+use crate::units::{parse_bytes, parse_time, Time};
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowSpec {
+    pub src: u32,
+    pub dst: u32,
+    /// Payload bytes; `u64::MAX` for an infinite flow.
+    pub size: u64,
+    pub start: Time,
+    /// Infinite flows stop sending new data here.
+    pub stop: Time,
+    pub tag: u16,
+    pub cc: CcName,
+    pub lb: LbName,
+}
+
+/// A random derangement of `hosts` (no host sends to itself): a uniform shuffle, redrawn
+/// until it has no fixed point (about e ≈ 2.7 draws on average).
+pub fn derangement(hosts: &[u32], rng: &mut Rng) -> Vec<u32> {
+    if hosts.len() < 2 {
+        return hosts.to_vec();
+    }
+    let mut perm = hosts.to_vec();
+    loop {
+        rng.shuffle(&mut perm);
+        if perm.iter().zip(hosts).all(|(a, b)| a != b) {
+            return perm;
+        }
+    }
+}
+
+fn field(i: usize, name: &str) -> String {
+    format!("workload[{i}].{name}")
+}
+
+/// Resolves a host selection against `n_hosts`.
+fn select_hosts(
+    sel: &Option<HostSet>,
+    n_hosts: u32,
+    i: usize,
+    rng: &mut Rng,
+) -> Result<Vec<u32>, ScenarioError> {
+    match sel {
+        None => Ok((0..n_hosts).collect()),
+        Some(HostSet::Count(c)) => {
+            if *c < 2 || *c > n_hosts {
+                return err(
+                    &field(i, "hosts"),
+                    format!(
+                        "{c} hosts requested; allowed 2..={n_hosts} (the topology has {n_hosts})"
+                    ),
+                );
+            }
+            let mut all: Vec<u32> = (0..n_hosts).collect();
+            rng.shuffle(&mut all);
+            all.truncate(*c as usize);
+            all.sort_unstable();
+            Ok(all)
+        }
+        Some(HostSet::List(list)) => {
+            for &h in list {
+                if h >= n_hosts {
+                    return err(
+                        &field(i, "hosts"),
+                        format!("host {h} does not exist; hosts are 0..{}", n_hosts - 1),
+                    );
+                }
+            }
+            let mut sorted = list.clone();
+            sorted.sort_unstable();
+            sorted.dedup();
+            if sorted.len() != list.len() {
+                return err(&field(i, "hosts"), "the list names a host twice");
+            }
+            if list.len() < 2 {
+                return err(&field(i, "hosts"), "a workload needs at least 2 hosts");
+            }
+            Ok(list.clone())
+        }
+    }
+}
+
+/// Which optional fields each kind accepts, so a misplaced one is an error, not ignored.
+fn allowed_fields(kind: WorkloadKind) -> &'static [&'static str] {
+    match kind {
+        WorkloadKind::Permutation | WorkloadKind::AllToAll => &["size", "start", "stop", "hosts"],
+        WorkloadKind::Incast => &["size", "start", "stop", "senders", "receiver"],
+        WorkloadKind::Flows | WorkloadKind::HtsimCm => &["file"],
+    }
+}
+
+fn check_fields(w: &WorkloadCfg, i: usize) -> Result<(), ScenarioError> {
+    let present = [
+        ("size", w.size.is_some()),
+        ("start", w.start.is_some()),
+        ("stop", w.stop.is_some()),
+        ("hosts", w.hosts.is_some()),
+        ("senders", w.senders.is_some()),
+        ("receiver", w.receiver.is_some()),
+        ("file", w.file.is_some()),
+    ];
+    let allowed = allowed_fields(w.kind);
+    for (name, is) in present {
+        if is && !allowed.contains(&name) {
+            let kind = serde_json::to_string(&w.kind).unwrap();
+            return err(
+                &field(i, name),
+                format!(
+                    "not used by kind = {kind}; it takes: {}",
+                    allowed.join(", ")
+                ),
+            );
+        }
+    }
+    Ok(())
+}
+
+pub struct Defaults {
+    pub cc: CcName,
+    pub lb: LbName,
+    pub n_hosts: u32,
+    pub duration: Option<Time>,
+}
+
+/// Expands workload `i` into flows.
+pub fn generate(
+    w: &WorkloadCfg,
+    i: usize,
+    tag: u16,
+    d: &Defaults,
+    base_dir: &Path,
+    rng: &mut Rng,
+) -> Result<Vec<FlowSpec>, ScenarioError> {
+    check_fields(w, i)?;
+    let cc = w.cc.unwrap_or(d.cc);
+    let lb = w.lb.unwrap_or(d.lb);
+    let start = w.start.map(|t| t.0).unwrap_or(Time::ZERO);
+    let mk_size = || -> Result<(u64, Time), ScenarioError> {
+        match w.size {
+            None => err(
+                &field(i, "size"),
+                "required: a byte count such as \"2MB\", or \"infinite\"",
+            ),
+            Some(FlowSize::Bytes(0)) => err(&field(i, "size"), "must be positive"),
+            Some(FlowSize::Bytes(b)) => {
+                if w.stop.is_some() {
+                    return err(
+                        &field(i, "stop"),
+                        "only for size = \"infinite\" (finite flows end when delivered)",
+                    );
+                }
+                Ok((b, Time::MAX))
+            }
+            Some(FlowSize::Infinite) => match (w.stop, d.duration) {
+                (Some(s), _) if s.0 <= start => err(
+                    &field(i, "stop"),
+                    format!("must be after start ({})", start),
+                ),
+                (Some(s), _) => Ok((u64::MAX, s.0)),
+                (None, Some(dur)) => Ok((u64::MAX, dur)),
+                (None, None) => err(
+                    &field(i, "stop"),
+                    "infinite flows need a stop time (or set the top-level duration)",
+                ),
+            },
+        }
+    };
+    let spec = |src, dst, size, stop| FlowSpec {
+        src,
+        dst,
+        size,
+        start,
+        stop,
+        tag,
+        cc,
+        lb,
+    };
+    let mut out = Vec::new();
+    match w.kind {
+        WorkloadKind::Permutation => {
+            let (size, stop) = mk_size()?;
+            let hosts = select_hosts(&w.hosts, d.n_hosts, i, rng)?;
+            let dsts = derangement(&hosts, rng);
+            for (s, t) in hosts.iter().zip(&dsts) {
+                out.push(spec(*s, *t, size, stop));
+            }
+        }
+        WorkloadKind::AllToAll => {
+            let (size, stop) = mk_size()?;
+            let hosts = select_hosts(&w.hosts, d.n_hosts, i, rng)?;
+            for &s in &hosts {
+                for &t in &hosts {
+                    if s != t {
+                        out.push(spec(s, t, size, stop));
+                    }
+                }
+            }
+        }
+        WorkloadKind::Incast => {
+            let (size, stop) = mk_size()?;
+            let Some(n) = w.senders else {
+                return err(
+                    &field(i, "senders"),
+                    "required: the number of hosts sending to the receiver",
+                );
+            };
+            if n == 0 || n >= d.n_hosts {
+                return err(
+                    &field(i, "senders"),
+                    format!(
+                        "{n}: allowed 1..={} (hosts minus the receiver)",
+                        d.n_hosts - 1
+                    ),
+                );
+            }
+            let recv = match w.receiver {
+                Some(r) if r >= d.n_hosts => {
+                    return err(
+                        &field(i, "receiver"),
+                        format!("host {r} does not exist; hosts are 0..{}", d.n_hosts - 1),
+                    )
+                }
+                Some(r) => r,
+                None => rng.below(d.n_hosts as u64) as u32,
+            };
+            let mut others: Vec<u32> = (0..d.n_hosts).filter(|&h| h != recv).collect();
+            rng.shuffle(&mut others);
+            others.truncate(n as usize);
+            others.sort_unstable();
+            for s in others {
+                out.push(spec(s, recv, size, stop));
+            }
+        }
+        WorkloadKind::Flows | WorkloadKind::HtsimCm => {
+            let Some(file) = &w.file else {
+                return err(
+                    &field(i, "file"),
+                    "required: path of the flow file (relative to the scenario file)",
+                );
+            };
+            let path = base_dir.join(file);
+            let text = std::fs::read_to_string(&path).map_err(|e| {
+                ScenarioError(format!(
+                    "{}: cannot read {}: {e}",
+                    field(i, "file"),
+                    path.display()
+                ))
+            })?;
+            let parsed = if w.kind == WorkloadKind::Flows {
+                parse_flow_csv(&text)
+            } else {
+                parse_htsim_cm(&text)
+            };
+            let rows = parsed.map_err(|m| {
+                ScenarioError(format!("{}: {}: {m}", field(i, "file"), path.display()))
+            })?;
+            for (line, r) in rows {
+                for (h, what) in [(r.0, "src"), (r.1, "dst")] {
+                    if h >= d.n_hosts {
+                        return err(
+                            &field(i, "file"),
+                            format!(
+                                "{} line {line}: {what} host {h} does not exist; hosts are 0..{}",
+                                path.display(),
+                                d.n_hosts - 1
+                            ),
+                        );
+                    }
+                }
+                if r.0 == r.1 {
+                    return err(
+                        &field(i, "file"),
+                        format!(
+                            "{} line {line}: a flow from host {} to itself",
+                            path.display(),
+                            r.0
+                        ),
+                    );
+                }
+                out.push(FlowSpec {
+                    src: r.0,
+                    dst: r.1,
+                    size: r.2,
+                    start: r.3,
+                    stop: Time::MAX,
+                    tag,
+                    cc,
+                    lb,
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+type Row = (usize, (u32, u32, u64, Time));
+
+/// CSV with header `src,dst,size,start`: size in bytes or with a unit, start with a unit.
+pub fn parse_flow_csv(text: &str) -> Result<Vec<Row>, String> {
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
+    let Some((_, header)) = lines.next() else {
+        return Err("empty file; expected a header `src,dst,size,start`".into());
+    };
+    let cols: Vec<&str> = header.split(',').map(|c| c.trim()).collect();
+    if cols != ["src", "dst", "size", "start"] {
+        return Err(format!(
+            "header is `{header}`; expected `src,dst,size,start`"
+        ));
+    }
+    let mut rows = Vec::new();
+    for (n, line) in lines {
+        let f: Vec<&str> = line.split(',').map(|c| c.trim()).collect();
+        if f.len() != 4 {
+            return Err(format!(
+                "line {}: expected 4 fields, found {}",
+                n + 1,
+                f.len()
+            ));
+        }
+        let src = f[0]
+            .parse::<u32>()
+            .map_err(|_| format!("line {}: src `{}` is not a host number", n + 1, f[0]))?;
+        let dst = f[1]
+            .parse::<u32>()
+            .map_err(|_| format!("line {}: dst `{}` is not a host number", n + 1, f[1]))?;
+        let size = parse_bytes(f[2]).map_err(|e| format!("line {}: size {e}", n + 1))?;
+        if size == 0 {
+            return Err(format!("line {}: size must be positive", n + 1));
+        }
+        let start = parse_time(f[3]).map_err(|e| format!("line {}: start {e}", n + 1))?;
+        rows.push((n + 1, (src, dst, size, start)));
+    }
+    Ok(rows)
+}
+
+/// htsim connection matrix: `Nodes N`, `Connections M`, then lines
+/// `SRC->DST id ID start START_US size BYTES`. Start times are in microseconds, as in htsim.
+/// Triggers and failures are not supported and are reported as such.
+pub fn parse_htsim_cm(text: &str) -> Result<Vec<Row>, String> {
+    let mut rows = Vec::new();
+    let mut declared: Option<usize> = None;
+    for (n, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        let ln = n + 1;
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let toks: Vec<&str> = line.split_whitespace().collect();
+        match toks[0] {
+            "Nodes" => continue,
+            "Connections" => {
+                declared = toks.get(1).and_then(|t| t.parse().ok());
+                continue;
+            }
+            "Triggers" | "Failures" => {
+                if toks.get(1).map(|t| *t != "0").unwrap_or(false) {
+                    return Err(format!(
+                        "line {ln}: {} are not supported by dcnsim's importer",
+                        toks[0]
+                    ));
+                }
+                continue;
+            }
+            _ => {}
+        }
+        let (s, d) = toks[0]
+            .split_once("->")
+            .ok_or_else(|| format!("line {ln}: expected `SRC->DST ...`, found `{}`", toks[0]))?;
+        let src = s
+            .parse::<u32>()
+            .map_err(|_| format!("line {ln}: `{s}` is not a host number"))?;
+        let dst = d
+            .parse::<u32>()
+            .map_err(|_| format!("line {ln}: `{d}` is not a host number"))?;
+        let mut start = Time::ZERO;
+        let mut size = None;
+        let mut k = 1;
+        while k < toks.len() {
+            let val = toks
+                .get(k + 1)
+                .ok_or_else(|| format!("line {ln}: `{}` has no value", toks[k]))?;
+            match toks[k] {
+                "id" | "priority" => {}
+                "start" => {
+                    let us: f64 = val.parse().map_err(|_| {
+                        format!("line {ln}: start `{val}` is not a number of microseconds")
+                    })?;
+                    if us < 0.0 {
+                        return Err(format!("line {ln}: negative start"));
+                    }
+                    start = Time::from_secs_f64(us * 1e-6);
+                }
+                "size" => {
+                    size = Some(
+                        val.parse::<u64>()
+                            .map_err(|_| format!("line {ln}: size `{val}` is not a byte count"))?,
+                    )
+                }
+                "trigger" | "send_done_trigger" | "recv_done_trigger" => return Err(format!(
+                    "line {ln}: `{}` (connection triggers) is not supported by dcnsim's importer",
+                    toks[k]
+                )),
+                other => {
+                    return Err(format!(
+                        "line {ln}: unknown attribute `{other}` (known: id, start, size, priority)"
+                    ))
+                }
+            }
+            k += 2;
+        }
+        let size = size.ok_or_else(|| format!("line {ln}: no `size`"))?;
+        if size == 0 {
+            return Err(format!("line {ln}: size must be positive"));
+        }
+        rows.push((ln, (src, dst, size, start)));
+    }
+    if let Some(m) = declared {
+        if m != rows.len() {
+            return Err(format!(
+                "`Connections {m}` but {} connection lines",
+                rows.len()
+            ));
+        }
+    }
+    Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn derangement_has_no_fixed_point_and_is_a_permutation() {
+        let mut rng = Rng::stream(5, "workload");
+        let hosts: Vec<u32> = (0..64).collect();
+        for _ in 0..50 {
+            let p = derangement(&hosts, &mut rng);
+            assert!(p.iter().zip(&hosts).all(|(a, b)| a != b));
+            let mut s = p.clone();
+            s.sort();
+            assert_eq!(s, hosts);
+        }
+    }
+
+    #[test]
+    fn parses_htsim_connection_matrix() {
+        let cm = "Nodes 16\nConnections 2\n0->5 id 1 start 0 size 2000000\n3->1 id 2 start 12.5 size 4096\n";
+        let rows = parse_htsim_cm(cm).unwrap();
+        assert_eq!(rows[0].1, (0, 5, 2_000_000, Time::ZERO));
+        assert_eq!(rows[1].1, (3, 1, 4096, Time(12_500_000)));
+        assert!(parse_htsim_cm("Connections 3\n0->1 id 1 start 0 size 10\n")
+            .unwrap_err()
+            .contains("Connections 3"));
+        assert!(parse_htsim_cm("0->1 id 1 start 0 size 10 trigger 2\n")
+            .unwrap_err()
+            .contains("trigger"));
+    }
+
+    #[test]
+    fn parses_flow_csv() {
+        let rows = parse_flow_csv("src,dst,size,start\n0,1,2MB,0\n2,3,1500,10us\n").unwrap();
+        assert_eq!(rows[0].1, (0, 1, 2_000_000, Time::ZERO));
+        assert_eq!(rows[1].1, (2, 3, 1500, Time::from_us(10)));
+        assert!(parse_flow_csv("a,b\n")
+            .unwrap_err()
+            .contains("src,dst,size,start"));
+        assert!(parse_flow_csv("src,dst,size,start\n0,x,1,0\n")
+            .unwrap_err()
+            .contains("line 2"));
+    }
+}
