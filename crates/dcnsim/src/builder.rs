@@ -438,7 +438,7 @@ pub fn build(s: &Scenario, base_dir: &Path) -> Result<Simulation, ScenarioError>
     let has_infinite = flows.iter().any(|f| f.is_infinite());
     let unfinished_finite = flows.iter().filter(|f| !f.is_infinite()).count() as u32;
 
-    let mut events = EventQueue::new();
+    let mut events = EventQueue::new(s.seed);
     events.schedule(flows[start_order[0] as usize].start, Event::FlowStarts);
     let end = match s.duration {
         Some(d) => Some(d.0),

@@ -410,10 +410,12 @@ pub fn parse_htsim_cm(text: &str) -> Result<Vec<Row>, String> {
                             .map_err(|_| format!("line {ln}: size `{val}` is not a byte count"))?,
                     )
                 }
-                "trigger" | "send_done_trigger" | "recv_done_trigger" => return Err(format!(
+                "trigger" | "send_done_trigger" | "recv_done_trigger" => {
+                    return Err(format!(
                     "line {ln}: `{}` (connection triggers) is not supported by dcnsim's importer",
                     toks[k]
-                )),
+                ))
+                }
                 other => {
                     return Err(format!(
                         "line {ln}: unknown attribute `{other}` (known: id, start, size, priority)"

@@ -120,7 +120,10 @@ impl CongestionControl for Dctcp {
         }
         let mut just_exited = false;
         if self.reduced {
-            if a.cum_ack < self.recover {
+            // The window of the cut is PSNs below `recover`: an ACK up to exactly `recover`
+            // still acknowledges data sent before the cut, so its ECE belongs to the same
+            // congestion episode (Linux ends CWR only once snd_una is past high_seq).
+            if a.cum_ack <= self.recover {
                 return;
             }
             // CWR exit: the window stays at the reduced value (spec A3); growth resumes
@@ -136,7 +139,7 @@ impl CongestionControl for Dctcp {
     }
 
     fn on_loss(&mut self, _now: Time, cum_ack: u32, snd_nxt: u32) {
-        if self.reduced && cum_ack < self.recover {
+        if self.reduced && cum_ack <= self.recover {
             return;
         }
         let factor = match self.p.loss_response {
@@ -225,12 +228,16 @@ mod tests {
             75 * MSS,
             "further marks in the same window do not cut"
         );
-        // The ACK that passes `recover` ends CWR; the window is still 75 MSS.
-        c.on_ack(&ack(100, 120, false));
+        // An ACK up to exactly `recover` still belongs to the cut's window, even if marked.
+        c.on_ack(&ack(100, 120, true));
+        assert!(c.reduced);
+        assert_eq!(c.cwnd(), 75 * MSS);
+        // The first ACK past `recover` ends CWR; the window is still 75 MSS.
+        c.on_ack(&ack(101, 120, false));
         assert!(!c.reduced);
         assert_eq!(c.cwnd(), 75 * MSS);
         // A mark in the next window cuts again.
-        c.on_ack(&ack(101, 120, true));
+        c.on_ack(&ack(102, 120, true));
         assert_eq!(c.cwnd(), (75 * MSS) * 3 / 4);
     }
 
