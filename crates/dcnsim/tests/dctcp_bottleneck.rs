@@ -33,7 +33,7 @@ fn scenario(n: u32, cc: &str, k_pkts: u32, ecn: bool) -> String {
         mtu = "1500B"
         [switch]
         buffer = "{buffer}B"
-        ecn = {{ enabled = {ecn}, kmin = "{k}B", kmax = "{k}B", on = "{on}", mark_if = ">" }}
+        ecn = {{ enabled = {ecn}, kmin = "{k}B", kmax = "{k}B", on = "enqueue", mark_if = ">" }}
         [transport]
         cc = "{cc}"
         header = "40B"
@@ -49,7 +49,6 @@ fn scenario(n: u32, cc: &str, k_pkts: u32, ecn: bool) -> String {
         hosts = n + 1,
         buffer = 2666 * 1500,
         k = k_pkts * 1500,
-        on = std::env::var("MARK_ON").unwrap_or("enqueue".into()),
     )
 }
 
@@ -100,20 +99,6 @@ fn measure(n: u32, cc: &str, k_pkts: u32, ecn: bool) -> Measured {
     }
     let secs = (end - warm).as_secs_f64();
     let p = &s.ports[port];
-    if std::env::var("DEBUG_MARKS").is_ok() {
-        eprintln!(
-            "marked fraction {:.3}",
-            p.stats.ecn_marks as f64 / p.stats.tx_packets as f64
-        );
-        eprintln!(
-            "goodputs {:?}",
-            s.flows
-                .iter()
-                .zip(&delivered0)
-                .map(|(f, d0)| ((f.receiver.delivered - d0) as f64 * 8.0 / secs / 1e6) as i64)
-                .collect::<Vec<_>>()
-        );
-    }
     let goodputs: Vec<f64> = s
         .flows
         .iter()
