@@ -15,6 +15,8 @@ from typing import Callable
 
 import pytest
 
+import dcnsim
+
 TINY = """\
 name = "tiny"
 seed = 1
@@ -93,13 +95,22 @@ def long_toml(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def dcnsim_cli(tmp_path: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
+def child_env() -> dict[str, str]:
+    """Environment for a child process that imports the same dcnsim as these tests,
+    whether it is installed or found through a (possibly relative) PYTHONPATH."""
+    package_root = str(Path(dcnsim.__file__).resolve().parent.parent)
+    path = os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH")) if p)
+    return {**os.environ, "PYTHONPATH": path}
+
+
+@pytest.fixture
+def dcnsim_cli(tmp_path: Path, child_env: dict[str, str]) -> Callable[..., subprocess.CompletedProcess[str]]:
     """Run ``python -m dcnsim ARGS...`` in tmp_path and return the finished process."""
 
     def call(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [sys.executable, "-m", "dcnsim", *args],
-            cwd=tmp_path, capture_output=True, text=True, timeout=600,
+            cwd=tmp_path, env=child_env, capture_output=True, text=True, timeout=600,
         )
 
     return call

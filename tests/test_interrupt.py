@@ -39,11 +39,13 @@ def _wait_for_output(proc: subprocess.Popen[bytes], timeout: float) -> bytes:
 
 
 @pytest.mark.core
-def test_ctrl_c_writes_partial_results_and_exits_130(long_toml: Path, tmp_path: Path) -> None:
+def test_ctrl_c_writes_partial_results_and_exits_130(
+    long_toml: Path, tmp_path: Path, child_env: dict[str, str]
+) -> None:
     out = tmp_path / "out"
     proc = subprocess.Popen(
         [sys.executable, "-m", "dcnsim", "run", str(long_toml), "--out", str(out)],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_default_sigint,
+        cwd=tmp_path, env=child_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_default_sigint,
     )
     try:
         first = _wait_for_output(proc, timeout=120)
