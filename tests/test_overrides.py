@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from dcnsim import ScenarioError, apply_overrides, load_scenario
 
-BASE = {
+BASE: dict[str, Any] = {
     "name": "x",
     "seed": 1,
     "topology": {"kind": "fat_tree", "hosts": 16, "link_rate": "100Gbps"},

@@ -9,13 +9,14 @@ build it when it is missing.
 
 from __future__ import annotations
 
+import importlib
 from types import ModuleType
 from typing import Optional
 
 _core: Optional[ModuleType]
 _import_error: Optional[ImportError] = None
 try:
-    from dcnsim import _core
+    _core = importlib.import_module("dcnsim._core")
 except ImportError as exc:
     _core = None
     _import_error = exc

@@ -135,7 +135,10 @@ def _timeseries(name: str, table: pd.DataFrame, path: Path) -> None:
             ax.legend(fontsize="x-small", ncol=2)
         ax.set_ylabel(column)
         ax.grid(True, alpha=0.3)
-    title = name if key is None else f"{name}: the {min(_MAX_SERIES, table[key].nunique())} {key}s with the largest mean"
-    axes[0].set_title(title)
+    if key is None:
+        axes[0].set_title(name)
+    else:
+        shown = min(_MAX_SERIES, table[key].nunique())
+        axes[0].set_title(f"{name}: the {shown} {key}s with the largest mean")
     axes[-1].set_xlabel("time (us)")
     _save(fig, path)
