@@ -1,0 +1,28 @@
+# Everything runs from a fresh clone: the first target that needs Python creates .venv.
+# `make build` compiles the Rust extension (release) into the venv with maturin.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PY_DEPS := maturin pytest numpy pandas pyarrow matplotlib
+
+.PHONY: build run test bench
+
+# Stamp file: redone when this Makefile (and so the dependency list) changes.
+$(VENV)/.deps: Makefile
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet $(PY_DEPS)
+	touch $@
+
+build: $(VENV)/.deps
+	VIRTUAL_ENV="$(abspath $(VENV))" PATH="$(abspath $(BIN)):$$PATH" $(BIN)/maturin develop --release
+
+run: build
+	$(BIN)/dcnsim run examples/quickstart.toml --out results/quickstart
+
+test: build
+	cargo test --release -p dcnsim
+	$(BIN)/pytest -q tests
+
+bench: build
+	$(BIN)/dcnsim bench

@@ -1,0 +1,29 @@
+"""dcnsim: a packet-level simulator of datacenter networks.
+
+A scenario (a TOML file, or the same structure as a dict) describes the fabric, the
+workload and the transport; :func:`run` simulates it and returns a :class:`Result` with
+per-flow completion times as a pandas DataFrame, sampled time series and a summary.
+
+>>> import dcnsim
+>>> result = dcnsim.run("examples/quickstart.toml", overrides=["transport.cc=swift"])  # doctest: +SKIP
+>>> result.flows[["tag", "size", "fct_us", "slowdown"]].head()  # doctest: +SKIP
+>>> result.summary["all"]["slowdown"]["p99"]  # doctest: +SKIP
+>>> result.write("results/quickstart-swift")  # doctest: +SKIP
+
+The same from a shell: ``dcnsim run examples/quickstart.toml --set transport.cc=swift``.
+"""
+
+from dcnsim._ext import ScenarioError, __version__
+from dcnsim._result import Result
+from dcnsim._run import RunInterrupted, run
+from dcnsim._scenario import apply_overrides, load_scenario
+
+__all__ = [
+    "Result",
+    "RunInterrupted",
+    "ScenarioError",
+    "__version__",
+    "apply_overrides",
+    "load_scenario",
+    "run",
+]

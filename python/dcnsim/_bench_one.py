@@ -1,0 +1,50 @@
+"""Run one benchmark scenario and print its cost as a JSON line.
+
+``dcnsim bench`` starts this in a fresh process per scenario, so that the peak RSS each
+one reports (``ru_maxrss`` is a high-water mark for the whole process) is its own. It
+runs the simulation without collecting or writing results and imports nothing heavy,
+so the figures are the simulator's.
+
+Usage: ``python -m dcnsim._bench_one SCENARIO.toml``
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import sys
+import time
+from typing import Optional, Sequence
+
+from dcnsim._ext import ScenarioError, core
+from dcnsim._run import drive
+from dcnsim._scenario import load_scenario, scenario_json
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = sys.argv[1:] if argv is None else list(argv)
+    if len(args) != 1:
+        print("usage: python -m dcnsim._bench_one SCENARIO.toml", file=sys.stderr)
+        return 2
+    try:
+        spec, base_dir = load_scenario(args[0])
+        started = time.perf_counter()
+        sim = core().Simulation(scenario_json(spec), str(base_dir))
+    except ScenarioError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    drive(sim)
+    wall = time.perf_counter() - started
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    rss_bytes = rss if sys.platform == "darwin" else rss * 1024  # Linux reports KiB
+    print(json.dumps({
+        "wall_seconds": wall,
+        "events": sim.events,
+        "packets": sim.packets,
+        "peak_rss_bytes": rss_bytes,
+    }))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

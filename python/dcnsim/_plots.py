@@ -1,0 +1,144 @@
+"""The plots of a result directory.
+
+Figures are drawn with ``matplotlib.figure.Figure`` directly rather than through pyplot,
+so writing results never changes the user's pyplot backend or open figures (it works
+headless, and inside a notebook that uses another backend). A plot that has no data is
+skipped with a note on stderr; empty data never raises.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from dcnsim._result import file_safe
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+    from dcnsim._result import Result
+
+_DPI = 120
+_SIZE_BINS = 12  # flow-size bins of slowdown_by_size.png (log-spaced when sizes vary more)
+_MAX_SERIES = 8  # lines per time-series plot: the ports/flows with the largest mean
+
+
+def write_plots(result: Result, out: Path) -> None:
+    """Write every plot that the result has data for into ``out``."""
+    finished = result.flows[result.flows["finished"].astype(bool)]
+    if finished.empty:
+        _skip("fct_cdf.png", "no flow finished")
+        _skip("slowdown_by_size.png", "no flow finished")
+    else:
+        _fct_cdf(finished, out / "fct_cdf.png")
+        _slowdown_by_size(finished, out / "slowdown_by_size.png")
+    for name, table in result.timeseries.items():
+        _timeseries(name, table, out / f"timeseries_{file_safe(name)}.png")
+
+
+def _skip(file: str, why: str) -> None:
+    print(f"note: {file} not written: {why}", file=sys.stderr)
+
+
+def _save(fig: Figure, path: Path) -> None:
+    fig.savefig(path, dpi=_DPI)
+
+
+def _fct_cdf(finished: pd.DataFrame, path: Path) -> None:
+    fig = Figure(figsize=(6.4, 4.2), layout="constrained")
+    ax = fig.subplots()
+    for tag, group in finished.groupby("tag", sort=False):
+        fct = np.sort(group["fct_us"].to_numpy(dtype=float))
+        fct = fct[fct > 0]
+        if fct.size:
+            ax.step(fct, np.arange(1, fct.size + 1) / fct.size, where="post", label=f"{tag} ({fct.size} flows)")
+    ax.set_xscale("log")
+    ax.set_xlabel("flow completion time (us)")
+    ax.set_ylabel("fraction of flows")
+    ax.set_ylim(0, 1.02)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize="small")
+    _save(fig, path)
+
+
+def _slowdown_by_size(finished: pd.DataFrame, path: Path) -> None:
+    flows = finished[(finished["size"] > 0) & np.isfinite(finished["slowdown"].to_numpy(dtype=float))]
+    flows = flows[flows["slowdown"] > 0]
+    if flows.empty:
+        _skip(path.name, "no finished flow of finite size")
+        return
+    sizes = flows["size"].to_numpy(dtype=float)
+    unique = np.unique(sizes)
+    if unique.size <= _SIZE_BINS:  # few distinct sizes (fixed-size workloads): one point each
+        centres = unique
+        which = np.searchsorted(unique, sizes)
+    else:
+        edges = np.geomspace(unique[0], unique[-1], _SIZE_BINS + 1)
+        centres = np.sqrt(edges[:-1] * edges[1:])
+        which = np.clip(np.searchsorted(edges, sizes, side="right") - 1, 0, _SIZE_BINS - 1)
+
+    fig = Figure(figsize=(6.4, 4.2), layout="constrained")
+    ax = fig.subplots()
+    slowdown = flows["slowdown"].to_numpy(dtype=float)
+    tags = flows["tag"].to_numpy()
+    for tag in pd.unique(tags):
+        mine = tags == tag
+        used = [b for b in range(centres.size) if np.any(mine & (which == b))]
+        x = centres[used]
+        per_bin = [slowdown[mine & (which == b)] for b in used]
+        (line,) = ax.plot(x, [np.median(s) for s in per_bin], marker="o", label=f"{tag} median")
+        ax.plot(x, [np.percentile(s, 99) for s in per_bin], marker="^", linestyle="--",
+                color=line.get_color(), label=f"{tag} p99")
+    ax.set_xscale("log")
+    if slowdown.max() > 20 * slowdown.min():
+        ax.set_yscale("log")
+    ax.set_xlabel("flow size (bytes)")
+    ax.set_ylabel("slowdown (FCT / ideal FCT)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize="small")
+    _save(fig, path)
+
+
+def _timeseries(name: str, table: pd.DataFrame, path: Path) -> None:
+    """Plot a sampler table: ``time_us``, then a key column (port, flow...), then values.
+
+    Tables are treated generically so that a new sampler in the core gets a plot without
+    a change here: the first column after ``time_us`` names the series (one line per
+    port or flow, the ``_MAX_SERIES`` with the largest mean), and each further numeric
+    column gets its own panel. A table with a single value column is one line.
+    """
+    if table.empty or "time_us" not in table.columns:
+        _skip(path.name, "no samples" if table.empty else "the table has no time_us column")
+        return
+    columns = [c for c in table.columns if c != "time_us"]
+    key = columns[0] if len(columns) > 1 else None
+    values = [c for c in columns if c != key and pd.api.types.is_numeric_dtype(table[c])]
+    if not values:
+        _skip(path.name, "the table has no numeric value column")
+        return
+
+    fig = Figure(figsize=(7.5, 1.0 + 2.6 * len(values)), layout="constrained")
+    axes: list[Axes] = list(fig.subplots(len(values), 1, sharex=True, squeeze=False)[:, 0])
+    for ax, column in zip(axes, values):
+        if key is None:
+            ax.plot(table["time_us"], table[column], linewidth=1)
+        else:
+            top = table.groupby(key)[column].mean().nlargest(_MAX_SERIES).index
+            for k in top:
+                series = table[table[key] == k]
+                ax.plot(series["time_us"], series[column], linewidth=1, label=f"{key} {k}")
+            ax.legend(fontsize="x-small", ncol=2)
+        ax.set_ylabel(column)
+        ax.grid(True, alpha=0.3)
+    if key is None:
+        axes[0].set_title(name)
+    else:
+        shown = min(_MAX_SERIES, table[key].nunique())
+        axes[0].set_title(f"{name}: the {shown} {key}s with the largest mean")
+    axes[-1].set_xlabel("time (us)")
+    _save(fig, path)

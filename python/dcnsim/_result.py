@@ -1,0 +1,150 @@
+"""The outcome of a run: per-flow table, time series, summary, and the result directory.
+
+pandas and numpy are imported inside the functions that use them rather than at module
+level, so that ``import dcnsim`` stays light: the CLI starts quickly, and the peak RSS
+that ``dcnsim bench`` reports for a scenario is the simulator's, not ~90 MiB of pandas.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Optional
+
+from dcnsim._ext import __version__
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from dcnsim._scenario import StrPath
+
+_PERCENTILES = {"p50": 50.0, "p90": 90.0, "p99": 99.0, "p999": 99.9}
+
+# Files of ours that a run may or may not produce; removed before writing so that a
+# directory reused for another run never shows a plot or table left from the earlier one.
+_OPTIONAL_OUTPUTS = ("fct_cdf.png", "slowdown_by_size.png", "timeseries_*.parquet", "timeseries_*.png")
+
+
+@dataclass(repr=False)
+class Result:
+    """Everything a run produced.
+
+    ``flows`` has one row per flow in flow-id order (columns ``id, tag, src, dst, size,
+    start_us, finish_us, fct_us, ideal_fct_us, slowdown, delivered, retransmits, drops,
+    finished, cc, lb``; times in microseconds, NaN for flows that did not finish).
+    ``timeseries`` maps a sampler's name (e.g. ``"queue"``, ``"cwnd"``) to its table and
+    is empty when sampling is off. ``summary`` is what ``summary.json`` holds.
+
+    >>> result = dcnsim.run("examples/quickstart.toml")  # doctest: +SKIP
+    >>> result.summary["all"]["fct_us"]["p99"]  # doctest: +SKIP
+    >>> result.flows.query("finished").plot.scatter("size", "slowdown", logx=True)  # doctest: +SKIP
+    """
+
+    flows: pd.DataFrame
+    timeseries: dict[str, pd.DataFrame]
+    summary: dict[str, Any]
+
+    @property
+    def complete(self) -> bool:
+        """False when the run was interrupted before the simulation finished."""
+        return bool(self.summary["complete"])
+
+    @classmethod
+    def from_simulation(cls, sim: Any, wall_seconds: float) -> Result:
+        """Collect the result of a ``dcnsim._core.Simulation`` as it stands now."""
+        import pandas as pd
+
+        flows = pd.DataFrame(sim.flows())
+        timeseries = {name: pd.DataFrame(table) for name, table in sim.timeseries().items()}
+        resolved = json.loads(sim.resolved_json())
+        events = int(sim.events)
+        summary = {
+            "name": resolved.get("name"),
+            "version": __version__,
+            "seed": resolved.get("seed"),
+            "complete": bool(sim.finished),
+            "sim_time_us": sim.now_ps / 1e6,
+            "wall_seconds": wall_seconds,
+            "events": events,
+            "packets": int(sim.packets),
+            "events_per_second": events / wall_seconds if wall_seconds > 0 else None,
+            "stats": {key: _finite_or_none(value) for key, value in sim.stats().items()},
+            "scenario": resolved,
+            "workloads": {
+                str(tag): _group_summary(group) for tag, group in flows.groupby("tag", sort=False)
+            },
+            "all": _group_summary(flows),
+        }
+        return cls(flows, timeseries, summary)
+
+    def write(self, out_dir: StrPath) -> Path:
+        """Write the result directory and return its path.
+
+        ``flows.parquet`` depends only on the simulation (no wall-clock values), so two
+        runs of the same scenario and seed give byte-identical files; wall time lives in
+        ``summary.json``.
+        """
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        for pattern in _OPTIONAL_OUTPUTS:
+            for stale in out.glob(pattern):
+                stale.unlink()
+        self.flows.to_parquet(out / "flows.parquet", engine="pyarrow", index=False)
+        self.flows.to_csv(out / "flows.csv", index=False)
+        (out / "summary.json").write_text(json.dumps(self.summary, indent=2, allow_nan=False) + "\n")
+        for name, table in self.timeseries.items():
+            table.to_parquet(out / f"timeseries_{file_safe(name)}.parquet", engine="pyarrow", index=False)
+
+        from dcnsim import _plots  # matplotlib takes ~0.5 s to import; only writing needs it
+
+        _plots.write_plots(self, out)
+        return out
+
+    def __repr__(self) -> str:
+        everything = self.summary["all"]
+        return (
+            f"Result(name={self.summary['name']!r}, flows={everything['flows']}, "
+            f"finished={everything['finished']}, complete={self.complete}, "
+            f"sim_time_us={self.summary['sim_time_us']:g})"
+        )
+
+
+def file_safe(name: str) -> str:
+    """A time-series table name made safe to use inside a file name."""
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", name)
+
+
+def _group_summary(flows: pd.DataFrame) -> dict[str, Any]:
+    finished = flows[flows["finished"].astype(bool)]
+    all_finished = len(flows) > 0 and len(finished) == len(flows)
+    return {
+        "flows": len(flows),
+        "finished": len(finished),
+        # Collective completion time: only meaningful once every flow of the group is done.
+        "cct_us": float(finished["finish_us"].max() - flows["start_us"].min()) if all_finished else None,
+        "fct_us": _distribution(finished["fct_us"]),
+        "slowdown": _distribution(finished["slowdown"]),
+    }
+
+
+def _distribution(values: pd.Series) -> dict[str, Optional[float]]:
+    import numpy as np
+
+    v = values.to_numpy(dtype=float)
+    v = v[np.isfinite(v)]
+    if v.size == 0:
+        return dict.fromkeys(["mean", *_PERCENTILES, "max"])
+    quantiles = np.percentile(v, list(_PERCENTILES.values()))
+    return {
+        "mean": float(v.mean()),
+        **{key: float(q) for key, q in zip(_PERCENTILES, quantiles)},
+        "max": float(v.max()),
+    }
+
+
+def _finite_or_none(value: Any) -> Any:
+    """JSON has no NaN or infinity; such counters are written as null."""
+    return None if isinstance(value, float) and not math.isfinite(value) else value

@@ -1,0 +1,155 @@
+"""The ``dcnsim`` command: ``run`` a scenario, ``bench`` the fixed benchmark scenarios.
+
+Exit codes: 0 success, 1 a benchmark failed, 2 bad input (scenario error, missing file;
+printed as ``error: ...`` without a traceback), 130 interrupted by Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Optional, Sequence
+
+from dcnsim import _fmt
+from dcnsim._ext import ScenarioError, __version__
+from dcnsim._result import Result
+from dcnsim._run import RunInterrupted, run
+from dcnsim._scenario import load_scenario
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Entry point of the ``dcnsim`` console script; returns the exit code."""
+    args = _parser().parse_args(argv)
+    try:
+        return args.command(args)
+    except ScenarioError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="dcnsim", description="Packet-level datacenter network simulator."
+    )
+    parser.add_argument("--version", action="version", version=f"dcnsim {__version__}")
+    commands = parser.add_subparsers(title="commands", required=True, metavar="COMMAND")
+
+    run_cmd = commands.add_parser(
+        "run", help="simulate a scenario and write its result directory",
+        description="Simulate a scenario file and write flows, summary and plots to a directory.",
+    )
+    run_cmd.add_argument("file", metavar="FILE", help="scenario TOML file")
+    run_cmd.add_argument("--out", metavar="DIR", help="result directory (default: results/<scenario name>)")
+    run_cmd.add_argument(
+        "--set", dest="overrides", metavar="KEY=VALUE", action="append", default=[],
+        help="override a scenario field, e.g. --set topology.hosts=128 --set workload.0.size=4MB (repeatable)",
+    )
+    run_cmd.add_argument("--quiet", action="store_true", help="no progress bar and no summary table")
+    run_cmd.set_defaults(command=_run_command)
+
+    bench_cmd = commands.add_parser(
+        "bench", help="time the benchmark scenarios",
+        description="Run each *.toml in a directory in its own process and report wall time, "
+        "events/s, simulated packets/s and peak RSS.",
+    )
+    bench_cmd.add_argument("--dir", default="benches", help="directory of scenarios (default: benches)")
+    bench_cmd.add_argument("--only", metavar="SUBSTR", help="only scenarios whose file name contains SUBSTR")
+    bench_cmd.set_defaults(command=_bench_command)
+    return parser
+
+
+def _run_command(args: argparse.Namespace) -> int:
+    try:
+        spec, base_dir = load_scenario(args.file, args.overrides)
+    except OSError as exc:
+        print(f"error: cannot read scenario {args.file}: {exc.strerror}", file=sys.stderr)
+        return 2
+    out = Path(args.out) if args.out else Path("results") / str(spec.get("name") or Path(args.file).stem)
+    try:
+        result = run(spec, out=out, progress=not args.quiet, base_dir=base_dir)
+    except RunInterrupted as exc:
+        if not args.quiet:
+            print(_summary_table(exc.result))
+        print(f"interrupted: wrote partial results (complete: false) to {out}", file=sys.stderr)
+        return 130
+    if not args.quiet:
+        print(_summary_table(result))
+    print(f"wrote {out}")
+    return 0
+
+
+def _summary_table(result: Result) -> str:
+    """The run's headline numbers and one row per workload tag (plus ``all`` if several)."""
+    s = result.summary
+    state = "" if result.complete else " (interrupted)"
+    rate = _fmt.si(s["events_per_second"]) if s["events_per_second"] is not None else "-"
+    lines = [
+        f"{s['name']}: simulated {_fmt.duration_us(s['sim_time_us'])}{state} in "
+        f"{s['wall_seconds']:.2f} s wall, {_fmt.si(s['events'])} events ({rate} events/s), "
+        f"{_fmt.si(s['packets'])} packets",
+    ]
+    groups: list[tuple[str, dict[str, Any]]] = list(s["workloads"].items())
+    if len(groups) != 1:
+        groups.append(("all", s["all"]))
+    header = ("workload", "flows", "finished", "CCT", "FCT p50", "FCT p99", "slowdown p50", "slowdown p99")
+    rows = [header] + [
+        (
+            tag,
+            str(g["flows"]),
+            str(g["finished"]),
+            _fmt.duration_us(g["cct_us"]),
+            _fmt.duration_us(g["fct_us"]["p50"]),
+            _fmt.duration_us(g["fct_us"]["p99"]),
+            _ratio(g["slowdown"]["p50"]),
+            _ratio(g["slowdown"]["p99"]),
+        )
+        for tag, g in groups
+    ]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    for row in rows:
+        cells = [row[0].ljust(widths[0])] + [cell.rjust(w) for cell, w in zip(row[1:], widths[1:])]
+        lines.append("  ".join(cells))
+    return "\n".join(lines)
+
+
+def _ratio(x: Optional[float]) -> str:
+    return "-" if x is None else f"{x:.2f}"
+
+
+def _bench_command(args: argparse.Namespace) -> int:
+    directory = Path(args.dir)
+    if not directory.is_dir():
+        print(f"error: no such directory: {directory}", file=sys.stderr)
+        return 2
+    files = sorted(p for p in directory.glob("*.toml") if args.only is None or args.only in p.stem)
+    if not files:
+        matching = f" matching {args.only!r}" if args.only else ""
+        print(f"error: no scenario (*.toml){matching} in {directory}", file=sys.stderr)
+        return 2
+
+    width = max(len(p.stem) for p in files)
+    failures = 0
+    for path in files:
+        child = subprocess.run(
+            [sys.executable, "-m", "dcnsim._bench_one", str(path)], capture_output=True, text=True
+        )
+        if child.returncode != 0:
+            failures += 1
+            print(f"{path.stem:<{width}}  FAILED (exit {child.returncode})", flush=True)
+            sys.stderr.write(child.stderr)
+            continue
+        m = json.loads(child.stdout.strip().splitlines()[-1])
+        wall = max(m["wall_seconds"], 1e-9)
+        print(
+            f"{path.stem:<{width}}  wall {wall:.3f} s  events {m['events']}"
+            f"  events/s {_fmt.si(m['events'] / wall)}  packets/s {_fmt.si(m['packets'] / wall)}"
+            f"  peak RSS {m['peak_rss_bytes'] / 2**20:.1f} MiB",
+            flush=True,
+        )
+    return 1 if failures else 0

@@ -1,0 +1,82 @@
+"""The ``dcnsim`` command: ``run``, errors and ``--version``."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Callable
+
+import pandas as pd
+import pytest
+
+Cli = Callable[..., "subprocess.CompletedProcess[str]"]
+
+SUMMARY_KEYS = {
+    "name", "version", "seed", "complete", "sim_time_us", "wall_seconds", "events", "packets",
+    "events_per_second", "stats", "scenario", "workloads", "all",
+}
+GROUP_KEYS = {"flows", "finished", "cct_us", "fct_us", "slowdown"}
+DISTRIBUTION_KEYS = {"mean", "p50", "p90", "p99", "p999", "max"}
+
+
+def test_version(dcnsim_cli: Cli) -> None:
+    done = dcnsim_cli("--version")
+    assert done.returncode == 0
+    assert done.stdout.startswith("dcnsim ")
+
+
+def test_missing_scenario_file_is_a_clear_error(dcnsim_cli: Cli) -> None:
+    done = dcnsim_cli("run", "no_such_file.toml")
+    assert done.returncode == 2
+    assert "error: " in done.stderr and "no_such_file.toml" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_override_of_a_missing_table_is_an_error_naming_it(dcnsim_cli: Cli, tiny_toml: Path) -> None:
+    done = dcnsim_cli("run", str(tiny_toml), "--set", "topolgy.hosts=32")
+    assert done.returncode == 2
+    assert done.stderr.startswith("error: topolgy.hosts")
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.core
+def test_run_writes_the_result_directory(dcnsim_cli: Cli, tiny_toml: Path, tmp_path: Path) -> None:
+    done = dcnsim_cli("run", str(tiny_toml), "--set", "seed=3")
+    assert done.returncode == 0, done.stderr
+    out = tmp_path / "results" / "tiny"  # default: results/<scenario name>
+    for name in ("flows.parquet", "flows.csv", "summary.json", "fct_cdf.png", "slowdown_by_size.png"):
+        assert (out / name).is_file(), name
+    assert f"wrote {Path('results') / 'tiny'}" in done.stdout
+    assert "perm" in done.stdout and "slowdown p99" in done.stdout
+
+    summary = json.loads((out / "summary.json").read_text())
+    assert SUMMARY_KEYS <= set(summary)
+    assert summary["complete"] is True and summary["seed"] == 3
+    assert list(summary["workloads"]) == ["perm"]
+    for group in (summary["workloads"]["perm"], summary["all"]):
+        assert GROUP_KEYS <= set(group)
+        assert set(group["fct_us"]) == set(group["slowdown"]) == DISTRIBUTION_KEYS
+        assert group["finished"] == group["flows"] > 0
+        assert group["cct_us"] > 0
+
+    flows = pd.read_parquet(out / "flows.parquet")
+    assert len(flows) == summary["all"]["flows"]
+    assert len(pd.read_csv(out / "flows.csv")) == len(flows)
+
+
+@pytest.mark.core
+def test_run_with_out_and_quiet(dcnsim_cli: Cli, tiny_toml: Path, tmp_path: Path) -> None:
+    done = dcnsim_cli("run", str(tiny_toml), "--out", "elsewhere", "--quiet")
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "elsewhere" / "summary.json").is_file()
+    assert done.stdout.strip() == "wrote elsewhere"
+
+
+@pytest.mark.core
+def test_invalid_scenario_exits_2_naming_the_field(dcnsim_cli: Cli, tiny_toml: Path) -> None:
+    done = dcnsim_cli("run", str(tiny_toml), "--set", "transport.cc=no_such_algorithm")
+    assert done.returncode == 2
+    assert done.stderr.startswith("error: ")
+    assert "transport.cc" in done.stderr
+    assert "Traceback" not in done.stderr

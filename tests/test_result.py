@@ -1,0 +1,156 @@
+"""Summary statistics and the result directory, from a stand-in for a finished simulation.
+
+These check the Python side on data whose right answers are known (including the
+awkward cases: unfinished flows, no flows, empty samplers) without the simulator.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dcnsim import Result
+
+NAN = math.nan
+
+
+class StandInSimulation:
+    """The read-only surface of ``dcnsim._core.Simulation`` that Result uses."""
+
+    def __init__(self, flows: dict[str, list[Any]], timeseries: dict[str, dict[str, list[Any]]], finished: bool):
+        self._flows = flows
+        self._timeseries = timeseries
+        self.finished = finished
+        self.now_ps = 2_000_000_000
+        self.events = 1000
+        self.packets = 100
+
+    def flows(self) -> dict[str, list[Any]]:
+        return self._flows
+
+    def timeseries(self) -> dict[str, dict[str, list[Any]]]:
+        return self._timeseries
+
+    def stats(self) -> dict[str, Any]:
+        return {"events": 1000, "drops": 2, "mean_queue": NAN}
+
+    def resolved_json(self) -> str:
+        return json.dumps({"name": "stand-in", "seed": 7, "topology": {"hosts": 4}})
+
+
+def flow_columns(rows: list[tuple[str, int, float, float]]) -> dict[str, list[Any]]:
+    """Columns of the flows table from (tag, size, start_us, fct_us or NaN) rows."""
+    cols: dict[str, list[Any]] = {c: [] for c in (
+        "id", "tag", "src", "dst", "size", "start_us", "finish_us", "fct_us", "ideal_fct_us",
+        "slowdown", "delivered", "retransmits", "drops", "finished", "cc", "lb")}
+    for i, (tag, size, start, fct) in enumerate(rows):
+        done = not math.isnan(fct)
+        ideal = size * 8 / 100e3  # us at 100 Gbps
+        for col, value in [
+            ("id", i), ("tag", tag), ("src", i % 4), ("dst", (i + 1) % 4), ("size", size),
+            ("start_us", start), ("finish_us", start + fct), ("fct_us", fct), ("ideal_fct_us", ideal),
+            ("slowdown", fct / ideal), ("delivered", size if done else 0), ("retransmits", 0),
+            ("drops", 0), ("finished", done), ("cc", "dctcp"), ("lb", "ecmp"),
+        ]:
+            cols[col].append(value)
+    return cols
+
+
+ROWS = [
+    ("a", 100_000, 0.0, 10.0),
+    ("a", 100_000, 1.0, 20.0),
+    ("a", 1_000_000, 2.0, 100.0),
+    ("b", 1_000_000, 0.0, 200.0),
+    ("b", 1_000_000, 5.0, NAN),
+]
+QUEUE = {"time_us": [0.0, 1.0, 0.0, 1.0], "port": [0, 0, 1, 1], "bytes": [0, 500, 100, 0]}
+
+
+def make(rows: list[tuple[str, int, float, float]] = ROWS, timeseries: Any = None, finished: bool = True) -> Result:
+    sim = StandInSimulation(flow_columns(rows), timeseries or {}, finished)
+    return Result.from_simulation(sim, wall_seconds=0.5)
+
+
+def test_summary_per_workload_and_overall() -> None:
+    s = make().summary
+    assert s["name"] == "stand-in" and s["seed"] == 7 and s["complete"] is True
+    assert s["sim_time_us"] == 2000.0
+    assert s["events_per_second"] == 2000.0
+    assert s["stats"] == {"events": 1000, "drops": 2, "mean_queue": None}
+    assert list(s["workloads"]) == ["a", "b"]
+
+    a = s["workloads"]["a"]
+    assert (a["flows"], a["finished"]) == (3, 3)
+    assert a["cct_us"] == pytest.approx(102.0)  # last finish 2 + 100, first start 0
+    fct = np.array([10.0, 20.0, 100.0])
+    assert a["fct_us"]["mean"] == pytest.approx(fct.mean())
+    assert a["fct_us"]["p50"] == pytest.approx(20.0)
+    assert a["fct_us"]["p99"] == pytest.approx(np.percentile(fct, 99))
+    assert a["fct_us"]["p999"] == pytest.approx(np.percentile(fct, 99.9))
+    assert a["fct_us"]["max"] == 100.0
+    assert a["slowdown"]["max"] == pytest.approx(20.0 / 8.0)  # 100 KB ideal is 8 us
+
+    b = s["workloads"]["b"]
+    assert (b["flows"], b["finished"]) == (2, 1)
+    assert b["cct_us"] is None  # a collective is not complete until all its flows are
+    assert b["fct_us"]["p50"] == 200.0
+
+    assert (s["all"]["flows"], s["all"]["finished"]) == (5, 4)
+    assert s["all"]["cct_us"] is None
+
+
+def test_complete_follows_the_simulation() -> None:
+    assert make(finished=False).complete is False
+
+
+def test_write_produces_the_documented_files(tmp_path: Path) -> None:
+    result = make(timeseries={"queue": QUEUE})
+    out = result.write(tmp_path / "out")
+    for name in ("flows.parquet", "flows.csv", "summary.json", "fct_cdf.png", "slowdown_by_size.png",
+                 "timeseries_queue.parquet", "timeseries_queue.png"):
+        assert (out / name).is_file(), name
+    assert pd.read_parquet(out / "flows.parquet").equals(result.flows)
+    assert len(pd.read_csv(out / "flows.csv")) == 5
+    assert json.loads((out / "summary.json").read_text()) == result.summary
+    assert pd.read_parquet(out / "timeseries_queue.parquet")["bytes"].tolist() == QUEUE["bytes"]
+
+
+def test_flows_parquet_depends_only_on_the_data(tmp_path: Path) -> None:
+    first = make().write(tmp_path / "1") / "flows.parquet"
+    second = make().write(tmp_path / "2") / "flows.parquet"
+    assert first.read_bytes() == second.read_bytes()
+
+
+def test_no_finished_flows_and_empty_samplers_skip_plots_with_a_note(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    unfinished = [("perm", -1, 0.0, NAN), ("perm", -1, 0.0, NAN)]
+    empty = {"queue": {"time_us": [], "port": [], "bytes": []}, "odd": {"port": [1], "bytes": [2]}}
+    out = make(unfinished, timeseries=empty, finished=False).write(tmp_path / "out")
+    assert sorted(p.name for p in out.iterdir()) == [
+        "flows.csv", "flows.parquet", "summary.json", "timeseries_odd.parquet", "timeseries_queue.parquet",
+    ]
+    notes = capsys.readouterr().err
+    for name in ("fct_cdf.png", "slowdown_by_size.png", "timeseries_queue.png", "timeseries_odd.png"):
+        assert f"note: {name} not written" in notes
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["complete"] is False
+    assert summary["all"]["fct_us"] == dict.fromkeys(["mean", "p50", "p90", "p99", "p999", "max"])
+
+
+def test_a_run_without_flows_writes_without_crashing(tmp_path: Path) -> None:
+    out = make([]).write(tmp_path / "out")
+    assert json.loads((out / "summary.json").read_text())["all"]["flows"] == 0
+
+
+def test_rewriting_a_directory_drops_outputs_of_the_earlier_run(tmp_path: Path) -> None:
+    make(timeseries={"queue": QUEUE}).write(tmp_path)
+    make([("perm", -1, 0.0, NAN)]).write(tmp_path)
+    assert not list(tmp_path.glob("*.png"))
+    assert not list(tmp_path.glob("timeseries_*"))
