@@ -23,6 +23,14 @@ impl fmt::Display for ScenarioError {
 }
 impl std::error::Error for ScenarioError {}
 
+/// Replaces Rust type names in serde's messages with words a scenario author uses.
+fn plain(msg: String) -> String {
+    msg.replace("expected u32", "expected a whole number >= 0")
+        .replace("expected u64", "expected a whole number >= 0")
+        .replace("expected f64", "expected a number")
+        .replace("expected a boolean", "expected true or false")
+}
+
 pub(crate) fn err<T>(field: &str, msg: impl fmt::Display) -> Result<T, ScenarioError> {
     Err(ScenarioError(format!("{field}: {msg}")))
 }
@@ -514,14 +522,19 @@ pub struct Scenario {
     pub output: OutputCfg,
 }
 
-fn path_error<E: fmt::Display>(e: serde_path_to_error::Error<E>) -> ScenarioError {
+/// For JSON (built by the Python layer from the user's TOML), serde_json's " at line L
+/// column C" points into text the user never saw, so it is dropped.
+fn json_error(e: serde_path_to_error::Error<serde_json::Error>) -> ScenarioError {
     let path = e.path().to_string();
-    let inner = e.inner().to_string();
-    // toml/serde_json append " at line N column M"; keep it, it helps in files.
+    let full = e.inner().to_string();
+    let inner = match full.rfind(" at line ") {
+        Some(i) => full[..i].to_string(),
+        None => full,
+    };
     if path == "." || path.is_empty() {
-        ScenarioError(inner)
+        ScenarioError(plain(inner))
     } else {
-        ScenarioError(format!("{path}: {inner}"))
+        ScenarioError(plain(format!("{path}: {inner}")))
     }
 }
 
@@ -530,18 +543,18 @@ impl Scenario {
         let de = toml::Deserializer::new(text);
         serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
-            let msg = e.inner().message().to_string();
             if path == "." || path.is_empty() {
-                ScenarioError(msg)
+                // A syntax error: toml's full rendering shows the line and a caret.
+                ScenarioError(format!("scenario is not valid TOML: {}", e.inner()))
             } else {
-                ScenarioError(format!("{path}: {msg}"))
+                ScenarioError(plain(format!("{path}: {}", e.inner().message())))
             }
         })
     }
 
     pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
         let mut de = serde_json::Deserializer::from_str(text);
-        serde_path_to_error::deserialize(&mut de).map_err(path_error)
+        serde_path_to_error::deserialize(&mut de).map_err(json_error)
     }
 
     pub fn from_file(path: &Path) -> Result<Scenario, ScenarioError> {

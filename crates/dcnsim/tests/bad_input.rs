@@ -1,0 +1,158 @@
+//! Bad input is rejected before anything runs, with a message that names the field and
+//! says what is allowed (one test per class of mistake).
+
+mod common;
+
+use common::build_err;
+
+const TOPO: &str = r#"
+[topology]
+kind = "fat_tree"
+tiers = 2
+hosts = 16
+"#;
+
+const WORK: &str = r#"
+[[workload]]
+kind = "permutation"
+size = "1MB"
+"#;
+
+fn with(extra: &str) -> String {
+    format!("{TOPO}{extra}{WORK}")
+}
+
+fn assert_mentions(msg: &str, parts: &[&str]) {
+    for p in parts {
+        assert!(msg.contains(p), "message `{msg}` lacks `{p}`");
+    }
+}
+
+#[test]
+fn unknown_keys_are_named_with_their_path_and_the_allowed_keys() {
+    let m = build_err(&format!("{TOPO}link_rat = \"1Gbps\"\n{WORK}"));
+    assert_mentions(&m, &["topology", "link_rat", "link_rate"]);
+    let m = build_err(&format!("colour = 1\n{TOPO}{WORK}"));
+    assert_mentions(&m, &["colour", "topology"]);
+    let m = build_err(&with("[transport]\ndctcp = { gain = 0.1 }\n"));
+    assert_mentions(&m, &["transport.dctcp", "gain", "g"]);
+}
+
+#[test]
+fn unknown_algorithm_names_list_the_allowed_ones() {
+    let m = build_err(&with("[transport]\ncc = \"cubic\"\n"));
+    assert_mentions(&m, &["transport.cc", "cubic", "newreno", "dctcp"]);
+    let m = build_err(&with("[transport]\nlb = \"flowlet\"\n"));
+    assert_mentions(&m, &["transport.lb", "ecmp", "ops"]);
+    let m = build_err(&format!(
+        "{TOPO}[[workload]]\nkind = \"permutation\"\nsize = \"1MB\"\ncc = \"bbr\"\n"
+    ));
+    assert_mentions(&m, &["workload[0].cc", "bbr", "dctcp"]);
+    let m = build_err(&format!("{TOPO}[[workload]]\nkind = \"shuffle\"\n"));
+    assert_mentions(&m, &["workload[0].kind", "permutation", "incast"]);
+    let m = build_err(&format!("[topology]\nkind = \"torus\"\nhosts = 4\n{WORK}"));
+    assert_mentions(&m, &["topology.kind", "fat_tree", "dumbbell"]);
+}
+
+#[test]
+fn zero_or_negative_rates_and_unitless_values_are_rejected() {
+    for bad in ["\"0Gbps\"", "\"-5Gbps\"", "100"] {
+        let m = build_err(&format!("{TOPO}link_rate = {bad}\n{WORK}"));
+        assert_mentions(&m, &["topology.link_rate"]);
+    }
+    let m = build_err(&format!("{TOPO}link_rate = \"100Gbs\"\n{WORK}"));
+    assert_mentions(&m, &["topology.link_rate", "Gbps"]);
+    let m = build_err(&format!("{TOPO}link_latency = 500\n{WORK}"));
+    assert_mentions(&m, &["topology.link_latency", "unit"]);
+    let m = build_err(&format!("{TOPO}{WORK}").replace("\"1MB\"", "\"-1MB\""));
+    assert_mentions(&m, &["workload[0].size"]);
+    let m = build_err(&format!("{TOPO}loss_rate = 1.5\n{WORK}"));
+    assert_mentions(&m, &["topology.loss_rate", "< 1"]);
+}
+
+#[test]
+fn buffer_smaller_than_one_mtu_is_rejected() {
+    let m = build_err(&with("[switch]\nbuffer = \"2KB\"\n"));
+    assert_mentions(&m, &["switch.buffer", "2000", "MTU", "4096"]);
+}
+
+#[test]
+fn more_hosts_than_the_tiers_hold_is_rejected() {
+    let m = build_err(&format!(
+        "[topology]\nkind = \"fat_tree\"\ntiers = 3\nradix = 8\nhosts = 200\n{WORK}"
+    ));
+    assert_mentions(&m, &["topology.hosts", "200", "radix 8", "128"]);
+    let m = build_err(&format!(
+        "[topology]\nkind = \"fat_tree\"\ntiers = 4\nhosts = 16\n{WORK}"
+    ));
+    assert_mentions(&m, &["topology.tiers", "2", "3"]);
+    let m = build_err(&format!(
+        "[topology]\nkind = \"fat_tree\"\nradix = 7\nhosts = 16\n{WORK}"
+    ));
+    assert_mentions(&m, &["topology.radix", "even"]);
+}
+
+#[test]
+fn a_flow_to_itself_is_rejected() {
+    let dir = std::env::temp_dir().join(format!("dcnsim-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("self.csv"),
+        "src,dst,size,start\n0,1,1MB,0\n3,3,1MB,0\n",
+    )
+    .unwrap();
+    let toml = format!("{TOPO}[[workload]]\nkind = \"flows\"\nfile = \"self.csv\"\n");
+    let m = match dcnsim::from_toml(&toml, &dir) {
+        Ok(_) => panic!("accepted"),
+        Err(e) => e.0,
+    };
+    assert_mentions(&m, &["workload[0].file", "line 3", "itself"]);
+    let m = build_err(&format!(
+        "{TOPO}[[workload]]\nkind = \"incast\"\nsenders = 16\nsize = \"1MB\"\n"
+    ));
+    assert_mentions(&m, &["workload[0].senders", "1..=15"]);
+}
+
+#[test]
+fn disconnected_topology_is_rejected() {
+    let m = build_err(&format!("{TOPO}failed_links = 0.9\n{WORK}"));
+    assert_mentions(&m, &["topology.failed_links", "disconnects"]);
+}
+
+#[test]
+fn malformed_files_name_the_line() {
+    let m = build_err("[topology\nkind = 1");
+    assert!(m.contains("line 1") || m.contains("TOML"), "{m}");
+    let dir = std::env::temp_dir().join(format!("dcnsim-badcm-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("m.cm"),
+        "Nodes 16\nConnections 1\n0->x id 1 start 0 size 10\n",
+    )
+    .unwrap();
+    let toml = format!("{TOPO}[[workload]]\nkind = \"htsim_cm\"\nfile = \"m.cm\"\n");
+    let m = dcnsim::from_toml(&toml, &dir).err().unwrap().0;
+    assert_mentions(&m, &["workload[0].file", "line 3", "x"]);
+    let m = build_err(&format!(
+        "{TOPO}[[workload]]\nkind = \"flows\"\nfile = \"/nonexistent/f.csv\"\n"
+    ));
+    assert_mentions(&m, &["workload[0].file", "cannot read"]);
+}
+
+#[test]
+fn misplaced_and_missing_fields_are_named() {
+    let m = build_err(&format!(
+        "{TOPO}[[workload]]\nkind = \"permutation\"\nsize = \"1MB\"\nsenders = 3\n"
+    ));
+    assert_mentions(&m, &["workload[0].senders", "permutation"]);
+    let m = build_err(&format!(
+        "{TOPO}[[workload]]\nkind = \"permutation\"\nsize = \"infinite\"\n"
+    ));
+    assert_mentions(&m, &["workload[0].stop", "infinite"]);
+    let m = build_err(TOPO);
+    assert_mentions(&m, &["workload", "permutation"]);
+    let m = build_err(&format!(
+        "[topology]\nkind = \"star\"\nhosts = 4\nradix = 8\n{WORK}"
+    ));
+    assert_mentions(&m, &["topology.radix", "fat_tree"]);
+}
