@@ -104,20 +104,35 @@ def _slowdown_by_size(finished: pd.DataFrame, path: Path) -> None:
     _save(fig, path)
 
 
+# Columns that identify a series rather than measure something: never plotted as values.
+_ID_COLUMNS = frozenset({"port", "node", "peer", "flow", "variable"})
+
+
 def _timeseries(name: str, table: pd.DataFrame, path: Path) -> None:
     """Plot a sampler table: ``time_us``, then a key column (port, flow...), then values.
 
     Tables are treated generically so that a new sampler in the core gets a plot without
     a change here: the first column after ``time_us`` names the series (one line per
     port or flow, the ``_MAX_SERIES`` with the largest mean), and each further numeric
-    column gets its own panel. A table with a single value column is one line.
+    column that is not an identifier gets its own panel. A long-format table (a
+    ``variable`` column beside one ``value`` column, as the congestion-control sampler
+    writes) gets one panel per variable.
     """
     if table.empty or "time_us" not in table.columns:
         _skip(path.name, "no samples" if table.empty else "the table has no time_us column")
         return
+    if "variable" in table.columns and "value" in table.columns:
+        table = table.pivot_table(
+            index=[c for c in table.columns if c not in ("variable", "value")],
+            columns="variable",
+            values="value",
+        ).reset_index()
+        table.columns.name = None
     columns = [c for c in table.columns if c != "time_us"]
     key = columns[0] if len(columns) > 1 else None
-    values = [c for c in columns if c != key and pd.api.types.is_numeric_dtype(table[c])]
+    values = [
+        c for c in columns if c != key and c not in _ID_COLUMNS and pd.api.types.is_numeric_dtype(table[c])
+    ]
     if not values:
         _skip(path.name, "the table has no numeric value column")
         return

@@ -363,6 +363,7 @@ impl Flow {
     pub fn on_ack(&mut self, now: Time, ack: &Packet, cfg: &TransportConfig) -> AckOutcome {
         let cum = ack.psn;
         let sacked = ack.sacked_psn;
+        let in_flight_before = self.sender.in_flight;
         let mut newly = 0u64;
         let mut progressed = false;
         {
@@ -434,6 +435,7 @@ impl Flow {
             cum_ack: s.cum_acked,
             snd_nxt: s.next_new,
             in_flight: s.in_flight,
+            in_flight_before,
         };
         s.cc.on_ack(&sample);
         if lost_any {

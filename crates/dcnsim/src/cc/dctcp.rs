@@ -134,7 +134,13 @@ impl CongestionControl for Dctcp {
         if a.ece {
             self.cut(1.0 - self.alpha / 2.0, a.snd_nxt);
         } else if !just_exited {
-            reno_increase(&mut self.cwnd, self.ssthresh, self.mss, a.newly_acked);
+            reno_increase(
+                &mut self.cwnd,
+                self.ssthresh,
+                self.mss,
+                a.newly_acked,
+                a.in_flight_before,
+            );
         }
     }
 
@@ -184,6 +190,7 @@ mod tests {
             cum_ack: cum,
             snd_nxt: nxt,
             in_flight: 0,
+            in_flight_before: u64::MAX / 4,
         }
     }
 

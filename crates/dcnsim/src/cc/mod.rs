@@ -24,6 +24,8 @@ pub struct AckSample {
     pub snd_nxt: u32,
     /// Wire bytes in flight after this ACK.
     pub in_flight: u64,
+    /// Wire bytes that were in flight when this ACK arrived (before it freed any).
+    pub in_flight_before: u64,
 }
 
 pub trait CongestionControl: Send {
@@ -47,12 +49,29 @@ pub trait CongestionControl: Send {
     fn observe(&self, _out: &mut dyn FnMut(&'static str, f64)) {}
 }
 
-/// Standard TCP congestion avoidance: +1 MSS per window of acknowledged bytes.
+/// Standard TCP growth: slow start below `ssthresh`, else +1 MSS per window of
+/// acknowledged bytes; but only while the window is what limits the sender (RFC 7661,
+/// as Linux's `tcp_is_cwnd_limited`): a flow held back by its NIC or by having nothing to
+/// send would otherwise inflate cwnd without bound and burst later. `in_flight` is the
+/// bytes outstanding before this ACK.
 #[inline]
-pub(crate) fn reno_increase(cwnd: &mut u64, ssthresh: u64, mss: u64, newly_acked: u64) {
+pub(crate) fn reno_increase(
+    cwnd: &mut u64,
+    ssthresh: u64,
+    mss: u64,
+    newly_acked: u64,
+    in_flight: u64,
+) {
     if *cwnd < ssthresh {
+        // Slow start may double what was actually in flight.
+        if 2 * in_flight < *cwnd {
+            return;
+        }
         *cwnd += newly_acked.min(ssthresh - *cwnd).max(1);
     } else {
+        if in_flight + mss < *cwnd {
+            return;
+        }
         *cwnd += (mss * newly_acked / (*cwnd).max(1)).max(1);
     }
 }

@@ -1,0 +1,102 @@
+"""Workload shapes and imports, end to end through the compiled simulator. Each check is
+a property of the workload's definition (a derangement, n·(n−1) pairs, N:1), not a number
+read off an earlier run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import dcnsim
+
+pytestmark = pytest.mark.core
+
+TOPOLOGY = """
+seed = 7
+[topology]
+kind = "fat_tree"
+tiers = 2
+hosts = 32
+link_rate = "100Gbps"
+"""
+
+
+def run(tmp_path: Path, workloads: str, files: dict[str, str] | None = None) -> dcnsim.Result:
+    for name, text in (files or {}).items():
+        (tmp_path / name).write_text(text)
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(TOPOLOGY + workloads)
+    return dcnsim.run(scenario)
+
+
+def test_permutation_is_a_derangement_over_the_chosen_subset(tmp_path: Path) -> None:
+    flows = run(tmp_path, '[[workload]]\nkind = "permutation"\nhosts = 12\nsize = "64KB"\n').flows
+    assert len(flows) == 12
+    assert sorted(flows.src) == sorted(flows.dst), "every chosen host sends once and receives once"
+    assert (flows.src != flows.dst).all()
+    assert flows.finished.all()
+
+
+def test_all_to_all_has_every_ordered_pair(tmp_path: Path) -> None:
+    flows = run(tmp_path, '[[workload]]\nkind = "all_to_all"\nhosts = [0, 5, 9, 30]\nsize = "16KB"\n').flows
+    pairs = set(zip(flows.src, flows.dst))
+    assert pairs == {(a, b) for a in (0, 5, 9, 30) for b in (0, 5, 9, 30) if a != b}
+
+
+def test_incast_sends_everything_to_the_receiver(tmp_path: Path) -> None:
+    flows = run(tmp_path, '[[workload]]\nkind = "incast"\nsenders = 10\nreceiver = 3\nsize = "100KB"\n').flows
+    assert len(flows) == 10 and (flows.dst == 3).all() and flows.src.nunique() == 10
+    assert (flows.delivered == 100_000).all(), "a finished flow delivered exactly its size"
+
+
+def test_flow_csv_and_htsim_cm_resolve_relative_to_the_scenario(tmp_path: Path) -> None:
+    files = {
+        "flows.csv": "src,dst,size,start\n0,1,2MB,0\n2,3,1500,10us\n",
+        "matrix.cm": "Nodes 32\nConnections 2\n4->5 id 1 start 0 size 4096\n6->7 id 2 start 12.5 size 9000\n",
+    }
+    result = run(
+        tmp_path,
+        '[[workload]]\nkind = "flows"\nfile = "flows.csv"\ntag = "csv"\n'
+        '[[workload]]\nkind = "htsim_cm"\nfile = "matrix.cm"\ntag = "cm"\n',
+        files,
+    )
+    f = result.flows.set_index(["src", "dst"])
+    assert f.loc[(0, 1), "size"] == 2_000_000 and f.loc[(2, 3), "start_us"] == 10.0
+    assert f.loc[(6, 7), "start_us"] == 12.5 and f.loc[(6, 7), "tag"] == "cm"
+    assert result.flows.finished.all()
+    assert set(result.summary["workloads"]) == {"csv", "cm"}
+
+
+def test_infinite_flows_stop_and_report_delivered_bytes(tmp_path: Path) -> None:
+    result = run(
+        tmp_path,
+        '[[workload]]\nkind = "permutation"\nhosts = 4\nsize = "infinite"\nstop = "200us"\n',
+    )
+    flows = result.flows
+    assert (flows["size"] == -1).all() and not flows.finished.any()
+    # At most the link rate for the flow's lifetime can have arrived.
+    assert (flows.delivered <= 100e9 / 8 * 200e-6).all()
+    assert (flows.delivered > 0).all()
+
+
+def test_time_series_obey_their_invariants(tmp_path: Path) -> None:
+    result = run(
+        tmp_path,
+        '[output]\nsample_interval = "5us"\n'
+        '[switch]\nbuffer = "200KB"\n'
+        '[[workload]]\nkind = "incast"\nsenders = 8\nreceiver = 0\nsize = "500KB"\n',
+    )
+    ts = result.timeseries
+    assert {"queue", "cwnd", "cc"} <= set(ts)
+    q = ts["queue"]
+    assert (q.bytes >= 0).all() and (q.bytes <= 200_000).all(), "a queue never exceeds its buffer"
+    assert q.bytes.max() > 0, "an 8:1 incast queues somewhere"
+    times = sorted(q.time_us.unique())
+    assert all(abs(b - a - 5.0) < 1e-9 for a, b in zip(times, times[1:]))
+    c = ts["cwnd"]
+    for _, g in c.groupby("flow"):
+        d = g.sort_values("time_us").delivered_bytes
+        assert d.is_monotonic_increasing and d.max() <= 500_000
+    alpha = ts["cc"].query("variable == 'alpha'").value
+    assert ((alpha >= 0) & (alpha <= 1)).all()
