@@ -698,4 +698,48 @@ mod tests {
         assert!(r.has(flags::RETX));
         assert_eq!(f.sender.retransmits, 1);
     }
+
+    /// A pacing rate spaces packets by their serialisation time at that rate.
+    #[test]
+    fn pacing_spaces_packets_at_the_pacing_rate() {
+        struct Paced;
+        impl CongestionControl for Paced {
+            fn name(&self) -> &'static str {
+                "paced"
+            }
+            fn on_ack(&mut self, _: &AckSample) {}
+            fn on_loss(&mut self, _: Time, _: u32, _: u32) {}
+            fn on_timeout(&mut self, _: Time, _: u32) {}
+            fn cwnd(&self) -> u64 {
+                1 << 30
+            }
+            fn pacing_rate(&self) -> Option<Rate> {
+                Some(Rate::gbps(1))
+            }
+        }
+        let c = cfg(1);
+        let mut f = Flow::new(
+            0,
+            0,
+            1,
+            100_000,
+            Time::ZERO,
+            Time::MAX,
+            0,
+            Box::new(Paced),
+            &c,
+            7,
+            false,
+            "ecmp",
+        );
+        f.started = true;
+        assert_eq!(f.send_state(Time::ZERO), SendState::Ready);
+        f.emit(Time::ZERO, 0);
+        // 1064 wire bytes at 1 Gbps = 8.512 us.
+        assert_eq!(
+            f.send_state(Time(1)),
+            SendState::PacedUntil(Time(8_512_000))
+        );
+        assert_eq!(f.send_state(Time(8_512_000)), SendState::Ready);
+    }
 }
