@@ -41,9 +41,16 @@ struct Entry {
 }
 
 impl Entry {
-    #[inline]
+    /// (time, tie) as one 128-bit integer: a branch-free comparison, which profiling
+    /// showed matters (the heap's compares were the hottest lines of a 1024-host run).
+    #[inline(always)]
+    fn key(&self) -> u128 {
+        ((self.time as u128) << 64) | self.seq as u128
+    }
+
+    #[inline(always)]
     fn before(&self, other: &Entry) -> bool {
-        (self.time, self.seq) < (other.time, other.seq)
+        self.key() < other.key()
     }
 }
 

@@ -77,53 +77,57 @@ pub struct PortStats {
     pub last_change: Time,
 }
 
+/// Fields are laid out by how often the per-packet path touches them (`repr(C)` keeps
+/// that order): the first cache line holds everything enqueue, transmit and arrival
+/// read; counters and configuration used once per packet follow; the rest is cold.
+#[repr(C)]
 pub struct Port {
-    /// Node that transmits on this port.
-    pub node: u32,
-    /// Node at the far end.
-    pub peer: u32,
-    pub rate: Rate,
+    /// Bytes waiting in `queue`.
+    pub queued_bytes: u64,
+    /// Byte capacity of the queue (not counting the packet being serialised).
+    pub buffer: u64,
+    /// The serialiser is busy until this time.
+    pub busy_until: Time,
     ps_per_byte_q16: u64,
     /// Propagation latency plus the far node's forwarding latency (folded in so that a
     /// switch's processing delay costs no event).
     pub latency: Time,
-    /// Byte capacity of the queue (not counting the packet being serialised).
-    pub buffer: u64,
+    /// Node at the far end.
+    pub peer: u32,
+    /// Node that transmits on this port.
+    pub node: u32,
+    /// A `PortFree` event is pending.
+    pub wake_pending: bool,
+    /// A failed link carries nothing; routing avoids it.
+    pub up: bool,
+    pub queue: VecDeque<u32>,
+    /// Packets on the wire, oldest first, with their arrival times at the far end.
+    pub pipe: VecDeque<(Time, u32)>,
     pub ecn: Option<EcnPolicy>,
     /// Probability that a packet is lost on this link (fault injection).
     pub loss_rate: f64,
-    /// A failed link carries nothing; routing avoids it.
-    pub up: bool,
-
-    pub queue: VecDeque<u32>,
-    pub queued_bytes: u64,
-    /// The serialiser is busy until this time.
-    pub busy_until: Time,
-    /// A `PortFree` event is pending.
-    pub wake_pending: bool,
-    /// Packets on the wire, oldest first, with their arrival times at the far end.
-    pub pipe: VecDeque<(Time, u32)>,
     pub stats: PortStats,
+    pub rate: Rate,
 }
 
 impl Port {
     pub fn new(node: u32, peer: u32, rate: Rate, latency: Time, buffer: u64) -> Port {
         Port {
-            node,
-            peer,
-            rate,
+            queued_bytes: 0,
+            buffer,
+            busy_until: Time::ZERO,
             ps_per_byte_q16: rate.ps_per_byte_q16(),
             latency,
-            buffer,
-            ecn: None,
-            loss_rate: 0.0,
+            peer,
+            node,
+            wake_pending: false,
             up: true,
             queue: VecDeque::new(),
-            queued_bytes: 0,
-            busy_until: Time::ZERO,
-            wake_pending: false,
             pipe: VecDeque::new(),
+            ecn: None,
+            loss_rate: 0.0,
             stats: PortStats::default(),
+            rate,
         }
     }
 
