@@ -22,7 +22,7 @@ def test_bench_prints_one_line_per_scenario(dcnsim_cli: Cli, tiny_toml: Path, tm
     lines = done.stdout.splitlines()
     assert len(lines) == 1
     assert re.fullmatch(
-        r"tiny  wall \d+\.\d{3} s  events \d+  events/s \S+  packets/s \S+  peak RSS \d+\.\d MiB", lines[0]
+        r"tiny  wall \d+\.\d{3} s  events \d+  events/s \S+  packets/s \S+  peak RSS \d+\.\d MiB  peak in flight \d+ pkts", lines[0]
     ), lines[0]
 
 

@@ -42,6 +42,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         "events": sim.events,
         "packets": sim.packets,
         "peak_rss_bytes": rss_bytes,
+        "peak_packets_in_flight": sim.stats()["peak_packets_in_flight"],
     }))
     return 0
 

@@ -149,7 +149,8 @@ def _bench_command(args: argparse.Namespace) -> int:
         print(
             f"{path.stem:<{width}}  wall {wall:.3f} s  events {m['events']}"
             f"  events/s {_fmt.si(m['events'] / wall)}  packets/s {_fmt.si(m['packets'] / wall)}"
-            f"  peak RSS {m['peak_rss_bytes'] / 2**20:.1f} MiB",
+            f"  peak RSS {m['peak_rss_bytes'] / 2**20:.1f} MiB"
+            f"  peak in flight {m['peak_packets_in_flight']} pkts",
             flush=True,
         )
     return 1 if failures else 0
