@@ -117,7 +117,14 @@ impl Simulation {
                 }
             }
             Event::Sample => self.sample(),
-            Event::Stop => self.done = true,
+            Event::Stop => {
+                if self.duration.is_none() && self.unfinished_finite > 0 {
+                    // Only the infinite flows' stop time: finite flows still run to the end.
+                    self.has_infinite = false;
+                } else {
+                    self.done = true;
+                }
+            }
         }
     }
 
@@ -442,12 +449,14 @@ impl Simulation {
         }
     }
 
-    /// Keeps one timer event pending per flow; it is re-armed lazily when it fires early.
+    /// Makes sure an `Rto` event is pending no later than the flow's deadline. A later
+    /// deadline reuses the pending event (re-armed when it fires early); an earlier one
+    /// schedules a new event, and the old one is ignored when it fires.
     fn arm_rto(&mut self, f: u32) {
         let s = &mut self.flows[f as usize].sender;
-        if s.rto_deadline != Time::MAX && !s.rto_event_pending {
-            s.rto_event_pending = true;
+        if s.rto_deadline != Time::MAX && s.rto_deadline < s.rto_event_at {
             let at = s.rto_deadline.max(self.events.now());
+            s.rto_event_at = at;
             self.events.schedule(at, Event::Rto(f));
         }
     }
@@ -455,7 +464,10 @@ impl Simulation {
     fn rto_fired(&mut self, f: u32) {
         let now = self.now();
         let flow = &mut self.flows[f as usize];
-        flow.sender.rto_event_pending = false;
+        if now != flow.sender.rto_event_at {
+            return;
+        }
+        flow.sender.rto_event_at = Time::MAX;
         let deadline = flow.sender.rto_deadline;
         if deadline == Time::MAX || flow.sender_done() {
             return;

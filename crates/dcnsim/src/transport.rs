@@ -69,7 +69,9 @@ pub struct Sender {
     pub rto: Time,
     backoff: u32,
     pub rto_deadline: Time,
-    pub rto_event_pending: bool,
+    /// Time of the pending `Rto` event (`Time::MAX`: none). A deadline that moves
+    /// earlier gets a new event; stale ones are ignored when they fire.
+    pub rto_event_at: Time,
     next_send_at: Time,
     pub stop_at: Time,
     pub retransmits: u64,
@@ -195,7 +197,7 @@ impl Flow {
                 rto: cfg.rto_initial,
                 backoff: 0,
                 rto_deadline: Time::MAX,
-                rto_event_pending: false,
+                rto_event_at: Time::MAX,
                 next_send_at: Time::ZERO,
                 stop_at,
                 retransmits: 0,
@@ -488,6 +490,8 @@ impl Flow {
         let ce = pkt.has(flags::CE);
         let psn = pkt.psn;
 
+        // RFC 5681 §4.2: a segment that fills (part of) a gap is ACKed at once.
+        let had_gap = !r.ooo.is_empty();
         let mut duplicate = psn < r.rcv_next;
         let in_order = psn == r.rcv_next;
         if !duplicate {
@@ -529,7 +533,13 @@ impl Flow {
             r.finish = Some(now);
             out.finished_now = true;
         }
-        if r.pending >= cfg.ack_ratio || duplicate || !in_order || !r.ooo.is_empty() || complete {
+        if r.pending >= cfg.ack_ratio
+            || duplicate
+            || !in_order
+            || had_gap
+            || !r.ooo.is_empty()
+            || complete
+        {
             out.acks[1] = Some(AckToSend {
                 cum: r.rcv_next,
                 sacked_psn: psn,
@@ -741,5 +751,20 @@ mod tests {
             SendState::PacedUntil(Time(8_512_000))
         );
         assert_eq!(f.send_state(Time(8_512_000)), SendState::Ready);
+    }
+
+    /// RFC 5681 §4.2: the packet that fills a gap is acknowledged at once, even when ACKs
+    /// are coalesced, or a sender blocked by a small window waits for the delayed-ACK timer.
+    #[test]
+    fn a_gap_filling_packet_is_acked_at_once() {
+        let c = cfg(2);
+        let mut f = flow(10 * 1000, &c);
+        for psn in [0, 2, 3] {
+            f.on_data(Time::ZERO, &data(psn, false), &c);
+        }
+        let out = f.on_data(Time::ZERO, &data(1, false), &c);
+        let ack = out.acks[1].expect("immediate ACK for the hole fill");
+        assert_eq!(ack.cum, 4);
+        assert!(!out.arm_delayed_ack);
     }
 }

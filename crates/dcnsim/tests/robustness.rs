@@ -112,3 +112,77 @@ fn failed_links_carry_nothing_and_traffic_still_completes() {
         );
     }
 }
+
+/// A retransmission timer never fires late: at any moment, a flow with data outstanding
+/// has a deadline in the future (its deadline may move earlier, e.g. when an ACK ends a
+/// backed-off timeout, and the timer must follow).
+#[test]
+fn retransmission_timer_never_fires_late() {
+    let mut s = common::sim(
+        r#"
+        seed = 7
+        [topology]
+        kind = "dumbbell"
+        hosts = 8
+        link_rate = "100Gbps"
+        link_latency = "1us"
+        loss_rate = 0.3
+        [switch]
+        ecn = { enabled = false }
+        [transport]
+        cc = "newreno"
+        rto_min = "100us"
+        rto_max = "100ms"
+        [[workload]]
+        kind = "permutation"
+        size = "200KB"
+        "#,
+    );
+    let step = dcnsim::Time::from_us(1);
+    let mut t = dcnsim::Time::ZERO;
+    let mut overdue = 0;
+    while !s.is_done() {
+        t = t + step;
+        s.run_until(t);
+        for f in &s.flows {
+            let d = f.sender.rto_deadline;
+            if d != dcnsim::Time::MAX && !f.sender_done() && f.has_outstanding() && d + step < t {
+                overdue += 1;
+            }
+        }
+    }
+    assert!(s.counters.timeouts > 0);
+    assert_eq!(
+        overdue, 0,
+        "samples where an RTO deadline had passed without the timer firing"
+    );
+    assert_all_delivered(&s);
+}
+
+/// Without `duration`, infinite flows stopping does not end the run while finite flows
+/// are still going.
+#[test]
+fn finite_flows_outlive_the_infinite_flows_stop() {
+    let dir = std::env::temp_dir().join(format!("dcnsim-stop-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("f.csv"), "src,dst,size,start\n2,3,10MB,0\n").unwrap();
+    let toml = r#"
+        [topology]
+        kind = "star"
+        hosts = 4
+        [[workload]]
+        kind = "incast"
+        senders = 1
+        receiver = 1
+        size = "infinite"
+        stop = "100us"
+        [[workload]]
+        kind = "flows"
+        file = "f.csv"
+        "#;
+    let mut s = dcnsim::from_toml(toml, &dir).unwrap();
+    s.run();
+    let big = s.flows.iter().find(|f| !f.is_infinite()).unwrap();
+    assert_eq!(big.receiver.delivered, 10_000_000);
+    assert!(big.receiver.finish.is_some());
+}

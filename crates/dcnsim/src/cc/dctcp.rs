@@ -58,6 +58,9 @@ pub struct Dctcp {
     /// In CWR/recovery until the cumulative ACK reaches `recover`: no cut, no growth.
     reduced: bool,
     recover: u32,
+    /// After an RTO (Loss state) ECE on data sent before the timeout does not cut, while
+    /// slow start proceeds.
+    loss_until: u32,
 }
 
 impl Dctcp {
@@ -73,6 +76,7 @@ impl Dctcp {
             window_end: None,
             reduced: false,
             recover: 0,
+            loss_until: 0,
         }
     }
 
@@ -131,7 +135,7 @@ impl CongestionControl for Dctcp {
             self.reduced = false;
             just_exited = true;
         }
-        if a.ece {
+        if a.ece && a.cum_ack >= self.loss_until {
             self.cut(1.0 - self.alpha / 2.0, a.snd_nxt);
         } else if !just_exited {
             reno_increase(
@@ -164,6 +168,7 @@ impl CongestionControl for Dctcp {
         self.cwnd = self.mss;
         self.reduced = false;
         self.recover = snd_nxt;
+        self.loss_until = snd_nxt;
     }
 
     fn cwnd(&self) -> u64 {
@@ -270,5 +275,34 @@ mod tests {
         assert_eq!(ns3.cwnd(), 90 * MSS);
         ns3.on_timeout(Time::ZERO, 100);
         assert_eq!(ns3.cwnd(), MSS);
+    }
+
+    /// After a timeout, ECE on data sent before it belongs to the congestion already
+    /// answered by the timeout: slow start must go on (spec §2.3 cuts only when OPEN).
+    #[test]
+    fn marks_on_pre_timeout_data_do_not_cut_after_a_timeout() {
+        let mut c = Dctcp::new(
+            &DctcpParams {
+                alpha_init: 0.5,
+                ..Default::default()
+            },
+            MSS,
+            40 * MSS,
+        );
+        c.on_timeout(Time::ZERO, 100);
+        assert_eq!(c.cwnd(), MSS);
+        let mut a = ack(1, 100, true);
+        a.in_flight_before = MSS;
+        c.on_ack(&a);
+        for cum in 2..12 {
+            let mut a = ack(cum, 101, false);
+            a.in_flight_before = c.cwnd();
+            c.on_ack(&a);
+        }
+        assert!(
+            c.cwnd() >= 10 * MSS,
+            "slow start stalled at {} MSS",
+            c.cwnd() / MSS
+        );
     }
 }
