@@ -12,12 +12,7 @@ use pyo3::types::PyDict;
 
 use dcnsim::stats::{Column, Table};
 
-create_exception!(
-    _core,
-    ScenarioError,
-    PyValueError,
-    "A scenario failed validation; the message names the field."
-);
+create_exception!(_core, ScenarioError, PyValueError, "A scenario failed validation; the message names the field.");
 
 #[pyclass(unsendable, module = "dcnsim._core")]
 struct Simulation {
@@ -41,10 +36,8 @@ fn table_to_dict<'py>(py: Python<'py>, t: &Table) -> PyResult<Bound<'py, PyDict>
 impl Simulation {
     #[new]
     fn new(scenario_json: &str, base_dir: &str) -> PyResult<Self> {
-        let scenario =
-            dcnsim::Scenario::from_json(scenario_json).map_err(|e| ScenarioError::new_err(e.0))?;
-        let inner = dcnsim::build(&scenario, Path::new(base_dir))
-            .map_err(|e| ScenarioError::new_err(e.0))?;
+        let scenario = dcnsim::Scenario::from_json(scenario_json).map_err(|e| ScenarioError::new_err(e.0))?;
+        let inner = dcnsim::build(&scenario, Path::new(base_dir)).map_err(|e| ScenarioError::new_err(e.0))?;
         Ok(Simulation { inner })
     }
 

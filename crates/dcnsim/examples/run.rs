@@ -20,12 +20,7 @@ fn main() {
     println!("{:>24} {:.3}", "wall_s", wall);
     println!("{:>24} {:.2}M", "events_per_s", ev / wall / 1e6);
     let t = sim.flow_table();
-    let mut sd: Vec<f64> = t
-        .f64s("slowdown")
-        .iter()
-        .copied()
-        .filter(|x| x.is_finite())
-        .collect();
+    let mut sd: Vec<f64> = t.f64s("slowdown").iter().copied().filter(|x| x.is_finite()).collect();
     sd.sort_by(|a, b| a.partial_cmp(b).unwrap());
     if !sd.is_empty() {
         println!(

@@ -7,9 +7,7 @@ use std::path::Path;
 use crate::engine::{Event, EventQueue, Rng};
 use crate::net::{EcnPolicy, PacketArena, Port};
 use crate::routing::Routing;
-use crate::scenario::{
-    err, InitialWindow, LbName, QueueSampling, Scenario, ScenarioError, TopologyKind,
-};
+use crate::scenario::{err, InitialWindow, LbName, QueueSampling, Scenario, ScenarioError, TopologyKind};
 use crate::sim::{Counters, Simulation};
 use crate::stats::{ideal_fct, Hop, Sampler};
 use crate::topology::{self, FatTreeShape, Tier, TierLinks, Topology};
@@ -27,18 +25,12 @@ fn check_fraction(field: &str, v: f64) -> Result<(), ScenarioError> {
 fn build_topology(s: &Scenario) -> Result<Topology, ScenarioError> {
     let t = &s.topology;
     if t.hosts < 2 {
-        return err(
-            "topology.hosts",
-            format!("{}: a network needs at least 2 hosts", t.hosts),
-        );
+        return err("topology.hosts", format!("{}: a network needs at least 2 hosts", t.hosts));
     }
     let rate = t.link_rate.0;
     let lat = t.link_latency.0;
     let pick = |r: Option<crate::scenario::RateVal>, l: Option<crate::scenario::TimeVal>| {
-        (
-            r.map(|x| x.0).unwrap_or(rate),
-            l.map(|x| x.0).unwrap_or(lat),
-        )
+        (r.map(|x| x.0).unwrap_or(rate), l.map(|x| x.0).unwrap_or(lat))
     };
     let fat_tree_only = [
         ("tor_uplink_rate", t.tor_uplink_rate.is_some()),
@@ -49,59 +41,63 @@ fn build_topology(s: &Scenario) -> Result<Topology, ScenarioError> {
         ("oversubscription", t.oversubscription != 1),
     ];
     let is_tree = matches!(t.kind, TopologyKind::FatTree | TopologyKind::LeafSpine);
-    if !is_tree {
-        if let Some((name, _)) = fat_tree_only.iter().find(|(_, set)| *set) {
+    if !is_tree && t.tiers.is_some() {
+        return err("topology.tiers", "only for kind = \"fat_tree\" (2 or 3) or \"leaf_spine\" (2)");
+    }
+    if t.kind == TopologyKind::Star {
+        if t.loss_rate > 0.0 {
             return err(
-                &format!("topology.{name}"),
-                "only for kind = \"fat_tree\" or \"leaf_spine\"",
+                "topology.loss_rate",
+                "a star has no switch-to-switch links to lose packets on; use a dumbbell or a fat tree",
             );
         }
+        if t.failed_links > 0.0 {
+            return err("topology.failed_links", "a star has no switch-to-switch links to fail");
+        }
     }
-    if t.kind != TopologyKind::Dumbbell
-        && (t.bottleneck_rate.is_some() || t.bottleneck_latency.is_some())
-    {
+    if !is_tree {
+        if let Some((name, _)) = fat_tree_only.iter().find(|(_, set)| *set) {
+            return err(&format!("topology.{name}"), "only for kind = \"fat_tree\" or \"leaf_spine\"");
+        }
+    }
+    if t.kind != TopologyKind::Dumbbell && (t.bottleneck_rate.is_some() || t.bottleneck_latency.is_some()) {
         return err("topology.bottleneck_rate", "only for kind = \"dumbbell\"");
     }
     match t.kind {
         TopologyKind::FatTree | TopologyKind::LeafSpine => {
-            let tiers = if t.kind == TopologyKind::LeafSpine {
-                2
-            } else {
-                t.tiers
+            let tiers = match (t.kind, t.tiers) {
+                (TopologyKind::LeafSpine, Some(n)) if n != 2 => {
+                    return err(
+                        "topology.tiers",
+                        format!("{n}: a leaf_spine has 2 tiers; use kind = \"fat_tree\" for 3"),
+                    );
+                }
+                (TopologyKind::LeafSpine, _) => 2,
+                (_, n) => n.unwrap_or(3),
             };
             if tiers != 2 && tiers != 3 {
-                return err(
-                    "topology.tiers",
-                    format!("{tiers}: allowed 2 (leaf-spine) or 3"),
-                );
+                return err("topology.tiers", format!("{tiers}: allowed 2 (leaf-spine) or 3"));
             }
-            if t.agg_uplink_rate.is_some() && tiers == 2 {
-                return err(
-                    "topology.agg_uplink_rate",
-                    "a 2-tier tree has no aggregation layer",
-                );
+            if tiers == 2 {
+                let agg = [
+                    ("agg_uplink_rate", t.agg_uplink_rate.is_some()),
+                    ("agg_uplink_latency", t.agg_uplink_latency.is_some()),
+                ];
+                if let Some((name, _)) = agg.iter().find(|(_, set)| *set) {
+                    return err(&format!("topology.{name}"), "a 2-tier tree has no aggregation layer");
+                }
             }
             if t.oversubscription == 0 {
-                return err(
-                    "topology.oversubscription",
-                    "0: allowed a whole ratio >= 1 (1 = non-blocking)",
-                );
+                return err("topology.oversubscription", "0: allowed a whole ratio >= 1 (1 = non-blocking)");
             }
             let radix = match t.radix {
                 Some(k) if k < 2 || k % 2 == 1 => {
-                    return err(
-                        "topology.radix",
-                        format!("{k}: allowed an even number >= 2"),
-                    )
+                    return err("topology.radix", format!("{k}: allowed an even number >= 2"))
                 }
                 Some(k) => k,
                 None => FatTreeShape::smallest_radix(tiers, t.oversubscription, t.hosts),
             };
-            let shape = FatTreeShape {
-                tiers,
-                radix,
-                oversubscription: t.oversubscription,
-            };
+            let shape = FatTreeShape { tiers, radix, oversubscription: t.oversubscription };
             if shape.capacity() < t.hosts as u64 {
                 return err(
                     "topology.hosts",
@@ -136,63 +132,33 @@ fn validate_numbers(s: &Scenario) -> Result<(), ScenarioError> {
     let tr = &s.transport;
     let mtu = t.mtu.0;
     if mtu <= tr.header.0 {
-        return err(
-            "topology.mtu",
-            format!(
-                "{mtu} bytes leaves no payload after the {}-byte header",
-                tr.header.0
-            ),
-        );
+        return err("topology.mtu", format!("{mtu} bytes leaves no payload after the {}-byte header", tr.header.0));
     }
-    if mtu > u32::MAX as u64 / 2 {
-        return err(
-            "topology.mtu",
-            format!("{mtu} bytes is not a plausible packet size"),
-        );
+    if mtu > 1 << 20 {
+        return err("topology.mtu", format!("{mtu} bytes: allowed up to 1MiB"));
     }
     if tr.header.0 == 0 {
-        return err(
-            "transport.header",
-            "must be at least 1 byte (an ACK is a bare header)",
-        );
+        return err("transport.header", "must be at least 1 byte (an ACK is a bare header)");
     }
     check_fraction("topology.failed_links", t.failed_links)?;
     check_fraction("topology.loss_rate", t.loss_rate)?;
     let sw = &s.switch;
     if sw.buffer.0 < mtu {
-        return err(
-            "switch.buffer",
-            format!(
-                "{} bytes is smaller than one MTU ({mtu} bytes)",
-                sw.buffer.0
-            ),
-        );
+        return err("switch.buffer", format!("{} bytes is smaller than one MTU ({mtu} bytes)", sw.buffer.0));
     }
     if sw.ecn.enabled {
         if sw.ecn.kmin.0 > sw.ecn.kmax.0 {
-            return err(
-                "switch.ecn.kmin",
-                format!("{} is above kmax ({})", sw.ecn.kmin.0, sw.ecn.kmax.0),
-            );
+            return err("switch.ecn.kmin", format!("{} is above kmax ({})", sw.ecn.kmin.0, sw.ecn.kmax.0));
         }
         if !(sw.ecn.pmax > 0.0 && sw.ecn.pmax <= 1.0) {
-            return err(
-                "switch.ecn.pmax",
-                format!("{}: allowed 0 < pmax <= 1", sw.ecn.pmax),
-            );
+            return err("switch.ecn.pmax", format!("{}: allowed 0 < pmax <= 1", sw.ecn.pmax));
         }
     }
     if tr.ack_ratio == 0 {
-        return err(
-            "transport.ack_ratio",
-            "0: allowed 1 (per-packet ACKs) or more",
-        );
+        return err("transport.ack_ratio", "0: allowed 1 (per-packet ACKs) or more");
     }
     if tr.dupack_threshold == 0 {
-        return err(
-            "transport.dupack_threshold",
-            "0: allowed 1 or more (3 is standard)",
-        );
+        return err("transport.dupack_threshold", "0: allowed 1 or more (3 is standard)");
     }
     if tr.rto_min.0 == Time::ZERO {
         return err("transport.rto_min", "must be positive");
@@ -201,16 +167,10 @@ fn validate_numbers(s: &Scenario) -> Result<(), ScenarioError> {
         return err("transport.rto_max", "must be at least rto_min");
     }
     if !(tr.dctcp.g > 0.0 && tr.dctcp.g <= 1.0) {
-        return err(
-            "transport.dctcp.g",
-            format!("{}: allowed 0 < g <= 1", tr.dctcp.g),
-        );
+        return err("transport.dctcp.g", format!("{}: allowed 0 < g <= 1", tr.dctcp.g));
     }
     if !(0.0..=1.0).contains(&tr.dctcp.alpha_init) {
-        return err(
-            "transport.dctcp.alpha_init",
-            format!("{}: allowed 0 <= alpha_init <= 1", tr.dctcp.alpha_init),
-        );
+        return err("transport.dctcp.alpha_init", format!("{}: allowed 0 <= alpha_init <= 1", tr.dctcp.alpha_init));
     }
     if tr.dctcp.min_cwnd_pkts == 0 || tr.newreno.min_cwnd_pkts == 0 {
         return err("transport.min_cwnd_pkts", "allowed 1 or more");
@@ -226,7 +186,10 @@ fn validate_numbers(s: &Scenario) -> Result<(), ScenarioError> {
         }
     }
     if s.workload.is_empty() {
-        return err("workload", "no [[workload]] given; add one (kinds: permutation, incast, all_to_all, flows, htsim_cm)");
+        return err(
+            "workload",
+            "no [[workload]] given; add one (kinds: permutation, incast, all_to_all, flows, htsim_cm)",
+        );
     }
     Ok(())
 }
@@ -244,7 +207,9 @@ fn path(ports: &[Port], routing: &Routing, n_hosts: u32, src: u32, dst: u32) -> 
     out
 }
 
-pub fn build(s: &Scenario, base_dir: &Path) -> Result<Simulation, ScenarioError> {
+pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, ScenarioError> {
+    let normalised = scenario.normalised();
+    let s = &normalised;
     validate_numbers(s)?;
     let topo = build_topology(s)?;
     let n_hosts = topo.n_hosts;
@@ -263,24 +228,9 @@ pub fn build(s: &Scenario, base_dir: &Path) -> Result<Simulation, ScenarioError>
     for c in &topo.cables {
         for (from, to) in [(c.a, c.b), (c.b, c.a)] {
             let to_switch = to >= n_hosts;
-            let latency = c.latency
-                + if to_switch {
-                    switch_latency
-                } else {
-                    Time::ZERO
-                };
+            let latency = c.latency + if to_switch { switch_latency } else { Time::ZERO };
             let from_switch = from >= n_hosts;
-            let mut p = Port::new(
-                from,
-                to,
-                c.rate,
-                latency,
-                if from_switch {
-                    s.switch.buffer.0
-                } else {
-                    u64::MAX
-                },
-            );
+            let mut p = Port::new(from, to, c.rate, latency, if from_switch { s.switch.buffer.0 } else { u64::MAX });
             if from_switch {
                 p.ecn = ecn;
             }
@@ -293,9 +243,7 @@ pub fn build(s: &Scenario, base_dir: &Path) -> Result<Simulation, ScenarioError>
     }
 
     // Failed cables: a seeded choice among switch-to-switch cables.
-    let fabric: Vec<usize> = (0..topo.cables.len())
-        .filter(|&i| topo.cables[i].tier != Tier::Host)
-        .collect();
+    let fabric: Vec<usize> = (0..topo.cables.len()).filter(|&i| topo.cables[i].tier != Tier::Host).collect();
     let n_fail = (s.topology.failed_links * fabric.len() as f64).round() as usize;
     if n_fail > 0 {
         let mut rng = Rng::stream(s.seed, "failures");
@@ -328,22 +276,15 @@ pub fn build(s: &Scenario, base_dir: &Path) -> Result<Simulation, ScenarioError>
     };
 
     // Workloads.
-    let defaults = Defaults {
-        cc: tr.cc,
-        lb: tr.lb,
-        n_hosts,
-        duration: s.duration.map(|d| d.0),
-    };
+    let defaults = Defaults { cc: tr.cc, lb: tr.lb, n_hosts, duration: s.duration.map(|d| d.0) };
     let mut wrng = Rng::stream(s.seed, "workload");
     let mut specs = Vec::new();
     let mut tags = Vec::new();
     for (i, w) in s.workload.iter().enumerate() {
-        let tag_name = w.tag.clone().unwrap_or_else(|| {
-            format!(
-                "{}{i}",
-                serde_json::to_string(&w.kind).unwrap().trim_matches('"')
-            )
-        });
+        let tag_name = w
+            .tag
+            .clone()
+            .unwrap_or_else(|| format!("{}{i}", serde_json::to_string(&w.kind).unwrap().trim_matches('"')));
         let tag = match tags.iter().position(|t| *t == tag_name) {
             Some(p) => p,
             None => {
@@ -351,9 +292,7 @@ pub fn build(s: &Scenario, base_dir: &Path) -> Result<Simulation, ScenarioError>
                 tags.len() - 1
             }
         } as u16;
-        specs.extend(workload::generate(
-            w, i, tag, &defaults, base_dir, &mut wrng,
-        )?);
+        specs.extend(workload::generate(w, i, tag, &defaults, base_dir, &mut wrng)?);
     }
     if specs.is_empty() {
         return err("workload", "the workloads produce no flows");
@@ -373,6 +312,15 @@ pub fn build(s: &Scenario, base_dir: &Path) -> Result<Simulation, ScenarioError>
             (u64::MAX, mtu)
         } else {
             let n = sp.size.div_ceil(payload).max(1);
+            if n >= u32::MAX as u64 - 1 {
+                return err(
+                    "workload",
+                    format!(
+                        "a flow of {} bytes ({}) needs {n} packets; at most 2^32 - 2 per flow (raise topology.mtu)",
+                        sp.size, tags[sp.tag as usize]
+                    ),
+                );
+            }
             (n, sp.size - (n - 1) * payload + cfg.header_bytes as u64)
         };
         let hops: Vec<Hop> = fwd
@@ -386,16 +334,7 @@ pub fn build(s: &Scenario, base_dir: &Path) -> Result<Simulation, ScenarioError>
                 }
             })
             .collect();
-        let one = ideal_fct(
-            &hops
-                .iter()
-                .map(|h| Hop {
-                    ser_last: h.ser_full,
-                    ..*h
-                })
-                .collect::<Vec<_>>(),
-            1,
-        );
+        let one = ideal_fct(&hops.iter().map(|h| Hop { ser_last: h.ser_full, ..*h }).collect::<Vec<_>>(), 1);
         let ack_back: Time = rev
             .iter()
             .map(|&p| ports[p as usize].serialization(cfg.header_bytes) + ports[p as usize].latency)
@@ -404,9 +343,7 @@ pub fn build(s: &Scenario, base_dir: &Path) -> Result<Simulation, ScenarioError>
         let bottleneck = fwd.iter().map(|&p| ports[p as usize].rate).min().unwrap();
         let iw_pkts = match tr.initial_window {
             InitialWindow::Packets(n) => n as u64,
-            InitialWindow::Bdp => {
-                ((bottleneck.bytes_in(base_rtt) / mtu as f64).ceil() as u64).max(1)
-            }
+            InitialWindow::Bdp => ((bottleneck.bytes_in(base_rtt) / mtu as f64).ceil() as u64).max(1),
         };
         let cc = crate::cc::make(sp.cc, tr, mtu, iw_pkts * mtu);
         let entropy = ecmp_rng.next_u64() as u32;
@@ -425,11 +362,7 @@ pub fn build(s: &Scenario, base_dir: &Path) -> Result<Simulation, ScenarioError>
             sp.lb.as_str(),
         );
         flow.base_rtt = base_rtt;
-        flow.ideal_fct = if n_pkts == u64::MAX {
-            Time::ZERO
-        } else {
-            ideal_fct(&hops, n_pkts)
-        };
+        flow.ideal_fct = if n_pkts == u64::MAX { Time::ZERO } else { ideal_fct(&hops, n_pkts) };
         flows.push(flow);
     }
 
@@ -442,11 +375,7 @@ pub fn build(s: &Scenario, base_dir: &Path) -> Result<Simulation, ScenarioError>
     events.schedule(flows[start_order[0] as usize].start, Event::FlowStarts);
     let end = match s.duration {
         Some(d) => Some(d.0),
-        None if has_infinite => flows
-            .iter()
-            .filter(|f| f.is_infinite())
-            .map(|f| f.sender.stop_at)
-            .max(),
+        None if has_infinite => flows.iter().filter(|f| f.is_infinite()).map(|f| f.sender.stop_at).max(),
         None => None,
     };
     if let Some(e) = end {
@@ -456,17 +385,10 @@ pub fn build(s: &Scenario, base_dir: &Path) -> Result<Simulation, ScenarioError>
     let sampler = s.output.sample_interval.map(|iv| {
         let ports_sampled: Vec<u32> = match s.output.queues {
             QueueSampling::None => vec![],
-            QueueSampling::Switch => (0..ports.len() as u32)
-                .filter(|&p| ports[p as usize].node >= n_hosts)
-                .collect(),
+            QueueSampling::Switch => (0..ports.len() as u32).filter(|&p| ports[p as usize].node >= n_hosts).collect(),
             QueueSampling::All => (0..ports.len() as u32).collect(),
         };
-        Sampler {
-            interval: iv.0,
-            ports: ports_sampled,
-            cwnd: s.output.cwnd,
-            ..Sampler::default()
-        }
+        Sampler { interval: iv.0, ports: ports_sampled, cwnd: s.output.cwnd, ..Sampler::default() }
     });
     if sampler.is_some() {
         events.schedule(Time::ZERO, Event::Sample);

@@ -89,10 +89,7 @@ impl Routing {
             for (ej, &src) in edges.iter().enumerate() {
                 let d = dist[(src - n_hosts) as usize];
                 if d == u32::MAX {
-                    return Err(Unreachable {
-                        from_switch: src,
-                        to_switch: target,
-                    });
+                    return Err(Unreachable { from_switch: src, to_switch: target });
                 }
                 edge_distance[ej * n_edges as usize + ei] = d;
             }
@@ -104,10 +101,7 @@ impl Routing {
                 let start = next.len() as u32;
                 for &p in &node_ports[(s + n_hosts) as usize] {
                     let port = &ports[p as usize];
-                    if port.up
-                        && port.peer >= n_hosts
-                        && dist[(port.peer - n_hosts) as usize] == ds - 1
-                    {
+                    if port.up && port.peer >= n_hosts && dist[(port.peer - n_hosts) as usize] == ds - 1 {
                         next.push(p);
                     }
                 }

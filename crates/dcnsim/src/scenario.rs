@@ -56,12 +56,12 @@ impl<'de> Deserialize<'de> for TimeVal {
         match scalar(d, "a time such as \"500ns\" or \"2us\"")? {
             Scalar::Str(s) => parse_time(&s).map(TimeVal).map_err(de::Error::custom),
             Scalar::Int(0) => Ok(TimeVal(Time::ZERO)),
-            Scalar::Int(v) => Err(de::Error::custom(format!(
-                "{v} has no unit; write e.g. \"{v}us\" (units: ps, ns, us, ms, s)"
-            ))),
-            Scalar::Float(v) => Err(de::Error::custom(format!(
-                "{v} has no unit; write e.g. \"{v}us\" (units: ps, ns, us, ms, s)"
-            ))),
+            Scalar::Int(v) => {
+                Err(de::Error::custom(format!("{v} has no unit; write e.g. \"{v}us\" (units: ps, ns, us, ms, s)")))
+            }
+            Scalar::Float(v) => {
+                Err(de::Error::custom(format!("{v} has no unit; write e.g. \"{v}us\" (units: ps, ns, us, ms, s)")))
+            }
         }
     }
 }
@@ -78,16 +78,21 @@ pub struct RateVal(pub Rate);
 impl<'de> Deserialize<'de> for RateVal {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         match scalar(d, "a rate such as \"100Gbps\"")? {
-            Scalar::Str(s) => parse_rate(&s).map(RateVal).map_err(de::Error::custom),
-            Scalar::Int(v) if v <= 0 => Err(de::Error::custom(format!(
-                "{v}: a rate must be positive, e.g. \"100Gbps\""
-            ))),
-            Scalar::Float(v) if v <= 0.0 => Err(de::Error::custom(format!(
-                "{v}: a rate must be positive, e.g. \"100Gbps\""
-            ))),
-            _ => Err(de::Error::custom(
-                "a rate needs a unit, e.g. \"100Gbps\" (units: bps, Kbps, Mbps, Gbps, Tbps)",
-            )),
+            Scalar::Str(s) => match parse_rate(&s) {
+                // Below this, serialising a large packet overflows 64-bit picoseconds.
+                Ok(r) if r.bps() < 1_000_000 => {
+                    Err(de::Error::custom(format!("\"{s}\": rates below 1Mbps are not supported")))
+                }
+                Ok(r) => Ok(RateVal(r)),
+                Err(e) => Err(de::Error::custom(e)),
+            },
+            Scalar::Int(v) if v <= 0 => {
+                Err(de::Error::custom(format!("{v}: a rate must be positive, e.g. \"100Gbps\"")))
+            }
+            Scalar::Float(v) if v <= 0.0 => {
+                Err(de::Error::custom(format!("{v}: a rate must be positive, e.g. \"100Gbps\"")))
+            }
+            _ => Err(de::Error::custom("a rate needs a unit, e.g. \"100Gbps\" (units: bps, Kbps, Mbps, Gbps, Tbps)")),
         }
     }
 }
@@ -107,9 +112,9 @@ impl<'de> Deserialize<'de> for BytesVal {
             Scalar::Str(s) => parse_bytes(&s).map(BytesVal).map_err(de::Error::custom),
             Scalar::Int(v) if v >= 0 => Ok(BytesVal(v as u64)),
             Scalar::Int(v) => Err(de::Error::custom(format!("{v}: a size cannot be negative"))),
-            Scalar::Float(v) => Err(de::Error::custom(format!(
-                "{v}: a size is a whole number of bytes or a string such as \"4KiB\""
-            ))),
+            Scalar::Float(v) => {
+                Err(de::Error::custom(format!("{v}: a size is a whole number of bytes or a string such as \"4KiB\"")))
+            }
         }
     }
 }
@@ -130,13 +135,9 @@ impl<'de> Deserialize<'de> for FlowSize {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         match scalar(d, "a size such as \"2MB\" or \"infinite\"")? {
             Scalar::Str(s) if s == "infinite" => Ok(FlowSize::Infinite),
-            Scalar::Str(s) => parse_bytes(&s)
-                .map(FlowSize::Bytes)
-                .map_err(de::Error::custom),
+            Scalar::Str(s) => parse_bytes(&s).map(FlowSize::Bytes).map_err(de::Error::custom),
             Scalar::Int(v) if v > 0 => Ok(FlowSize::Bytes(v as u64)),
-            _ => Err(de::Error::custom(
-                "a flow size is a positive byte count, e.g. \"2MB\", or \"infinite\"",
-            )),
+            _ => Err(de::Error::custom("a flow size is a positive byte count, e.g. \"2MB\", or \"infinite\"")),
         }
     }
 }
@@ -160,12 +161,8 @@ impl<'de> Deserialize<'de> for InitialWindow {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         match scalar(d, "a packet count or \"bdp\"")? {
             Scalar::Str(s) if s == "bdp" => Ok(InitialWindow::Bdp),
-            Scalar::Int(v) if v >= 1 && v <= u32::MAX as i64 => {
-                Ok(InitialWindow::Packets(v as u32))
-            }
-            _ => Err(de::Error::custom(
-                "allowed: a whole number of packets >= 1, or \"bdp\"",
-            )),
+            Scalar::Int(v) if v >= 1 && v <= u32::MAX as i64 => Ok(InitialWindow::Packets(v as u32)),
+            _ => Err(de::Error::custom("allowed: a whole number of packets >= 1, or \"bdp\"")),
         }
     }
 }
@@ -195,9 +192,6 @@ pub enum TopologyKind {
     Dumbbell,
 }
 
-fn default_tiers() -> u32 {
-    3
-}
 fn default_one() -> u32 {
     1
 }
@@ -216,9 +210,9 @@ fn default_mtu() -> BytesVal {
 pub struct TopologyCfg {
     pub kind: TopologyKind,
     pub hosts: u32,
-    /// Fat tree: 2 (leaf-spine) or 3.
-    #[serde(default = "default_tiers")]
-    pub tiers: u32,
+    /// Fat tree: 2 (leaf-spine) or 3 (default 3; `leaf_spine` is always 2).
+    #[serde(default)]
+    pub tiers: Option<u32>,
     /// Switch port count k (even); default: the smallest that holds `hosts`.
     #[serde(default)]
     pub radix: Option<u32>,
@@ -322,10 +316,7 @@ pub struct SwitchCfg {
 
 impl Default for SwitchCfg {
     fn default() -> Self {
-        SwitchCfg {
-            buffer: default_buffer(),
-            ecn: EcnCfg::default(),
-        }
+        SwitchCfg { buffer: default_buffer(), ecn: EcnCfg::default() }
     }
 }
 
@@ -486,11 +477,7 @@ pub struct OutputCfg {
 
 impl Default for OutputCfg {
     fn default() -> Self {
-        OutputCfg {
-            sample_interval: None,
-            queues: QueueSampling::Switch,
-            cwnd: true,
-        }
+        OutputCfg { sample_interval: None, queues: QueueSampling::Switch, cwnd: true }
     }
 }
 
@@ -561,6 +548,18 @@ impl Scenario {
         let text = std::fs::read_to_string(path)
             .map_err(|e| ScenarioError(format!("{}: cannot read: {e}", path.display())))?;
         Scenario::from_toml(&text)
+    }
+
+    /// Fills in defaults that depend on other fields, so the echo shows what runs.
+    pub fn normalised(&self) -> Scenario {
+        let mut s = self.clone();
+        let t = &mut s.topology;
+        match t.kind {
+            TopologyKind::FatTree if t.tiers.is_none() => t.tiers = Some(3),
+            TopologyKind::LeafSpine if t.tiers.is_none() => t.tiers = Some(2),
+            _ => {}
+        }
+        s
     }
 
     /// The scenario with every default filled in, as JSON.

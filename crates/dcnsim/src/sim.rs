@@ -133,8 +133,7 @@ impl Simulation {
         while self.next_start < self.start_order.len() {
             let f = self.start_order[self.next_start];
             if self.flows[f as usize].start > now {
-                self.events
-                    .schedule(self.flows[f as usize].start, Event::FlowStarts);
+                self.events.schedule(self.flows[f as usize].start, Event::FlowStarts);
                 return;
             }
             self.flows[f as usize].started = true;
@@ -203,11 +202,7 @@ impl Simulation {
             let flow = &mut self.flows[f as usize];
             match flow.send_state(now) {
                 SendState::Ready => {
-                    let entropy = if flow.spray {
-                        self.rng_spray.next_u64() as u32
-                    } else {
-                        0
-                    };
+                    let entropy = if flow.spray { self.rng_spray.next_u64() as u32 } else { 0 };
                     let pkt = flow.emit(now, entropy);
                     match flow.send_state(now) {
                         SendState::Ready => self.host_ready[host as usize].push_back(f),
@@ -275,8 +270,7 @@ impl Simulation {
         };
         self.transmit(p, handle);
         let port = &mut self.ports[p as usize];
-        let more = !port.queue.is_empty()
-            || (port.node < n_hosts && !self.host_ready[port.node as usize].is_empty());
+        let more = !port.queue.is_empty() || (port.node < n_hosts && !self.host_ready[port.node as usize].is_empty());
         if more && !port.wake_pending {
             port.wake_pending = true;
             let at = port.busy_until;
@@ -379,8 +373,10 @@ impl Simulation {
     }
 
     fn drop_packet(&mut self, p: u32, h: u32) {
-        let flow = self.arena.get(h).flow;
-        self.flows[flow as usize].drops += 1;
+        let pkt = self.arena.get(h);
+        if pkt.kind == PacketKind::Data {
+            self.flows[pkt.flow as usize].drops += 1;
+        }
         self.ports[p as usize].stats.drops += 1;
         self.counters.drops += 1;
         self.arena.free(h);
@@ -404,8 +400,7 @@ impl Simulation {
         }
         if out.arm_delayed_ack {
             self.flows[f as usize].receiver.delayed_ack_pending = true;
-            self.events
-                .schedule(now + self.cfg.delayed_ack_timeout, Event::DelayedAck(f));
+            self.events.schedule(now + self.cfg.delayed_ack_timeout, Event::DelayedAck(f));
         }
         if out.finished_now {
             self.finished_flows += 1;
@@ -518,8 +513,12 @@ impl Simulation {
                 });
             }
         }
-        let next = now + s.interval;
-        self.events.schedule(next, Event::Sample);
+        // If sampling is all that is left, nothing can ever change again: stop sampling so
+        // that `run_until` sees the empty queue and ends the run.
+        if !self.events.is_empty() {
+            let next = now + s.interval;
+            self.events.schedule(next, Event::Sample);
+        }
     }
 
     /// One row per flow (see README, "Results").
@@ -548,11 +547,7 @@ impl Simulation {
             dst.push(f.dst as i64);
             size.push(if f.is_infinite() { -1 } else { f.size as i64 });
             start.push(f.start.as_us_f64());
-            let ideal_us = if f.is_infinite() {
-                f64::NAN
-            } else {
-                f.ideal_fct.as_us_f64()
-            };
+            let ideal_us = if f.is_infinite() { f64::NAN } else { f.ideal_fct.as_us_f64() };
             ideal.push(ideal_us);
             match f.receiver.finish {
                 Some(t) if !f.is_infinite() => {
@@ -597,10 +592,7 @@ impl Simulation {
 
     /// Sampled time series, by table name.
     pub fn timeseries(&self) -> Vec<(String, Table)> {
-        self.sampler
-            .as_ref()
-            .map(|s| s.tables())
-            .unwrap_or_default()
+        self.sampler.as_ref().map(|s| s.tables()).unwrap_or_default()
     }
 
     /// Run counters as (name, value) pairs.
@@ -614,10 +606,7 @@ impl Simulation {
             ("drops", c.drops as f64),
             ("ecn_marks", c.ecn_marks as f64),
             ("timeouts", c.timeouts as f64),
-            (
-                "retransmits",
-                self.flows.iter().map(|f| f.sender.retransmits).sum::<u64>() as f64,
-            ),
+            ("retransmits", self.flows.iter().map(|f| f.sender.retransmits).sum::<u64>() as f64),
             ("peak_packets_in_flight", self.arena.peak_live() as f64),
             ("sim_time_us", self.now().as_us_f64()),
             ("flows", self.flows.len() as f64),

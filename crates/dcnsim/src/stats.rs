@@ -139,11 +139,7 @@ mod tests {
         for i in 0..n {
             let mut left = 0u64;
             for (h, hop) in hops.iter().enumerate() {
-                let s = if i + 1 == n {
-                    hop.ser_last.0
-                } else {
-                    hop.ser_full.0
-                };
+                let s = if i + 1 == n { hop.ser_last.0 } else { hop.ser_full.0 };
                 let e = left.max(prev_row[h]) + s;
                 prev_row[h] = e;
                 left = e;
@@ -155,26 +151,10 @@ mod tests {
     #[test]
     fn closed_form_matches_the_recursion() {
         let hops = [
-            Hop {
-                ser_full: Time(100),
-                ser_last: Time(10),
-                latency: Time(7),
-            },
-            Hop {
-                ser_full: Time(400),
-                ser_last: Time(40),
-                latency: Time(3),
-            },
-            Hop {
-                ser_full: Time(100),
-                ser_last: Time(10),
-                latency: Time(5),
-            },
-            Hop {
-                ser_full: Time(200),
-                ser_last: Time(20),
-                latency: Time(1),
-            },
+            Hop { ser_full: Time(100), ser_last: Time(10), latency: Time(7) },
+            Hop { ser_full: Time(400), ser_last: Time(40), latency: Time(3) },
+            Hop { ser_full: Time(100), ser_last: Time(10), latency: Time(5) },
+            Hop { ser_full: Time(200), ser_last: Time(20), latency: Time(1) },
         ];
         for n in 1..40 {
             assert_eq!(ideal_fct(&hops, n), brute(&hops, n), "n = {n}");
@@ -185,11 +165,7 @@ mod tests {
     fn uniform_path_is_bytes_over_rate_plus_pipeline() {
         // 100 packets of 1 us each over 3 equal hops with 1 us latency each:
         // 100 us at the bottleneck + 2 us to fill the pipeline + 3 us of latency.
-        let h = Hop {
-            ser_full: Time::from_us(1),
-            ser_last: Time::from_us(1),
-            latency: Time::from_us(1),
-        };
+        let h = Hop { ser_full: Time::from_us(1), ser_last: Time::from_us(1), latency: Time::from_us(1) };
         assert_eq!(ideal_fct(&[h, h, h], 100), Time::from_us(105));
     }
 }

@@ -83,11 +83,7 @@ impl FatTreeShape {
     pub fn smallest_radix(tiers: u32, oversubscription: u32, hosts: u32) -> u32 {
         let mut k = 2;
         loop {
-            let s = FatTreeShape {
-                tiers,
-                radix: k,
-                oversubscription,
-            };
+            let s = FatTreeShape { tiers, radix: k, oversubscription };
             if s.capacity() >= hosts as u64 {
                 return k;
             }
@@ -108,13 +104,7 @@ pub fn fat_tree(shape: &FatTreeShape, hosts: u32, links: &TierLinks) -> Topology
     for h in 0..hosts {
         let t = tor(h / hpt);
         host_edge.push(t);
-        cables.push(Cable {
-            a: h,
-            b: t,
-            rate: links.host.0,
-            latency: links.host.1,
-            tier: Tier::Host,
-        });
+        cables.push(Cable { a: h, b: t, rate: links.host.0, latency: links.host.1, tier: Tier::Host });
     }
     let n_switches;
     if shape.tiers == 2 {
@@ -176,15 +166,7 @@ pub fn fat_tree(shape: &FatTreeShape, hosts: u32, links: &TierLinks) -> Topology
 /// All hosts on one switch: the bottleneck is the switch port towards a receiver.
 pub fn star(hosts: u32, rate: Rate, latency: Time) -> Topology {
     let sw = hosts;
-    let cables = (0..hosts)
-        .map(|h| Cable {
-            a: h,
-            b: sw,
-            rate,
-            latency,
-            tier: Tier::Host,
-        })
-        .collect();
+    let cables = (0..hosts).map(|h| Cable { a: h, b: sw, rate, latency, tier: Tier::Host }).collect();
     Topology {
         n_hosts: hosts,
         n_switches: 1,
@@ -203,31 +185,15 @@ pub fn dumbbell(hosts: u32, rate: Rate, latency: Time, bottleneck: (Rate, Time))
     for h in 0..hosts {
         let sw = if h < left { sl } else { sr };
         host_edge.push(sw);
-        cables.push(Cable {
-            a: h,
-            b: sw,
-            rate,
-            latency,
-            tier: Tier::Host,
-        });
+        cables.push(Cable { a: h, b: sw, rate, latency, tier: Tier::Host });
     }
-    cables.push(Cable {
-        a: sl,
-        b: sr,
-        rate: bottleneck.0,
-        latency: bottleneck.1,
-        tier: Tier::Bottleneck,
-    });
+    cables.push(Cable { a: sl, b: sr, rate: bottleneck.0, latency: bottleneck.1, tier: Tier::Bottleneck });
     Topology {
         n_hosts: hosts,
         n_switches: 2,
         cables,
         host_edge,
-        description: format!(
-            "dumbbell: {left} + {} hosts, bottleneck {}",
-            hosts - left,
-            bottleneck.0
-        ),
+        description: format!("dumbbell: {left} + {} hosts, bottleneck {}", hosts - left, bottleneck.0),
     }
 }
 
@@ -237,11 +203,7 @@ mod tests {
 
     fn links() -> TierLinks {
         let l = (Rate::gbps(100), Time::from_ns(500));
-        TierLinks {
-            host: l,
-            tor_uplink: l,
-            agg_uplink: l,
-        }
+        TierLinks { host: l, tor_uplink: l, agg_uplink: l }
     }
 
     /// Al-Fares et al.: a k-ary 3-tier fat tree has k^3/4 hosts, 5k^2/4 switches and
@@ -249,11 +211,7 @@ mod tests {
     #[test]
     fn three_tier_counts_match_the_closed_form() {
         for k in [4u32, 6, 8, 12] {
-            let shape = FatTreeShape {
-                tiers: 3,
-                radix: k,
-                oversubscription: 1,
-            };
+            let shape = FatTreeShape { tiers: 3, radix: k, oversubscription: 1 };
             let t = fat_tree(&shape, k * k * k / 4, &links());
             assert_eq!(t.n_hosts, k * k * k / 4);
             assert_eq!(t.n_switches, 5 * k * k / 4);
@@ -263,11 +221,7 @@ mod tests {
 
     #[test]
     fn two_tier_and_radix_choice() {
-        let shape = FatTreeShape {
-            tiers: 2,
-            radix: 8,
-            oversubscription: 1,
-        };
+        let shape = FatTreeShape { tiers: 2, radix: 8, oversubscription: 1 };
         assert_eq!(shape.capacity(), 32);
         let t = fat_tree(&shape, 32, &links());
         assert_eq!(t.n_switches, 8 + 4);
@@ -276,14 +230,6 @@ mod tests {
         assert_eq!(FatTreeShape::smallest_radix(3, 1, 129), 10);
         assert_eq!(FatTreeShape::smallest_radix(3, 1, 1024), 16);
         // 4:1 oversubscription packs 4x the hosts under each ToR.
-        assert_eq!(
-            FatTreeShape {
-                tiers: 3,
-                radix: 8,
-                oversubscription: 4
-            }
-            .capacity(),
-            512
-        );
+        assert_eq!(FatTreeShape { tiers: 3, radix: 8, oversubscription: 4 }.capacity(), 512);
     }
 }

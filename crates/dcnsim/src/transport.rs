@@ -112,6 +112,7 @@ pub struct Flow {
     header: u32,
     pub sender: Sender,
     pub receiver: Receiver,
+    /// Data packets of this flow dropped anywhere (ACK drops count only at the ports).
     pub drops: u64,
     /// Scheduling flags used by the host NIC.
     pub in_ready: bool,
@@ -333,11 +334,7 @@ impl Flow {
             sacked_psn: 0,
             size,
             dst: self.dst,
-            entropy: if self.spray {
-                spray_entropy
-            } else {
-                self.entropy
-            },
+            entropy: if self.spray { spray_entropy } else { self.entropy },
             sent_at: now,
             kind: PacketKind::Data,
             flags: f,
@@ -416,11 +413,8 @@ impl Flow {
                 if s.state[i] == SENT {
                     s.state[i] = LOST;
                     s.retx.push_back(p);
-                    let sz = if p + 1 == s.n_pkts {
-                        self.last_payload + self.header
-                    } else {
-                        self.payload + self.header
-                    };
+                    let sz =
+                        if p + 1 == s.n_pkts { self.last_payload + self.header } else { self.payload + self.header };
                     s.in_flight -= sz as u64;
                     lost_any = true;
                 }
@@ -449,10 +443,7 @@ impl Flow {
         } else if progressed || lost_any {
             s.rto_deadline = now + s.rto;
         }
-        AckOutcome {
-            sender_done: done,
-            may_send: !done,
-        }
+        AckOutcome { sender_done: done, may_send: !done }
     }
 
     /// The retransmission timer fired at `now` (and its deadline has passed): every
@@ -533,13 +524,7 @@ impl Flow {
             r.finish = Some(now);
             out.finished_now = true;
         }
-        if r.pending >= cfg.ack_ratio
-            || duplicate
-            || !in_order
-            || had_gap
-            || !r.ooo.is_empty()
-            || complete
-        {
+        if r.pending >= cfg.ack_ratio || duplicate || !in_order || had_gap || !r.ooo.is_empty() || complete {
             out.acks[1] = Some(AckToSend {
                 cum: r.rcv_next,
                 sacked_psn: psn,
@@ -595,25 +580,8 @@ mod tests {
     }
 
     fn flow(size: u64, c: &TransportConfig) -> Flow {
-        let cc = Box::new(NewReno::new(
-            &NewRenoParams::default(),
-            c.mtu as u64,
-            100 * c.mtu as u64,
-        ));
-        let mut f = Flow::new(
-            0,
-            0,
-            1,
-            size,
-            Time::ZERO,
-            Time::MAX,
-            0,
-            cc,
-            c,
-            7,
-            false,
-            "ecmp",
-        );
+        let cc = Box::new(NewReno::new(&NewRenoParams::default(), c.mtu as u64, 100 * c.mtu as u64));
+        let mut f = Flow::new(0, 0, 1, size, Time::ZERO, Time::MAX, 0, cc, c, 7, false, "ecmp");
         f.started = true;
         f
     }
@@ -692,13 +660,7 @@ mod tests {
         // Packet 2 is lost; 0, 1, 3, 4, 5 arrive.
         for p in [0, 1, 3, 4, 5] {
             let a = f.on_data(Time(1), &sent[p], &c).acks[1].unwrap();
-            let ack = Packet {
-                psn: a.cum,
-                sacked_psn: a.sacked_psn,
-                kind: PacketKind::Ack,
-                flags: 0,
-                ..sent[p]
-            };
+            let ack = Packet { psn: a.cum, sacked_psn: a.sacked_psn, kind: PacketKind::Ack, flags: 0, ..sent[p] };
             f.on_ack(Time(2), &ack, &c);
         }
         assert_eq!(f.sender.cum_acked, 2);
@@ -728,28 +690,12 @@ mod tests {
             }
         }
         let c = cfg(1);
-        let mut f = Flow::new(
-            0,
-            0,
-            1,
-            100_000,
-            Time::ZERO,
-            Time::MAX,
-            0,
-            Box::new(Paced),
-            &c,
-            7,
-            false,
-            "ecmp",
-        );
+        let mut f = Flow::new(0, 0, 1, 100_000, Time::ZERO, Time::MAX, 0, Box::new(Paced), &c, 7, false, "ecmp");
         f.started = true;
         assert_eq!(f.send_state(Time::ZERO), SendState::Ready);
         f.emit(Time::ZERO, 0);
         // 1064 wire bytes at 1 Gbps = 8.512 us.
-        assert_eq!(
-            f.send_state(Time(1)),
-            SendState::PacedUntil(Time(8_512_000))
-        );
+        assert_eq!(f.send_state(Time(1)), SendState::PacedUntil(Time(8_512_000)));
         assert_eq!(f.send_state(Time(8_512_000)), SendState::Ready);
     }
 

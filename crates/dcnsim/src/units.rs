@@ -144,9 +144,7 @@ pub fn serialization_q16(bytes: u64, ps_per_byte_q16: u64) -> Time {
 fn split_number(s: &str) -> Option<(f64, &str)> {
     let s = s.trim();
     let end = s
-        .find(|c: char| {
-            !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '-' || c == '+')
-        })
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '-' || c == '+'))
         .unwrap_or(s.len());
     // "1e3us" is fine, but a unit starting with 'e' would be eaten; none of ours does.
     let (num, unit) = s.split_at(end);
@@ -156,8 +154,8 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
 
 /// Parses "500ns", "1.5us", "2ms", "1s", "10ps". A bare "0" is accepted.
 pub fn parse_time(s: &str) -> Result<Time, String> {
-    let (v, unit) = split_number(s)
-        .ok_or_else(|| format!("\"{s}\" is not a time; write e.g. \"500ns\", \"2us\", \"1ms\""))?;
+    let (v, unit) =
+        split_number(s).ok_or_else(|| format!("\"{s}\" is not a time; write e.g. \"500ns\", \"2us\", \"1ms\""))?;
     let scale = match unit {
         "ps" => 1.0,
         "ns" => 1e3,
@@ -165,11 +163,7 @@ pub fn parse_time(s: &str) -> Result<Time, String> {
         "ms" => 1e9,
         "s" => 1e12,
         "" if v == 0.0 => 1.0,
-        _ => {
-            return Err(format!(
-                "\"{s}\": unknown time unit \"{unit}\" (allowed: ps, ns, us, ms, s)"
-            ))
-        }
+        _ => return Err(format!("\"{s}\": unknown time unit \"{unit}\" (allowed: ps, ns, us, ms, s)")),
     };
     if !(v >= 0.0) || !v.is_finite() {
         return Err(format!("\"{s}\": a time must be zero or positive"));
@@ -179,8 +173,7 @@ pub fn parse_time(s: &str) -> Result<Time, String> {
 
 /// Parses "100Gbps", "400Gb/s", "1.6Tbps", "10Mbps".
 pub fn parse_rate(s: &str) -> Result<Rate, String> {
-    let (v, unit) =
-        split_number(s).ok_or_else(|| format!("\"{s}\" is not a rate; write e.g. \"100Gbps\""))?;
+    let (v, unit) = split_number(s).ok_or_else(|| format!("\"{s}\" is not a rate; write e.g. \"100Gbps\""))?;
     let u = unit.trim_end_matches("/s").trim_end_matches("ps");
     let scale = match u {
         "b" | "bit" => 1.0,
@@ -188,11 +181,7 @@ pub fn parse_rate(s: &str) -> Result<Rate, String> {
         "Mb" => 1e6,
         "Gb" => 1e9,
         "Tb" => 1e12,
-        _ => {
-            return Err(format!(
-                "\"{s}\": unknown rate unit \"{unit}\" (allowed: bps, Kbps, Mbps, Gbps, Tbps)"
-            ))
-        }
+        _ => return Err(format!("\"{s}\": unknown rate unit \"{unit}\" (allowed: bps, Kbps, Mbps, Gbps, Tbps)")),
     };
     if !(v > 0.0) || !v.is_finite() {
         return Err(format!("\"{s}\": a rate must be positive"));
@@ -203,8 +192,8 @@ pub fn parse_rate(s: &str) -> Result<Rate, String> {
 /// Parses "4KiB", "1MB", "1500B", "2GiB" or a bare integer number of bytes.
 /// KB/MB/GB are decimal (1000^n), KiB/MiB/GiB binary (1024^n).
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
-    let (v, unit) = split_number(s)
-        .ok_or_else(|| format!("\"{s}\" is not a size; write e.g. \"4KiB\", \"2MB\", \"1500B\""))?;
+    let (v, unit) =
+        split_number(s).ok_or_else(|| format!("\"{s}\" is not a size; write e.g. \"4KiB\", \"2MB\", \"1500B\""))?;
     let scale = match unit {
         "" | "B" => 1.0,
         "KB" | "kB" => 1e3,
@@ -214,11 +203,7 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
         "KiB" => 1024.0,
         "MiB" => 1024.0 * 1024.0,
         "GiB" => 1024.0 * 1024.0 * 1024.0,
-        _ => {
-            return Err(format!(
-                "\"{s}\": unknown size unit \"{unit}\" (allowed: B, KB, MB, GB, KiB, MiB, GiB)"
-            ))
-        }
+        _ => return Err(format!("\"{s}\": unknown size unit \"{unit}\" (allowed: B, KB, MB, GB, KiB, MiB, GiB)")),
     };
     if !(v >= 0.0) || !v.is_finite() {
         return Err(format!("\"{s}\": a size must be zero or positive"));
@@ -250,15 +235,9 @@ mod tests {
     fn serialisation_matches_first_principles() {
         // 4096 B at 100 Gbps = 32768 bits / 1e11 bit/s = 327.68 ns.
         assert_eq!(Rate::gbps(100).serialization(4096), Time(327_680));
-        assert_eq!(
-            serialization_q16(4096, Rate::gbps(100).ps_per_byte_q16()),
-            Time(327_680)
-        );
+        assert_eq!(serialization_q16(4096, Rate::gbps(100).ps_per_byte_q16()), Time(327_680));
         // 1500 B at 1 Gbps = 12 us.
-        assert_eq!(
-            serialization_q16(1500, Rate::gbps(1).ps_per_byte_q16()),
-            Time::from_us(12)
-        );
+        assert_eq!(serialization_q16(1500, Rate::gbps(1).ps_per_byte_q16()), Time::from_us(12));
         // A rate that does not divide 8e12 still rounds up, never down.
         let r = Rate(3_000_000_000);
         assert!(serialization_q16(1000, r.ps_per_byte_q16()) >= r.serialization(1000) - Time(1));

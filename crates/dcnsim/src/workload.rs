@@ -6,9 +6,7 @@
 use std::path::Path;
 
 use crate::engine::Rng;
-use crate::scenario::{
-    err, CcName, FlowSize, HostSet, LbName, ScenarioError, WorkloadCfg, WorkloadKind,
-};
+use crate::scenario::{err, CcName, FlowSize, HostSet, LbName, ScenarioError, WorkloadCfg, WorkloadKind};
 use crate::units::{parse_bytes, parse_time, Time};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -45,21 +43,14 @@ fn field(i: usize, name: &str) -> String {
 }
 
 /// Resolves a host selection against `n_hosts`.
-fn select_hosts(
-    sel: &Option<HostSet>,
-    n_hosts: u32,
-    i: usize,
-    rng: &mut Rng,
-) -> Result<Vec<u32>, ScenarioError> {
+fn select_hosts(sel: &Option<HostSet>, n_hosts: u32, i: usize, rng: &mut Rng) -> Result<Vec<u32>, ScenarioError> {
     match sel {
         None => Ok((0..n_hosts).collect()),
         Some(HostSet::Count(c)) => {
             if *c < 2 || *c > n_hosts {
                 return err(
                     &field(i, "hosts"),
-                    format!(
-                        "{c} hosts requested; allowed 2..={n_hosts} (the topology has {n_hosts})"
-                    ),
+                    format!("{c} hosts requested; allowed 2..={n_hosts} (the topology has {n_hosts})"),
                 );
             }
             let mut all: Vec<u32> = (0..n_hosts).collect();
@@ -71,10 +62,7 @@ fn select_hosts(
         Some(HostSet::List(list)) => {
             for &h in list {
                 if h >= n_hosts {
-                    return err(
-                        &field(i, "hosts"),
-                        format!("host {h} does not exist; hosts are 0..{}", n_hosts - 1),
-                    );
+                    return err(&field(i, "hosts"), format!("host {h} does not exist; hosts are 0..{}", n_hosts - 1));
                 }
             }
             let mut sorted = list.clone();
@@ -114,13 +102,7 @@ fn check_fields(w: &WorkloadCfg, i: usize) -> Result<(), ScenarioError> {
     for (name, is) in present {
         if is && !allowed.contains(&name) {
             let kind = serde_json::to_string(&w.kind).unwrap();
-            return err(
-                &field(i, name),
-                format!(
-                    "not used by kind = {kind}; it takes: {}",
-                    allowed.join(", ")
-                ),
-            );
+            return err(&field(i, name), format!("not used by kind = {kind}; it takes: {}", allowed.join(", ")));
         }
     }
     Ok(())
@@ -146,46 +128,35 @@ pub fn generate(
     let cc = w.cc.unwrap_or(d.cc);
     let lb = w.lb.unwrap_or(d.lb);
     let start = w.start.map(|t| t.0).unwrap_or(Time::ZERO);
+    if let Some(d) = d.duration {
+        if start >= d {
+            return err(
+                &field(i, "start"),
+                format!("{start} is not before the scenario's duration ({d}): the workload would never run"),
+            );
+        }
+    }
     let mk_size = || -> Result<(u64, Time), ScenarioError> {
         match w.size {
-            None => err(
-                &field(i, "size"),
-                "required: a byte count such as \"2MB\", or \"infinite\"",
-            ),
+            None => err(&field(i, "size"), "required: a byte count such as \"2MB\", or \"infinite\""),
             Some(FlowSize::Bytes(0)) => err(&field(i, "size"), "must be positive"),
             Some(FlowSize::Bytes(b)) => {
                 if w.stop.is_some() {
-                    return err(
-                        &field(i, "stop"),
-                        "only for size = \"infinite\" (finite flows end when delivered)",
-                    );
+                    return err(&field(i, "stop"), "only for size = \"infinite\" (finite flows end when delivered)");
                 }
                 Ok((b, Time::MAX))
             }
             Some(FlowSize::Infinite) => match (w.stop, d.duration) {
-                (Some(s), _) if s.0 <= start => err(
-                    &field(i, "stop"),
-                    format!("must be after start ({})", start),
-                ),
+                (Some(s), _) if s.0 <= start => err(&field(i, "stop"), format!("must be after start ({})", start)),
                 (Some(s), _) => Ok((u64::MAX, s.0)),
                 (None, Some(dur)) => Ok((u64::MAX, dur)),
-                (None, None) => err(
-                    &field(i, "stop"),
-                    "infinite flows need a stop time (or set the top-level duration)",
-                ),
+                (None, None) => {
+                    err(&field(i, "stop"), "infinite flows need a stop time (or set the top-level duration)")
+                }
             },
         }
     };
-    let spec = |src, dst, size, stop| FlowSpec {
-        src,
-        dst,
-        size,
-        start,
-        stop,
-        tag,
-        cc,
-        lb,
-    };
+    let spec = |src, dst, size, stop| FlowSpec { src, dst, size, start, stop, tag, cc, lb };
     let mut out = Vec::new();
     match w.kind {
         WorkloadKind::Permutation => {
@@ -210,18 +181,12 @@ pub fn generate(
         WorkloadKind::Incast => {
             let (size, stop) = mk_size()?;
             let Some(n) = w.senders else {
-                return err(
-                    &field(i, "senders"),
-                    "required: the number of hosts sending to the receiver",
-                );
+                return err(&field(i, "senders"), "required: the number of hosts sending to the receiver");
             };
             if n == 0 || n >= d.n_hosts {
                 return err(
                     &field(i, "senders"),
-                    format!(
-                        "{n}: allowed 1..={} (hosts minus the receiver)",
-                        d.n_hosts - 1
-                    ),
+                    format!("{n}: allowed 1..={} (hosts minus the receiver)", d.n_hosts - 1),
                 );
             }
             let recv = match w.receiver {
@@ -244,27 +209,13 @@ pub fn generate(
         }
         WorkloadKind::Flows | WorkloadKind::HtsimCm => {
             let Some(file) = &w.file else {
-                return err(
-                    &field(i, "file"),
-                    "required: path of the flow file (relative to the scenario file)",
-                );
+                return err(&field(i, "file"), "required: path of the flow file (relative to the scenario file)");
             };
             let path = base_dir.join(file);
-            let text = std::fs::read_to_string(&path).map_err(|e| {
-                ScenarioError(format!(
-                    "{}: cannot read {}: {e}",
-                    field(i, "file"),
-                    path.display()
-                ))
-            })?;
-            let parsed = if w.kind == WorkloadKind::Flows {
-                parse_flow_csv(&text)
-            } else {
-                parse_htsim_cm(&text)
-            };
-            let rows = parsed.map_err(|m| {
-                ScenarioError(format!("{}: {}: {m}", field(i, "file"), path.display()))
-            })?;
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| ScenarioError(format!("{}: cannot read {}: {e}", field(i, "file"), path.display())))?;
+            let parsed = if w.kind == WorkloadKind::Flows { parse_flow_csv(&text) } else { parse_htsim_cm(&text) };
+            let rows = parsed.map_err(|m| ScenarioError(format!("{}: {}: {m}", field(i, "file"), path.display())))?;
             for (line, r) in rows {
                 for (h, what) in [(r.0, "src"), (r.1, "dst")] {
                     if h >= d.n_hosts {
@@ -281,23 +232,10 @@ pub fn generate(
                 if r.0 == r.1 {
                     return err(
                         &field(i, "file"),
-                        format!(
-                            "{} line {line}: a flow from host {} to itself",
-                            path.display(),
-                            r.0
-                        ),
+                        format!("{} line {line}: a flow from host {} to itself", path.display(), r.0),
                     );
                 }
-                out.push(FlowSpec {
-                    src: r.0,
-                    dst: r.1,
-                    size: r.2,
-                    start: r.3,
-                    stop: Time::MAX,
-                    tag,
-                    cc,
-                    lb,
-                });
+                out.push(FlowSpec { src: r.0, dst: r.1, size: r.2, start: r.3, stop: Time::MAX, tag, cc, lb });
             }
         }
     }
@@ -308,35 +246,22 @@ type Row = (usize, (u32, u32, u64, Time));
 
 /// CSV with header `src,dst,size,start`: size in bytes or with a unit, start with a unit.
 pub fn parse_flow_csv(text: &str) -> Result<Vec<Row>, String> {
-    let mut lines = text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
+    let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
     let Some((_, header)) = lines.next() else {
         return Err("empty file; expected a header `src,dst,size,start`".into());
     };
     let cols: Vec<&str> = header.split(',').map(|c| c.trim()).collect();
     if cols != ["src", "dst", "size", "start"] {
-        return Err(format!(
-            "header is `{header}`; expected `src,dst,size,start`"
-        ));
+        return Err(format!("header is `{header}`; expected `src,dst,size,start`"));
     }
     let mut rows = Vec::new();
     for (n, line) in lines {
         let f: Vec<&str> = line.split(',').map(|c| c.trim()).collect();
         if f.len() != 4 {
-            return Err(format!(
-                "line {}: expected 4 fields, found {}",
-                n + 1,
-                f.len()
-            ));
+            return Err(format!("line {}: expected 4 fields, found {}", n + 1, f.len()));
         }
-        let src = f[0]
-            .parse::<u32>()
-            .map_err(|_| format!("line {}: src `{}` is not a host number", n + 1, f[0]))?;
-        let dst = f[1]
-            .parse::<u32>()
-            .map_err(|_| format!("line {}: dst `{}` is not a host number", n + 1, f[1]))?;
+        let src = f[0].parse::<u32>().map_err(|_| format!("line {}: src `{}` is not a host number", n + 1, f[0]))?;
+        let dst = f[1].parse::<u32>().map_err(|_| format!("line {}: dst `{}` is not a host number", n + 1, f[1]))?;
         let size = parse_bytes(f[2]).map_err(|e| format!("line {}: size {e}", n + 1))?;
         if size == 0 {
             return Err(format!("line {}: size must be positive", n + 1));
@@ -368,10 +293,7 @@ pub fn parse_htsim_cm(text: &str) -> Result<Vec<Row>, String> {
             }
             "Triggers" | "Failures" => {
                 if toks.get(1).map(|t| *t != "0").unwrap_or(false) {
-                    return Err(format!(
-                        "line {ln}: {} are not supported by dcnsim's importer",
-                        toks[0]
-                    ));
+                    return Err(format!("line {ln}: {} are not supported by dcnsim's importer", toks[0]));
                 }
                 continue;
             }
@@ -380,46 +302,34 @@ pub fn parse_htsim_cm(text: &str) -> Result<Vec<Row>, String> {
         let (s, d) = toks[0]
             .split_once("->")
             .ok_or_else(|| format!("line {ln}: expected `SRC->DST ...`, found `{}`", toks[0]))?;
-        let src = s
-            .parse::<u32>()
-            .map_err(|_| format!("line {ln}: `{s}` is not a host number"))?;
-        let dst = d
-            .parse::<u32>()
-            .map_err(|_| format!("line {ln}: `{d}` is not a host number"))?;
+        let src = s.parse::<u32>().map_err(|_| format!("line {ln}: `{s}` is not a host number"))?;
+        let dst = d.parse::<u32>().map_err(|_| format!("line {ln}: `{d}` is not a host number"))?;
         let mut start = Time::ZERO;
         let mut size = None;
         let mut k = 1;
         while k < toks.len() {
-            let val = toks
-                .get(k + 1)
-                .ok_or_else(|| format!("line {ln}: `{}` has no value", toks[k]))?;
+            let val = toks.get(k + 1).ok_or_else(|| format!("line {ln}: `{}` has no value", toks[k]))?;
             match toks[k] {
                 "id" | "priority" => {}
                 "start" => {
-                    let us: f64 = val.parse().map_err(|_| {
-                        format!("line {ln}: start `{val}` is not a number of microseconds")
-                    })?;
+                    let us: f64 =
+                        val.parse().map_err(|_| format!("line {ln}: start `{val}` is not a number of microseconds"))?;
                     if us < 0.0 {
                         return Err(format!("line {ln}: negative start"));
                     }
                     start = Time::from_secs_f64(us * 1e-6);
                 }
                 "size" => {
-                    size = Some(
-                        val.parse::<u64>()
-                            .map_err(|_| format!("line {ln}: size `{val}` is not a byte count"))?,
-                    )
+                    size = Some(val.parse::<u64>().map_err(|_| format!("line {ln}: size `{val}` is not a byte count"))?)
                 }
                 "trigger" | "send_done_trigger" | "recv_done_trigger" => {
                     return Err(format!(
-                    "line {ln}: `{}` (connection triggers) is not supported by dcnsim's importer",
-                    toks[k]
-                ))
+                        "line {ln}: `{}` (connection triggers) is not supported by dcnsim's importer",
+                        toks[k]
+                    ))
                 }
                 other => {
-                    return Err(format!(
-                        "line {ln}: unknown attribute `{other}` (known: id, start, size, priority)"
-                    ))
+                    return Err(format!("line {ln}: unknown attribute `{other}` (known: id, start, size, priority)"))
                 }
             }
             k += 2;
@@ -432,10 +342,7 @@ pub fn parse_htsim_cm(text: &str) -> Result<Vec<Row>, String> {
     }
     if let Some(m) = declared {
         if m != rows.len() {
-            return Err(format!(
-                "`Connections {m}` but {} connection lines",
-                rows.len()
-            ));
+            return Err(format!("`Connections {m}` but {} connection lines", rows.len()));
         }
     }
     Ok(rows)
@@ -464,12 +371,8 @@ mod tests {
         let rows = parse_htsim_cm(cm).unwrap();
         assert_eq!(rows[0].1, (0, 5, 2_000_000, Time::ZERO));
         assert_eq!(rows[1].1, (3, 1, 4096, Time(12_500_000)));
-        assert!(parse_htsim_cm("Connections 3\n0->1 id 1 start 0 size 10\n")
-            .unwrap_err()
-            .contains("Connections 3"));
-        assert!(parse_htsim_cm("0->1 id 1 start 0 size 10 trigger 2\n")
-            .unwrap_err()
-            .contains("trigger"));
+        assert!(parse_htsim_cm("Connections 3\n0->1 id 1 start 0 size 10\n").unwrap_err().contains("Connections 3"));
+        assert!(parse_htsim_cm("0->1 id 1 start 0 size 10 trigger 2\n").unwrap_err().contains("trigger"));
     }
 
     #[test]
@@ -477,11 +380,7 @@ mod tests {
         let rows = parse_flow_csv("src,dst,size,start\n0,1,2MB,0\n2,3,1500,10us\n").unwrap();
         assert_eq!(rows[0].1, (0, 1, 2_000_000, Time::ZERO));
         assert_eq!(rows[1].1, (2, 3, 1500, Time::from_us(10)));
-        assert!(parse_flow_csv("a,b\n")
-            .unwrap_err()
-            .contains("src,dst,size,start"));
-        assert!(parse_flow_csv("src,dst,size,start\n0,x,1,0\n")
-            .unwrap_err()
-            .contains("line 2"));
+        assert!(parse_flow_csv("a,b\n").unwrap_err().contains("src,dst,size,start"));
+        assert!(parse_flow_csv("src,dst,size,start\n0,x,1,0\n").unwrap_err().contains("line 2"));
     }
 }

@@ -44,9 +44,7 @@ fn unknown_algorithm_names_list_the_allowed_ones() {
     assert_mentions(&m, &["transport.cc", "cubic", "newreno", "dctcp"]);
     let m = build_err(&with("[transport]\nlb = \"flowlet\"\n"));
     assert_mentions(&m, &["transport.lb", "ecmp", "ops"]);
-    let m = build_err(&format!(
-        "{TOPO}[[workload]]\nkind = \"permutation\"\nsize = \"1MB\"\ncc = \"bbr\"\n"
-    ));
+    let m = build_err(&format!("{TOPO}[[workload]]\nkind = \"permutation\"\nsize = \"1MB\"\ncc = \"bbr\"\n"));
     assert_mentions(&m, &["workload[0].cc", "bbr", "dctcp"]);
     let m = build_err(&format!("{TOPO}[[workload]]\nkind = \"shuffle\"\n"));
     assert_mentions(&m, &["workload[0].kind", "permutation", "incast"]);
@@ -78,17 +76,11 @@ fn buffer_smaller_than_one_mtu_is_rejected() {
 
 #[test]
 fn more_hosts_than_the_tiers_hold_is_rejected() {
-    let m = build_err(&format!(
-        "[topology]\nkind = \"fat_tree\"\ntiers = 3\nradix = 8\nhosts = 200\n{WORK}"
-    ));
+    let m = build_err(&format!("[topology]\nkind = \"fat_tree\"\ntiers = 3\nradix = 8\nhosts = 200\n{WORK}"));
     assert_mentions(&m, &["topology.hosts", "200", "radix 8", "128"]);
-    let m = build_err(&format!(
-        "[topology]\nkind = \"fat_tree\"\ntiers = 4\nhosts = 16\n{WORK}"
-    ));
+    let m = build_err(&format!("[topology]\nkind = \"fat_tree\"\ntiers = 4\nhosts = 16\n{WORK}"));
     assert_mentions(&m, &["topology.tiers", "2", "3"]);
-    let m = build_err(&format!(
-        "[topology]\nkind = \"fat_tree\"\nradix = 7\nhosts = 16\n{WORK}"
-    ));
+    let m = build_err(&format!("[topology]\nkind = \"fat_tree\"\nradix = 7\nhosts = 16\n{WORK}"));
     assert_mentions(&m, &["topology.radix", "even"]);
 }
 
@@ -96,20 +88,14 @@ fn more_hosts_than_the_tiers_hold_is_rejected() {
 fn a_flow_to_itself_is_rejected() {
     let dir = std::env::temp_dir().join(format!("dcnsim-bad-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("self.csv"),
-        "src,dst,size,start\n0,1,1MB,0\n3,3,1MB,0\n",
-    )
-    .unwrap();
+    std::fs::write(dir.join("self.csv"), "src,dst,size,start\n0,1,1MB,0\n3,3,1MB,0\n").unwrap();
     let toml = format!("{TOPO}[[workload]]\nkind = \"flows\"\nfile = \"self.csv\"\n");
     let m = match dcnsim::from_toml(&toml, &dir) {
         Ok(_) => panic!("accepted"),
         Err(e) => e.0,
     };
     assert_mentions(&m, &["workload[0].file", "line 3", "itself"]);
-    let m = build_err(&format!(
-        "{TOPO}[[workload]]\nkind = \"incast\"\nsenders = 16\nsize = \"1MB\"\n"
-    ));
+    let m = build_err(&format!("{TOPO}[[workload]]\nkind = \"incast\"\nsenders = 16\nsize = \"1MB\"\n"));
     assert_mentions(&m, &["workload[0].senders", "1..=15"]);
 }
 
@@ -125,34 +111,48 @@ fn malformed_files_name_the_line() {
     assert!(m.contains("line 1") || m.contains("TOML"), "{m}");
     let dir = std::env::temp_dir().join(format!("dcnsim-badcm-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("m.cm"),
-        "Nodes 16\nConnections 1\n0->x id 1 start 0 size 10\n",
-    )
-    .unwrap();
+    std::fs::write(dir.join("m.cm"), "Nodes 16\nConnections 1\n0->x id 1 start 0 size 10\n").unwrap();
     let toml = format!("{TOPO}[[workload]]\nkind = \"htsim_cm\"\nfile = \"m.cm\"\n");
     let m = dcnsim::from_toml(&toml, &dir).err().unwrap().0;
     assert_mentions(&m, &["workload[0].file", "line 3", "x"]);
-    let m = build_err(&format!(
-        "{TOPO}[[workload]]\nkind = \"flows\"\nfile = \"/nonexistent/f.csv\"\n"
-    ));
+    let m = build_err(&format!("{TOPO}[[workload]]\nkind = \"flows\"\nfile = \"/nonexistent/f.csv\"\n"));
     assert_mentions(&m, &["workload[0].file", "cannot read"]);
 }
 
 #[test]
 fn misplaced_and_missing_fields_are_named() {
-    let m = build_err(&format!(
-        "{TOPO}[[workload]]\nkind = \"permutation\"\nsize = \"1MB\"\nsenders = 3\n"
-    ));
+    let m = build_err(&format!("{TOPO}[[workload]]\nkind = \"permutation\"\nsize = \"1MB\"\nsenders = 3\n"));
     assert_mentions(&m, &["workload[0].senders", "permutation"]);
-    let m = build_err(&format!(
-        "{TOPO}[[workload]]\nkind = \"permutation\"\nsize = \"infinite\"\n"
-    ));
+    let m = build_err(&format!("{TOPO}[[workload]]\nkind = \"permutation\"\nsize = \"infinite\"\n"));
     assert_mentions(&m, &["workload[0].stop", "infinite"]);
     let m = build_err(TOPO);
     assert_mentions(&m, &["workload", "permutation"]);
-    let m = build_err(&format!(
-        "[topology]\nkind = \"star\"\nhosts = 4\nradix = 8\n{WORK}"
-    ));
+    let m = build_err(&format!("[topology]\nkind = \"star\"\nhosts = 4\nradix = 8\n{WORK}"));
     assert_mentions(&m, &["topology.radix", "fat_tree"]);
+}
+
+#[test]
+fn fields_that_would_be_ignored_are_rejected() {
+    let m = build_err(&format!("[topology]\nkind = \"star\"\nhosts = 4\nloss_rate = 0.01\n{WORK}"));
+    assert_mentions(&m, &["topology.loss_rate", "star"]);
+    let m = build_err(&format!("[topology]\nkind = \"star\"\nhosts = 4\ntiers = 2\n{WORK}"));
+    assert_mentions(&m, &["topology.tiers", "fat_tree"]);
+    let m = build_err(&format!("[topology]\nkind = \"leaf_spine\"\nhosts = 4\ntiers = 3\n{WORK}"));
+    assert_mentions(&m, &["topology.tiers", "leaf_spine", "2"]);
+    let m = build_err(&format!("{TOPO}agg_uplink_latency = \"1us\"\n{WORK}"));
+    assert_mentions(&m, &["topology.agg_uplink_latency", "2-tier"]);
+    let m = build_err(&format!(
+        "duration = \"1ms\"\n{TOPO}[[workload]]\nkind = \"permutation\"\nsize = \"1MB\"\nstart = \"2ms\"\n"
+    ));
+    assert_mentions(&m, &["workload[0].start", "duration"]);
+}
+
+#[test]
+fn values_beyond_what_the_model_represents_are_rejected() {
+    let m = build_err(&format!("{TOPO}link_rate = \"0.4bps\"\n{WORK}"));
+    assert_mentions(&m, &["topology.link_rate", "1Mbps"]);
+    let m = build_err(&format!("{TOPO}mtu = \"2MiB\"\n{WORK}"));
+    assert_mentions(&m, &["topology.mtu", "1MiB"]);
+    let m = build_err(&format!("{TOPO}mtu = 65\n[transport]\nheader = 64\n{WORK}").replace("\"1MB\"", "\"5GB\""));
+    assert_mentions(&m, &["workload", "packets", "mtu"]);
 }

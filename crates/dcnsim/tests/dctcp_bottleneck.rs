@@ -99,22 +99,14 @@ fn measure(n: u32, cc: &str, k_pkts: u32, ecn: bool) -> Measured {
     }
     let secs = (end - warm).as_secs_f64();
     let p = &s.ports[port];
-    let goodputs: Vec<f64> = s
-        .flows
-        .iter()
-        .zip(&delivered0)
-        .map(|(f, d0)| (f.receiver.delivered - d0) as f64 * 8.0 / secs)
-        .collect();
+    let goodputs: Vec<f64> =
+        s.flows.iter().zip(&delivered0).map(|(f, d0)| (f.receiver.delivered - d0) as f64 * 8.0 / secs).collect();
     Measured {
         utilisation: (p.stats.tx_bytes - tx0) as f64 * 8.0 / (RATE * secs),
         mean_queue_pkts: p.mean_queue_since(end, warm, integ0) / PKT,
         in_band: inside as f64 / samples as f64,
         band,
-        mean_alpha: if alpha_n > 0 {
-            alpha_sum / alpha_n as f64
-        } else {
-            f64::NAN
-        },
+        mean_alpha: if alpha_n > 0 { alpha_sum / alpha_n as f64 } else { f64::NAN },
         alpha_model: (2.0 / w_star).sqrt(),
         jain: common::jain(&goodputs),
         goodput_bps: goodputs.iter().sum(),
@@ -130,17 +122,8 @@ fn b1_b2_dctcp_queue_tracks_k_and_alpha_matches_model() {
         m.utilisation, m.mean_queue_pkts, m.in_band, m.band.0, m.band.1, m.mean_alpha, m.alpha_model, m.jain
     );
     assert!(m.utilisation >= 0.95, "utilisation {}", m.utilisation);
-    assert!(
-        (m.mean_queue_pkts - 20.0).abs() <= 0.3 * 20.0,
-        "mean queue {} pkts",
-        m.mean_queue_pkts
-    );
-    assert!(
-        m.in_band >= 0.99,
-        "only {:.4} of samples inside the B1 band {:?}",
-        m.in_band,
-        m.band
-    );
+    assert!((m.mean_queue_pkts - 20.0).abs() <= 0.3 * 20.0, "mean queue {} pkts", m.mean_queue_pkts);
+    assert!(m.in_band >= 0.99, "only {:.4} of samples inside the B1 band {:?}", m.in_band, m.band);
     assert!(
         (m.mean_alpha - m.alpha_model).abs() <= 0.3 * m.alpha_model,
         "mean alpha {} vs sqrt(2/W*) = {}",
@@ -175,10 +158,6 @@ fn b4_dctcp_fair_share_for_2_8_16_flows() {
             m.jain, m.utilisation, m.mean_alpha, m.alpha_model
         );
         assert!(m.jain >= 0.99, "N = {n}: Jain {}", m.jain);
-        assert!(
-            m.utilisation >= 0.95,
-            "N = {n}: utilisation {}",
-            m.utilisation
-        );
+        assert!(m.utilisation >= 0.95, "N = {n}: utilisation {}", m.utilisation);
     }
 }

@@ -44,25 +44,15 @@ fn run_pair(src: u32, dst: u32, size: &str, expect_hops: usize) {
     let ser = |b: u64| b as f64 * 8.0 / 100e9 * 1e6; // us
                                                      // All bytes through the (equal-rate) bottleneck, one packet store-and-forwarded at each
                                                      // further link, 500 ns per cable and 200 ns per switch traversed.
-    let analytic =
-        ser(wire_total) + (links - 1.0) * ser(first_wire) + links * 0.5 + (links - 1.0) * 0.2;
+    let analytic = ser(wire_total) + (links - 1.0) * ser(first_wire) + links * 0.5 + (links - 1.0) * 0.2;
     let mtu_ser = ser(4096);
-    assert!(
-        (ideal - analytic).abs() <= mtu_ser,
-        "ideal {ideal} vs first-principles {analytic}"
-    );
+    assert!((ideal - analytic).abs() <= mtu_ser, "ideal {ideal} vs first-principles {analytic}");
     assert!(fct >= ideal - 1e-6, "faster than ideal: {fct} < {ideal}");
-    assert!(
-        fct - ideal <= mtu_ser,
-        "{src}->{dst} {size}: fct {fct} us, ideal {ideal} us (limit +{mtu_ser} us)"
-    );
+    assert!(fct - ideal <= mtu_ser, "{src}->{dst} {size}: fct {fct} us, ideal {ideal} us (limit +{mtu_ser} us)");
 }
 
 fn write_csv(src: u32, dst: u32, size: &str) -> String {
-    let dir = std::env::temp_dir().join(format!(
-        "dcnsim-ideal-{}-{src}-{dst}-{size}",
-        std::process::id()
-    ));
+    let dir = std::env::temp_dir().join(format!("dcnsim-ideal-{}-{src}-{dst}-{size}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("flows.csv");
     std::fs::write(&path, format!("src,dst,size,start\n{src},{dst},{size},0\n")).unwrap();

@@ -55,19 +55,13 @@ fn csv() -> String {
 #[test]
 fn newreno_throughput_follows_mathis_at_1e3() {
     let (got, model) = mathis_ratio(1e-3, 4);
-    eprintln!(
-        "p = 1e-3: {got:.0} pkt/s, Mathis {model:.0} pkt/s, ratio {:.3}",
-        got / model
-    );
+    eprintln!("p = 1e-3: {got:.0} pkt/s, Mathis {model:.0} pkt/s, ratio {:.3}", got / model);
     assert!((got / model - 1.0).abs() <= 0.25);
 }
 
 #[test]
 fn newreno_throughput_follows_mathis_at_1e4() {
     let (got, model) = mathis_ratio(1e-4, 10);
-    eprintln!(
-        "p = 1e-4: {got:.0} pkt/s, Mathis {model:.0} pkt/s, ratio {:.3}",
-        got / model
-    );
+    eprintln!("p = 1e-4: {got:.0} pkt/s, Mathis {model:.0} pkt/s, ratio {:.3}", got / model);
     assert!((got / model - 1.0).abs() <= 0.25);
 }

@@ -30,27 +30,13 @@ fn dumbbell_with_loss(loss: f64, ack_ratio: u32, cc: &str, lb: &str) -> dcnsim::
 
 fn assert_all_delivered(s: &dcnsim::Simulation) {
     for f in &s.flows {
-        assert!(
-            f.receiver.finish.is_some(),
-            "flow {} unfinished ({} of {} bytes)",
-            f.id,
-            f.receiver.delivered,
-            f.size
-        );
-        assert_eq!(
-            f.receiver.delivered, f.size,
-            "flow {} delivered each byte once",
-            f.id
-        );
+        assert!(f.receiver.finish.is_some(), "flow {} unfinished ({} of {} bytes)", f.id, f.receiver.delivered, f.size);
+        assert_eq!(f.receiver.delivered, f.size, "flow {} delivered each byte once", f.id);
     }
     // The run ends when the last byte arrives, with some ACKs still on their way; every
     // packet the arena still holds must be in some queue or on some wire (no leak).
     let held: usize = s.ports.iter().map(|p| p.queue.len() + p.pipe.len()).sum();
-    assert_eq!(
-        s.arena.live(),
-        held,
-        "packets neither queued nor on a wire leaked"
-    );
+    assert_eq!(s.arena.live(), held, "packets neither queued nor on a wire leaked");
 }
 
 #[test]
@@ -59,15 +45,9 @@ fn heavy_loss_is_repaired_by_fast_retransmit_and_timeouts() {
         let s = dumbbell_with_loss(0.05, 1, cc, "ecmp");
         assert_all_delivered(&s);
         assert!(s.counters.drops > 0);
-        assert!(
-            s.counters.timeouts > 0,
-            "{cc}: 5% loss should cost some tail-loss timeouts"
-        );
+        assert!(s.counters.timeouts > 0, "{cc}: 5% loss should cost some tail-loss timeouts");
         let retx: u64 = s.flows.iter().map(|f| f.sender.retransmits).sum();
-        assert!(
-            retx >= s.counters.drops / 2,
-            "{cc}: lost data is retransmitted"
-        );
+        assert!(retx >= s.counters.drops / 2, "{cc}: lost data is retransmitted");
     }
 }
 
@@ -76,10 +56,7 @@ fn coalesced_acks_deliver_everything() {
     for ratio in [2, 4] {
         let s = dumbbell_with_loss(0.01, ratio, "dctcp", "ecmp");
         assert_all_delivered(&s);
-        assert!(
-            s.counters.ack_packets < s.counters.data_packets,
-            "ack_ratio {ratio} sends fewer ACKs than data"
-        );
+        assert!(s.counters.ack_packets < s.counters.data_packets, "ack_ratio {ratio} sends fewer ACKs than data");
     }
 }
 
@@ -106,10 +83,7 @@ fn failed_links_carry_nothing_and_traffic_still_completes() {
     s.run();
     assert_all_delivered(&s);
     for p in down {
-        assert_eq!(
-            s.ports[p].stats.tx_packets, 0,
-            "failed port {p} transmitted"
-        );
+        assert_eq!(s.ports[p].stats.tx_packets, 0, "failed port {p} transmitted");
     }
 }
 
@@ -152,10 +126,7 @@ fn retransmission_timer_never_fires_late() {
         }
     }
     assert!(s.counters.timeouts > 0);
-    assert_eq!(
-        overdue, 0,
-        "samples where an RTO deadline had passed without the timer firing"
-    );
+    assert_eq!(overdue, 0, "samples where an RTO deadline had passed without the timer firing");
     assert_all_delivered(&s);
 }
 

@@ -36,12 +36,7 @@ pub struct DctcpParams {
 
 impl Default for DctcpParams {
     fn default() -> Self {
-        DctcpParams {
-            g: 1.0 / 16.0,
-            alpha_init: 1.0,
-            loss_response: LossResponse::Halve,
-            min_cwnd_pkts: 2,
-        }
+        DctcpParams { g: 1.0 / 16.0, alpha_init: 1.0, loss_response: LossResponse::Halve, min_cwnd_pkts: 2 }
     }
 }
 
@@ -112,11 +107,7 @@ impl CongestionControl for Dctcp {
         }
         let end = *self.window_end.get_or_insert(a.snd_nxt);
         if a.cum_ack >= end {
-            let f = if self.acked_total == 0 {
-                0.0
-            } else {
-                self.acked_marked as f64 / self.acked_total as f64
-            };
+            let f = if self.acked_total == 0 { 0.0 } else { self.acked_marked as f64 / self.acked_total as f64 };
             self.alpha = (1.0 - self.p.g) * self.alpha + self.p.g * f;
             self.acked_total = 0;
             self.acked_marked = 0;
@@ -138,13 +129,7 @@ impl CongestionControl for Dctcp {
         if a.ece && a.cum_ack >= self.loss_until {
             self.cut(1.0 - self.alpha / 2.0, a.snd_nxt);
         } else if !just_exited {
-            reno_increase(
-                &mut self.cwnd,
-                self.ssthresh,
-                self.mss,
-                a.newly_acked,
-                a.in_flight_before,
-            );
+            reno_increase(&mut self.cwnd, self.ssthresh, self.mss, a.newly_acked, a.in_flight_before);
         }
     }
 
@@ -223,11 +208,7 @@ mod tests {
     /// 75 MSS after CWR exit.
     #[test]
     fn a3_cut_once_per_window() {
-        let p = DctcpParams {
-            alpha_init: 0.5,
-            g: 0.0,
-            ..DctcpParams::default()
-        };
+        let p = DctcpParams { alpha_init: 0.5, g: 0.0, ..DctcpParams::default() };
         let mut c = Dctcp::new(&p, MSS, 100 * MSS);
         c.ssthresh = 0; // congestion avoidance
         c.on_ack(&ack(1, 100, true));
@@ -235,11 +216,7 @@ mod tests {
         for cum in 2..100 {
             c.on_ack(&ack(cum, 100, true));
         }
-        assert_eq!(
-            c.cwnd(),
-            75 * MSS,
-            "further marks in the same window do not cut"
-        );
+        assert_eq!(c.cwnd(), 75 * MSS, "further marks in the same window do not cut");
         // An ACK up to exactly `recover` still belongs to the cut's window, even if marked.
         c.on_ack(&ack(100, 120, true));
         assert!(c.reduced);
@@ -255,21 +232,10 @@ mod tests {
 
     #[test]
     fn loss_halves_in_paper_mode_and_uses_alpha_in_ns3_mode() {
-        let mut paper = Dctcp::new(
-            &DctcpParams {
-                alpha_init: 0.2,
-                ..Default::default()
-            },
-            MSS,
-            100 * MSS,
-        );
+        let mut paper = Dctcp::new(&DctcpParams { alpha_init: 0.2, ..Default::default() }, MSS, 100 * MSS);
         paper.on_loss(Time::ZERO, 0, 100);
         assert_eq!(paper.cwnd(), 50 * MSS);
-        let p = DctcpParams {
-            alpha_init: 0.2,
-            loss_response: LossResponse::Alpha,
-            ..Default::default()
-        };
+        let p = DctcpParams { alpha_init: 0.2, loss_response: LossResponse::Alpha, ..Default::default() };
         let mut ns3 = Dctcp::new(&p, MSS, 100 * MSS);
         ns3.on_loss(Time::ZERO, 0, 100);
         assert_eq!(ns3.cwnd(), 90 * MSS);
@@ -281,14 +247,7 @@ mod tests {
     /// answered by the timeout: slow start must go on (spec §2.3 cuts only when OPEN).
     #[test]
     fn marks_on_pre_timeout_data_do_not_cut_after_a_timeout() {
-        let mut c = Dctcp::new(
-            &DctcpParams {
-                alpha_init: 0.5,
-                ..Default::default()
-            },
-            MSS,
-            40 * MSS,
-        );
+        let mut c = Dctcp::new(&DctcpParams { alpha_init: 0.5, ..Default::default() }, MSS, 40 * MSS);
         c.on_timeout(Time::ZERO, 100);
         assert_eq!(c.cwnd(), MSS);
         let mut a = ack(1, 100, true);
@@ -299,10 +258,6 @@ mod tests {
             a.in_flight_before = c.cwnd();
             c.on_ack(&a);
         }
-        assert!(
-            c.cwnd() >= 10 * MSS,
-            "slow start stalled at {} MSS",
-            c.cwnd() / MSS
-        );
+        assert!(c.cwnd() >= 10 * MSS, "slow start stalled at {} MSS", c.cwnd() / MSS);
     }
 }

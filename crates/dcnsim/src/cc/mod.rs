@@ -55,13 +55,7 @@ pub trait CongestionControl: Send {
 /// send would otherwise inflate cwnd without bound and burst later. `in_flight` is the
 /// bytes outstanding before this ACK.
 #[inline]
-pub(crate) fn reno_increase(
-    cwnd: &mut u64,
-    ssthresh: u64,
-    mss: u64,
-    newly_acked: u64,
-    in_flight: u64,
-) {
+pub(crate) fn reno_increase(cwnd: &mut u64, ssthresh: u64, mss: u64, newly_acked: u64, in_flight: u64) {
     if *cwnd < ssthresh {
         // Slow start may double what was actually in flight.
         if 2 * in_flight < *cwnd {

@@ -57,13 +57,7 @@ impl CongestionControl for NewReno {
                 return;
             }
         }
-        reno_increase(
-            &mut self.cwnd,
-            self.ssthresh,
-            self.mss,
-            a.newly_acked,
-            a.in_flight_before,
-        );
+        reno_increase(&mut self.cwnd, self.ssthresh, self.mss, a.newly_acked, a.in_flight_before);
     }
 
     fn on_loss(&mut self, _now: Time, cum_ack: u32, snd_nxt: u32) {
@@ -123,10 +117,7 @@ mod tests {
             c.on_ack(&ack(21 + i, 40, mss));
         }
         let grown = c.cwnd() - start;
-        assert!(
-            (mss * 9 / 10..=mss * 11 / 10).contains(&grown),
-            "grew {grown}"
-        );
+        assert!((mss * 9 / 10..=mss * 11 / 10).contains(&grown), "grew {grown}");
     }
 
     /// RFC 7661: an application- or NIC-limited sender does not grow its window.
@@ -134,20 +125,10 @@ mod tests {
     fn window_grows_only_when_it_limits_the_sender() {
         let mss = 1000;
         let mut c = NewReno::new(&NewRenoParams::default(), mss, 10 * mss);
-        let limited = AckSample {
-            in_flight_before: 2 * mss,
-            ..ack(1, 10, mss)
-        };
+        let limited = AckSample { in_flight_before: 2 * mss, ..ack(1, 10, mss) };
         c.on_ack(&limited);
-        assert_eq!(
-            c.cwnd(),
-            10 * mss,
-            "slow start needs at least half the window in flight"
-        );
-        let full = AckSample {
-            in_flight_before: 10 * mss,
-            ..ack(2, 10, mss)
-        };
+        assert_eq!(c.cwnd(), 10 * mss, "slow start needs at least half the window in flight");
+        let full = AckSample { in_flight_before: 10 * mss, ..ack(2, 10, mss) };
         c.on_ack(&full);
         assert_eq!(c.cwnd(), 11 * mss);
     }

@@ -155,17 +155,13 @@ impl Port {
 
     /// Zeroes the counters (e.g. at the end of a warm-up), keeping the queue.
     pub fn reset_stats(&mut self, now: Time) {
-        self.stats = PortStats {
-            last_change: now,
-            max_queue: self.queued_bytes,
-            ..PortStats::default()
-        };
+        self.stats = PortStats { last_change: now, max_queue: self.queued_bytes, ..PortStats::default() };
     }
 
     /// Mean occupancy in bytes over [since, now], given the integral observed at `since`.
     pub fn mean_queue_since(&self, now: Time, since: Time, integral_then: u128) -> f64 {
-        let integral_now = self.stats.queue_integral
-            + self.queued_bytes as u128 * (now.0 - self.stats.last_change.0) as u128;
+        let integral_now =
+            self.stats.queue_integral + self.queued_bytes as u128 * (now.0 - self.stats.last_change.0) as u128;
         (integral_now - integral_then) as f64 / (now.0 - since.0).max(1) as f64
     }
 }
@@ -175,13 +171,7 @@ mod tests {
     use super::*;
 
     fn step(k: u64, mark_if: MarkIf) -> EcnPolicy {
-        EcnPolicy {
-            kmin: k,
-            kmax: k,
-            pmax: 1.0,
-            at: MarkPoint::Enqueue,
-            mark_if,
-        }
+        EcnPolicy { kmin: k, kmax: k, pmax: 1.0, at: MarkPoint::Enqueue, mark_if }
     }
 
     /// Spec dctcp-vs-swift.md §5 A1: with K = 250 packets an arriving ECT packet is marked
@@ -201,13 +191,7 @@ mod tests {
 
     #[test]
     fn red_ramp_is_linear_between_thresholds() {
-        let red = EcnPolicy {
-            kmin: 100,
-            kmax: 300,
-            pmax: 0.5,
-            at: MarkPoint::Dequeue,
-            mark_if: MarkIf::Above,
-        };
+        let red = EcnPolicy { kmin: 100, kmax: 300, pmax: 0.5, at: MarkPoint::Dequeue, mark_if: MarkIf::Above };
         assert!(matches!(red.decide(100), MarkDecision::No));
         match red.decide(200) {
             MarkDecision::Ramp(p) => assert!((p - 0.25).abs() < 1e-12),

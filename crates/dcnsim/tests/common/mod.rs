@@ -4,8 +4,7 @@
 use dcnsim::{Simulation, Time};
 
 pub fn sim(toml: &str) -> Simulation {
-    dcnsim::from_toml(toml, std::path::Path::new("."))
-        .unwrap_or_else(|e| panic!("scenario rejected: {e}"))
+    dcnsim::from_toml(toml, std::path::Path::new(".")).unwrap_or_else(|e| panic!("scenario rejected: {e}"))
 }
 
 pub fn build_err(toml: &str) -> String {
