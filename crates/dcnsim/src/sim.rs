@@ -168,13 +168,7 @@ impl Simulation {
                 let port = self.routing.host_up_port[host as usize];
                 self.kick(port);
             }
-            SendState::PacedUntil(t) => {
-                if !flow.wake_pending {
-                    flow.wake_pending = true;
-                    self.events.schedule(t, Event::FlowWake(f));
-                }
-            }
-            SendState::Blocked => {}
+            other => self.park(f, other),
         }
     }
 
@@ -195,39 +189,38 @@ impl Simulation {
         }
     }
 
+    /// Takes a flow that cannot send now off its host's ready list; if pacing is what
+    /// holds it back, it is woken when it may send again.
+    fn park(&mut self, f: u32, state: SendState) {
+        let flow = &mut self.flows[f as usize];
+        flow.in_ready = false;
+        if let SendState::PacedUntil(t) = state {
+            if !flow.wake_pending {
+                flow.wake_pending = true;
+                self.events.schedule(t, Event::FlowWake(f));
+            }
+        }
+    }
+
     /// The next data packet from the host's flows, round robin.
     fn host_pull(&mut self, host: u32) -> Option<u32> {
         let now = self.now();
         while let Some(f) = self.host_ready[host as usize].pop_front() {
-            let flow = &mut self.flows[f as usize];
-            match flow.send_state(now) {
-                SendState::Ready => {
-                    let entropy = if flow.spray { self.rng_spray.next_u64() as u32 } else { 0 };
-                    let pkt = flow.emit(now, entropy);
-                    match flow.send_state(now) {
-                        SendState::Ready => self.host_ready[host as usize].push_back(f),
-                        SendState::PacedUntil(t) => {
-                            flow.in_ready = false;
-                            if !flow.wake_pending {
-                                flow.wake_pending = true;
-                                self.events.schedule(t, Event::FlowWake(f));
-                            }
-                        }
-                        SendState::Blocked => flow.in_ready = false,
-                    }
-                    self.arm_rto(f);
-                    self.counters.data_packets += 1;
-                    return Some(self.arena.alloc(pkt));
-                }
-                SendState::PacedUntil(t) => {
-                    flow.in_ready = false;
-                    if !flow.wake_pending {
-                        flow.wake_pending = true;
-                        self.events.schedule(t, Event::FlowWake(f));
-                    }
-                }
-                SendState::Blocked => flow.in_ready = false,
+            let state = self.flows[f as usize].send_state(now);
+            if state != SendState::Ready {
+                self.park(f, state);
+                continue;
             }
+            let flow = &mut self.flows[f as usize];
+            let entropy = if flow.spray { self.rng_spray.next_u64() as u32 } else { 0 };
+            let pkt = flow.emit(now, entropy);
+            match flow.send_state(now) {
+                SendState::Ready => self.host_ready[host as usize].push_back(f),
+                other => self.park(f, other),
+            }
+            self.arm_rto(f);
+            self.counters.data_packets += 1;
+            return Some(self.arena.alloc(pkt));
         }
         None
     }

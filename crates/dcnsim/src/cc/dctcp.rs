@@ -172,16 +172,7 @@ mod tests {
     const MSS: u64 = 1500;
 
     fn ack(cum: u32, nxt: u32, ece: bool) -> AckSample {
-        AckSample {
-            now: Time::ZERO,
-            newly_acked: MSS,
-            ece,
-            rtt: Time::ZERO,
-            cum_ack: cum,
-            snd_nxt: nxt,
-            in_flight: 0,
-            in_flight_before: u64::MAX / 4,
-        }
+        crate::cc::test_ack(cum, nxt, MSS, ece)
     }
 
     /// Spec §5 A2: alpha = 1, g = 1/16; a window with F = 0.5 gives 0.96875, a following

@@ -83,3 +83,18 @@ pub fn make(
         CcName::Dctcp => Box::new(dctcp::Dctcp::new(&t.dctcp, mss, initial_window)),
     }
 }
+
+/// An ACK sample for unit tests: `bytes` newly acknowledged, window fully used.
+#[cfg(test)]
+pub(crate) fn test_ack(cum_ack: u32, snd_nxt: u32, bytes: u64, ece: bool) -> AckSample {
+    AckSample {
+        now: Time::ZERO,
+        newly_acked: bytes,
+        ece,
+        rtt: Time::ZERO,
+        cum_ack,
+        snd_nxt,
+        in_flight: 0,
+        in_flight_before: u64::MAX / 4,
+    }
+}

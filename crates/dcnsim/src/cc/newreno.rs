@@ -91,16 +91,7 @@ mod tests {
     use super::*;
 
     fn ack(cum: u32, nxt: u32, bytes: u64) -> AckSample {
-        AckSample {
-            now: Time::ZERO,
-            newly_acked: bytes,
-            ece: false,
-            rtt: Time::ZERO,
-            cum_ack: cum,
-            snd_nxt: nxt,
-            in_flight: 0,
-            in_flight_before: u64::MAX / 4,
-        }
+        crate::cc::test_ack(cum, nxt, bytes, false)
     }
 
     #[test]
