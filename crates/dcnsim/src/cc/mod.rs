@@ -4,6 +4,7 @@
 //! A new algorithm is a new module implementing `CongestionControl`, nothing more.
 
 pub mod dctcp;
+pub mod median;
 pub mod newreno;
 
 use crate::units::{Rate, Time};
