@@ -7,8 +7,10 @@ use std::path::Path;
 use crate::engine::{Event, EventQueue, Rng};
 use crate::net::{EcnPolicy, PacketArena, Port};
 use crate::routing::Routing;
-use crate::scenario::{err, InitialWindow, LbName, QueueSampling, Scenario, ScenarioError, TopologyKind};
-use crate::sim::{Counters, Simulation};
+use crate::scenario::{
+    err, FailureModel, FlowSize, InitialWindow, QueueSampling, Scenario, ScenarioError, TopologyKind,
+};
+use crate::sim::{ArRule, Counters, Simulation};
 use crate::stats::{ideal_fct, Hop, Sampler};
 use crate::topology::{self, FatTreeShape, Tier, TierLinks, Topology};
 use crate::transport::{Flow, TransportConfig};
@@ -185,6 +187,16 @@ fn validate_numbers(s: &Scenario) -> Result<(), ScenarioError> {
             return err("output.sample_interval", "must be positive");
         }
     }
+    let ar = &s.switch.ar;
+    if ar.levels.is_empty()
+        || ar.levels.windows(2).any(|w| w[0] >= w[1])
+        || ar.levels.iter().any(|&b| !(b > 0.0 && b <= 1.0))
+    {
+        return err("switch.ar.levels", "allowed: ascending fractions of the buffer in (0, 1], e.g. [0.05, 0.1, 0.2]");
+    }
+    if s.transport.reps.buffer == 0 {
+        return err("transport.reps.buffer", "allowed: 1 or more entropies");
+    }
     if s.workload.is_empty() {
         return err(
             "workload",
@@ -233,6 +245,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
             let mut p = Port::new(from, to, c.rate, latency, if from_switch { s.switch.buffer.0 } else { u64::MAX });
             if from_switch {
                 p.ecn = ecn;
+                p.ack_priority = s.switch.ack_priority;
             }
             if c.tier != Tier::Host {
                 p.loss_rate = s.topology.loss_rate;
@@ -244,15 +257,23 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
 
     // Failed cables: a seeded choice among switch-to-switch cables.
     let fabric: Vec<usize> = (0..topo.cables.len()).filter(|&i| topo.cables[i].tier != Tier::Host).collect();
-    let n_fail = (s.topology.failed_links * fabric.len() as f64).round() as usize;
-    if n_fail > 0 {
-        let mut rng = Rng::stream(s.seed, "failures");
-        let mut chosen = fabric.clone();
-        rng.shuffle(&mut chosen);
-        for &c in &chosen[..n_fail] {
-            ports[2 * c].up = false;
-            ports[2 * c + 1].up = false;
+    let mut rng = Rng::stream(s.seed, "failures");
+    let failed: Vec<usize> = match s.topology.failure_model {
+        FailureModel::Exact => {
+            let n = (s.topology.failed_links * fabric.len() as f64).round() as usize;
+            let mut chosen = fabric.clone();
+            rng.shuffle(&mut chosen);
+            chosen.truncate(n);
+            chosen
         }
+        FailureModel::Independent => {
+            fabric.iter().copied().filter(|_| rng.next_f64() < s.topology.failed_links).collect()
+        }
+    };
+    let n_fail = failed.len();
+    for &c in &failed {
+        ports[2 * c].up = false;
+        ports[2 * c + 1].up = false;
     }
     let routing = Routing::compute(n_hosts, n_nodes, &ports, &node_ports, &topo.host_edge).map_err(|u| {
         ScenarioError(format!(
@@ -278,6 +299,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
     // Workloads.
     let defaults = Defaults { cc: tr.cc, lb: tr.lb, n_hosts, duration: s.duration.map(|d| d.0) };
     let mut wrng = Rng::stream(s.seed, "workload");
+    let mut used = vec![false; n_hosts as usize];
     let mut specs = Vec::new();
     let mut tags = Vec::new();
     for (i, w) in s.workload.iter().enumerate() {
@@ -292,7 +314,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
                 tags.len() - 1
             }
         } as u16;
-        specs.extend(workload::generate(w, i, tag, &defaults, base_dir, &mut wrng)?);
+        specs.extend(workload::generate(w, i, tag, &defaults, base_dir, &mut wrng, &mut used)?);
     }
     if specs.is_empty() {
         return err("workload", "the workloads produce no flows");
@@ -358,8 +380,8 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
             cc,
             &cfg,
             entropy,
-            sp.lb == LbName::Ops,
-            sp.lb.as_str(),
+            sp.lb,
+            tr.reps.buffer as usize,
         );
         flow.base_rtt = base_rtt;
         flow.ideal_fct = if n_pkts == u64::MAX { Time::ZERO } else { ideal_fct(&hops, n_pkts) };
@@ -368,18 +390,28 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
 
     let mut start_order: Vec<u32> = (0..flows.len() as u32).collect();
     start_order.sort_by_key(|&f| (flows[f as usize].start, f));
-    let has_infinite = flows.iter().any(|f| f.is_infinite());
     let unfinished_finite = flows.iter().filter(|f| !f.is_infinite()).count() as u32;
+    let infinite_until = flows
+        .iter()
+        .filter(|f| f.is_infinite() && f.sender.stop_at != Time::MAX)
+        .map(|f| f.sender.stop_at)
+        .max()
+        .unwrap_or(Time::ZERO);
+    if unfinished_finite == 0 && s.duration.is_none() {
+        if let Some(i) = s.workload.iter().position(|w| w.size == Some(FlowSize::Infinite) && w.stop.is_none()) {
+            return err(
+                &format!("workload[{i}].stop"),
+                "infinite flows need a stop time, a top-level duration, or finite flows beside them (they then run until those finish)",
+            );
+        }
+    }
 
     let mut events = EventQueue::new(s.seed);
     events.schedule(flows[start_order[0] as usize].start, Event::FlowStarts);
-    let end = match s.duration {
-        Some(d) => Some(d.0),
-        None if has_infinite => flows.iter().filter(|f| f.is_infinite()).map(|f| f.sender.stop_at).max(),
-        None => None,
-    };
-    if let Some(e) = end {
-        events.schedule(e, Event::Stop);
+    match s.duration {
+        Some(d) => events.schedule(d.0, Event::Stop),
+        None if infinite_until > Time::ZERO => events.schedule(infinite_until, Event::Stop),
+        None => {}
     }
 
     let sampler = s.output.sample_interval.map(|iv| {
@@ -414,10 +446,16 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         next_start: 0,
         unfinished_finite,
         finished_flows: 0,
-        has_infinite,
+        infinite_until,
         rng_spray: Rng::stream(s.seed, "spray"),
         rng_loss: Rng::stream(s.seed, "loss"),
         rng_red: Rng::stream(s.seed, "red"),
+        rng_ar: Rng::stream(s.seed, "ar"),
+        ar: ArRule {
+            levels: s.switch.ar.levels.clone(),
+            refresh: s.switch.ar.refresh.0,
+            min_size: s.switch.ar.min_size.0,
+        },
         sampler,
         done: false,
     })

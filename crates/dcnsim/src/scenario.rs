@@ -175,12 +175,46 @@ impl Serialize for InitialWindow {
     }
 }
 
-/// Hosts a workload uses: a count (chosen at random by the seed) or an explicit list.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// Hosts a workload uses: a count (chosen at random by the seed), an explicit list, or
+/// "remaining" (every host no earlier workload uses).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
 pub enum HostSet {
     Count(u32),
     List(Vec<u32>),
+    #[serde(serialize_with = "remaining")]
+    Remaining,
+}
+
+fn remaining<S: Serializer>(s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str("remaining")
+}
+
+impl<'de> Deserialize<'de> for HostSet {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Count(i64),
+            List(Vec<u32>),
+            Word(String),
+        }
+        const ALLOWED: &str = "allowed: a host count, a list of host numbers, or \"remaining\"";
+        match Raw::deserialize(d).map_err(|_| de::Error::custom(ALLOWED))? {
+            Raw::Count(c) if (0..=u32::MAX as i64).contains(&c) => Ok(HostSet::Count(c as u32)),
+            Raw::List(l) => Ok(HostSet::List(l)),
+            Raw::Word(w) if w == "remaining" => Ok(HostSet::Remaining),
+            _ => Err(de::Error::custom(ALLOWED)),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureModel {
+    #[default]
+    Exact,
+    Independent,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -246,9 +280,13 @@ pub struct TopologyCfg {
     /// Largest packet on the wire (payload + header).
     #[serde(default = "default_mtu")]
     pub mtu: BytesVal,
-    /// Fraction of switch-to-switch cables that are down, chosen by the seed.
+    /// Switch-to-switch cables that are down, chosen by the seed: exactly this fraction of
+    /// them (`failure_model = "exact"`), or each one independently with this probability
+    /// (`"independent"`).
     #[serde(default)]
     pub failed_links: f64,
+    #[serde(default)]
+    pub failure_model: FailureModel,
     /// Probability that a packet is lost on each switch-to-switch link it crosses.
     #[serde(default)]
     pub loss_rate: f64,
@@ -312,11 +350,16 @@ pub struct SwitchCfg {
     pub buffer: BytesVal,
     #[serde(default)]
     pub ecn: EcnCfg,
+    /// ACKs wait in a strict-priority queue of their own, ahead of data.
+    #[serde(default = "default_true")]
+    pub ack_priority: bool,
+    #[serde(default)]
+    pub ar: ArCfg,
 }
 
 impl Default for SwitchCfg {
     fn default() -> Self {
-        SwitchCfg { buffer: default_buffer(), ecn: EcnCfg::default() }
+        SwitchCfg { buffer: default_buffer(), ecn: EcnCfg::default(), ack_priority: true, ar: ArCfg::default() }
     }
 }
 
@@ -343,6 +386,12 @@ pub enum LbName {
     Ecmp,
     /// Oblivious packet spraying: a random entropy value per packet.
     Ops,
+    /// Recycled entropy packet spraying (UEC REPS): reuse entropies whose ACKs came back
+    /// unmarked, draw new ones otherwise.
+    Reps,
+    /// Switch adaptive routing: each switch sends the packet to the equal-cost port with
+    /// the shortest quantised queue.
+    Ar,
 }
 
 impl LbName {
@@ -350,7 +399,48 @@ impl LbName {
         match self {
             LbName::Ecmp => "ecmp",
             LbName::Ops => "ops",
+            LbName::Reps => "reps",
+            LbName::Ar => "ar",
         }
+    }
+
+    /// Whether packets of one flow take many paths.
+    pub fn sprays(self) -> bool {
+        self != LbName::Ecmp
+    }
+}
+
+/// REPS parameters (spec `smartt-nscc.md` §2.14; the MSwift paper §IV-A).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RepsParams {
+    /// Entropies a flow remembers for reuse (UEC reference: 8).
+    pub buffer: u32,
+}
+
+impl Default for RepsParams {
+    fn default() -> Self {
+        RepsParams { buffer: 8 }
+    }
+}
+
+/// Switch adaptive routing (the MSwift paper's AR: "the next-hop port with the shortest
+/// quantized queue").
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ArCfg {
+    /// Queue-level boundaries as fractions of the port buffer: below the first is level
+    /// 0, and so on (htsim's quantisation: 5 %, 10 %, 20 %).
+    pub levels: Vec<f64>,
+    /// A port's level is re-read at most this often (htsim: 100 ns).
+    pub refresh: TimeVal,
+    /// Smaller packets (ACKs) are hashed like ECMP.
+    pub min_size: BytesVal,
+}
+
+impl Default for ArCfg {
+    fn default() -> Self {
+        ArCfg { levels: vec![0.05, 0.10, 0.20], refresh: TimeVal(Time::from_ns(100)), min_size: BytesVal(100) }
     }
 }
 
@@ -400,6 +490,8 @@ pub struct TransportCfg {
     pub newreno: NewRenoParams,
     #[serde(default)]
     pub dctcp: DctcpParams,
+    #[serde(default)]
+    pub reps: RepsParams,
 }
 
 fn default_cc() -> CcName {
@@ -423,6 +515,10 @@ pub enum WorkloadKind {
     AllToAll,
     Flows,
     HtsimCm,
+    /// One step of the HSDP ring of the MSwift paper (§IV): `servers` × `gpus_per_server`
+    /// GPUs, servers placed at random on blocks of consecutive hosts, GPU i sends to
+    /// GPU i + gpus_per_server (its peer on the next server).
+    HsdpRing,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -445,6 +541,10 @@ pub struct WorkloadCfg {
     pub receiver: Option<u32>,
     #[serde(default)]
     pub file: Option<String>,
+    #[serde(default)]
+    pub servers: Option<u32>,
+    #[serde(default)]
+    pub gpus_per_server: Option<u32>,
     #[serde(default)]
     pub cc: Option<CcName>,
     #[serde(default)]

@@ -7,9 +7,19 @@ use std::collections::VecDeque;
 use crate::engine::{Event, EventQueue, Rng};
 use crate::net::{flags, MarkDecision, MarkPoint, Packet, PacketArena, PacketKind, Port};
 use crate::routing::Routing;
+use crate::scenario::LbName;
 use crate::stats::{Column, Sampler, Table};
 use crate::transport::{AckToSend, Flow, SendState, TransportConfig};
 use crate::units::Time;
+
+/// Adaptive-routing settings resolved for the hot path.
+#[derive(Clone, Debug)]
+pub struct ArRule {
+    /// Level boundaries as fractions of a port's buffer, ascending.
+    pub levels: Vec<f64>,
+    pub refresh: Time,
+    pub min_size: u64,
+}
 
 /// Aggregate counters of a run.
 #[derive(Clone, Debug, Default)]
@@ -41,10 +51,14 @@ pub struct Simulation {
     pub(crate) next_start: usize,
     pub(crate) unfinished_finite: u32,
     pub(crate) finished_flows: u32,
-    pub(crate) has_infinite: bool,
+    /// Infinite flows with a stop time keep the run going until the last such stop;
+    /// background infinite flows (no stop) do not.
+    pub(crate) infinite_until: Time,
     pub(crate) rng_spray: Rng,
     pub(crate) rng_loss: Rng,
     pub(crate) rng_red: Rng,
+    pub(crate) rng_ar: Rng,
+    pub(crate) ar: ArRule,
     pub(crate) sampler: Option<Sampler>,
     pub(crate) done: bool,
 }
@@ -117,14 +131,11 @@ impl Simulation {
                 }
             }
             Event::Sample => self.sample(),
-            Event::Stop => {
-                if self.duration.is_none() && self.unfinished_finite > 0 {
-                    // Only the infinite flows' stop time: finite flows still run to the end.
-                    self.has_infinite = false;
-                } else {
-                    self.done = true;
-                }
-            }
+            Event::Stop => match self.duration {
+                Some(d) if self.now() >= d => self.done = true,
+                // The last infinite flow stopped: the run ends once finite flows are done.
+                _ => self.check_done(),
+            },
         }
     }
 
@@ -145,7 +156,7 @@ impl Simulation {
 
     fn check_done(&mut self) {
         if self.unfinished_finite == 0
-            && !self.has_infinite
+            && self.now() >= self.infinite_until
             && self.next_start == self.start_order.len()
             && self.duration.is_none()
         {
@@ -212,7 +223,13 @@ impl Simulation {
                 continue;
             }
             let flow = &mut self.flows[f as usize];
-            let entropy = if flow.spray { self.rng_spray.next_u64() as u32 } else { 0 };
+            let needs_fresh = match flow.lb {
+                LbName::Ecmp => false,
+                LbName::Reps => flow.reps.is_empty(),
+                LbName::Ops | LbName::Ar => true,
+            };
+            let fresh = if needs_fresh { self.rng_spray.next_u64() as u32 } else { 0 };
+            let entropy = flow.next_entropy(fresh);
             let pkt = flow.emit(now, entropy);
             match flow.send_state(now) {
                 SendState::Ready => self.host_ready[host as usize].push_back(f),
@@ -238,7 +255,9 @@ impl Simulation {
             }
             return;
         }
-        let handle = if let Some(h) = port.queue.pop_front() {
+        let handle = if let Some(h) = port.ctrl.pop_front() {
+            h
+        } else if let Some(h) = port.queue.pop_front() {
             let size = self.arena.get(h).size;
             port.change_occupancy(now, -(size as i64));
             if let Some(ecn) = port.ecn {
@@ -263,7 +282,9 @@ impl Simulation {
         };
         self.transmit(p, handle);
         let port = &mut self.ports[p as usize];
-        let more = !port.queue.is_empty() || (port.node < n_hosts && !self.host_ready[port.node as usize].is_empty());
+        let more = !port.queue.is_empty()
+            || !port.ctrl.is_empty()
+            || (port.node < n_hosts && !self.host_ready[port.node as usize].is_empty());
         if more && !port.wake_pending {
             port.wake_pending = true;
             let at = port.busy_until;
@@ -328,15 +349,68 @@ impl Simulation {
         if node < self.n_hosts {
             self.deliver(h);
         } else {
-            let pkt = self.arena.get(h);
-            let out = self.routing.forward(node, pkt.dst, pkt.entropy);
+            let pkt = *self.arena.get(h);
+            let out = if pkt.has(flags::ADAPTIVE) && pkt.size as u64 >= self.ar.min_size {
+                self.adaptive_port(node, pkt.dst)
+            } else {
+                self.routing.forward(node, pkt.dst, pkt.entropy)
+            };
             self.enqueue(out, h);
         }
+    }
+
+    /// Adaptive routing: the equal-cost port with the lowest quantised queue level, ties
+    /// broken at random. Levels are re-read at most once per `refresh` per port, as a
+    /// switch's load information is periodically sampled, not exact.
+    fn adaptive_port(&mut self, switch: u32, dst: u32) -> u32 {
+        let now = self.now();
+        let candidates = self.routing.candidates(switch, dst);
+        if candidates.len() == 1 {
+            return candidates[0];
+        }
+        let mut best_level = u8::MAX;
+        let mut ties = 0u32;
+        let mut choice = candidates[0];
+        for &p in candidates {
+            let port = &mut self.ports[p as usize];
+            if port.ar_at == Time::ZERO || now - port.ar_at > self.ar.refresh {
+                port.ar_at = now;
+                let occupancy = port.queued_bytes as f64 / port.buffer as f64;
+                port.ar_level = self.ar.levels.iter().filter(|&&b| occupancy >= b).count() as u8;
+            }
+            let level = port.ar_level;
+            if level < best_level {
+                best_level = level;
+                choice = p;
+                ties = 1;
+            } else if level == best_level {
+                // Reservoir sampling: a uniform pick among the tied ports in one pass.
+                ties += 1;
+                if self.rng_ar.below(ties as u64) == 0 {
+                    choice = p;
+                }
+            }
+        }
+        choice
     }
 
     fn enqueue(&mut self, p: u32, h: u32) {
         let now = self.now();
         let size = self.arena.get(h).size as u64;
+        let port = &mut self.ports[p as usize];
+        if port.ack_priority && self.arena.get(h).kind == PacketKind::Ack {
+            if port.queue.is_empty() && port.ctrl.is_empty() && port.is_idle(now) && !port.wake_pending {
+                self.transmit(p, h);
+            } else {
+                port.ctrl.push_back(h);
+                if !port.wake_pending {
+                    port.wake_pending = true;
+                    let at = port.busy_until.max(now);
+                    self.events.schedule(at, Event::PortFree(p));
+                }
+            }
+            return;
+        }
         let port = &self.ports[p as usize];
         if port.queued_bytes + size > port.buffer {
             self.drop_packet(p, h);
@@ -352,7 +426,7 @@ impl Simulation {
             }
         }
         let port = &mut self.ports[p as usize];
-        if port.queue.is_empty() && port.is_idle(now) && !port.wake_pending {
+        if port.queue.is_empty() && port.ctrl.is_empty() && port.is_idle(now) && !port.wake_pending {
             self.transmit(p, h);
             return;
         }
@@ -561,7 +635,7 @@ impl Simulation {
             retx.push(f.sender.retransmits as i64);
             drops.push(f.drops as i64);
             cc.push(f.sender.cc.name().to_string());
-            lb.push(f.lb_name.to_string());
+            lb.push(f.lb.as_str().to_string());
         }
         let mut t = Table::default();
         t.push("id", Column::I64(id));
@@ -605,5 +679,50 @@ impl Simulation {
             ("flows", self.flows.len() as f64),
             ("flows_finished", self.finished_flows as f64),
         ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Time;
+
+    fn leaf_spine() -> super::Simulation {
+        let toml = r#"
+            [topology]
+            kind = "leaf_spine"
+            hosts = 16
+            radix = 8
+            [[workload]]
+            kind = "permutation"
+            size = "1MB"
+            lb = "ar"
+        "#;
+        crate::from_toml(toml, std::path::Path::new(".")).unwrap()
+    }
+
+    /// Adaptive routing picks the port with the lowest quantised level, and spreads
+    /// evenly among equal ones.
+    #[test]
+    fn adaptive_routing_avoids_the_fuller_queue_and_spreads_ties() {
+        let mut s = leaf_spine();
+        let leaf = s.routing.host_edge[0];
+        let candidates = s.routing.candidates(leaf, 15).to_vec();
+        assert_eq!(candidates.len(), 4, "radix 8 leaf-spine: 4 spines");
+        let mut count = std::collections::HashMap::new();
+        for i in 0..4000u64 {
+            s.events.advance_to(Time::from_ns(200 * (i + 1)));
+            *count.entry(s.adaptive_port(leaf, 15)).or_insert(0) += 1;
+        }
+        for p in &candidates {
+            let n = count[p];
+            assert!((800..=1200).contains(&n), "port {p} chosen {n} of 4000 times");
+        }
+        // Fill one uplink past the first level (5 % of 1 MB): it is never chosen again.
+        let full = candidates[2];
+        s.ports[full as usize].queued_bytes = 60_000;
+        for i in 0..1000u64 {
+            s.events.advance_to(Time::from_us(1000 + i));
+            assert_ne!(s.adaptive_port(leaf, 15), full);
+        }
     }
 }

@@ -17,6 +17,7 @@ use std::collections::VecDeque;
 
 use crate::cc::{AckSample, CongestionControl};
 use crate::net::{flags, Packet, PacketKind};
+use crate::scenario::LbName;
 use crate::units::{Rate, Time};
 
 /// Transport settings shared by all flows of a scenario.
@@ -101,12 +102,14 @@ pub struct Flow {
     pub size: u64,
     pub start: Time,
     pub tag: u16,
-    /// Per-flow ECMP entropy; `spray` draws a fresh one per packet instead.
+    /// Per-flow ECMP entropy (used when `lb` is ECMP).
     pub entropy: u32,
-    pub spray: bool,
+    pub lb: LbName,
+    /// REPS: entropies whose ACKs came back unmarked, oldest first, to be reused.
+    pub reps: VecDeque<u32>,
+    reps_capacity: usize,
     pub ideal_fct: Time,
     pub base_rtt: Time,
-    pub lb_name: &'static str,
     payload: u32,
     last_payload: u32,
     header: u32,
@@ -157,8 +160,8 @@ impl Flow {
         cc: Box<dyn CongestionControl>,
         cfg: &TransportConfig,
         entropy: u32,
-        spray: bool,
-        lb_name: &'static str,
+        lb: LbName,
+        reps_capacity: usize,
     ) -> Flow {
         let payload = cfg.payload();
         let (n_pkts, last_payload) = if size == u64::MAX {
@@ -176,10 +179,11 @@ impl Flow {
             start,
             tag,
             entropy,
-            spray,
+            lb,
+            reps: VecDeque::with_capacity(if lb == LbName::Reps { reps_capacity } else { 0 }),
+            reps_capacity,
             ideal_fct: Time::ZERO,
             base_rtt: Time::ZERO,
-            lb_name,
             payload,
             last_payload,
             header: cfg.header_bytes,
@@ -293,9 +297,19 @@ impl Flow {
         SendState::Ready
     }
 
-    /// Builds the next data packet (a retransmission first). Call only when `send_state`
-    /// said `Ready`.
-    pub fn emit(&mut self, now: Time, spray_entropy: u32) -> Packet {
+    /// The entropy value for this flow's next data packet: fixed for ECMP; for REPS the
+    /// oldest recycled one, if any; otherwise `fresh` (a random draw by the caller).
+    pub fn next_entropy(&mut self, fresh: u32) -> u32 {
+        match self.lb {
+            LbName::Ecmp => self.entropy,
+            LbName::Reps => self.reps.pop_front().unwrap_or(fresh),
+            LbName::Ops | LbName::Ar => fresh,
+        }
+    }
+
+    /// Builds the next data packet (a retransmission first) on path `entropy`. Call only
+    /// when `send_state` said `Ready`.
+    pub fn emit(&mut self, now: Time, entropy: u32) -> Packet {
         let (psn, retx) = match self.next_retx() {
             Some(p) => {
                 self.sender.retx.pop_front();
@@ -328,13 +342,16 @@ impl Flow {
         if retx {
             f |= flags::RETX;
         }
+        if self.lb == LbName::Ar {
+            f |= flags::ADAPTIVE;
+        }
         Packet {
             flow: self.id,
             psn,
             sacked_psn: 0,
             size,
             dst: self.dst,
-            entropy: if self.spray { spray_entropy } else { self.entropy },
+            entropy,
             sent_at: now,
             kind: PacketKind::Data,
             flags: f,
@@ -363,6 +380,14 @@ impl Flow {
         let cum = ack.psn;
         let sacked = ack.sacked_psn;
         let in_flight_before = self.sender.in_flight;
+        // REPS: an entropy whose packet came through unmarked is worth reusing; a marked
+        // one is forgotten (the UEC REPS rule).
+        if self.lb == LbName::Reps && !ack.has(flags::ECE) {
+            if self.reps.len() == self.reps_capacity {
+                self.reps.pop_front();
+            }
+            self.reps.push_back(ack.entropy);
+        }
         let mut newly = 0u64;
         let mut progressed = false;
         {
@@ -581,7 +606,7 @@ mod tests {
 
     fn flow(size: u64, c: &TransportConfig) -> Flow {
         let cc = Box::new(NewReno::new(&NewRenoParams::default(), c.mtu as u64, 100 * c.mtu as u64));
-        let mut f = Flow::new(0, 0, 1, size, Time::ZERO, Time::MAX, 0, cc, c, 7, false, "ecmp");
+        let mut f = Flow::new(0, 0, 1, size, Time::ZERO, Time::MAX, 0, cc, c, 7, LbName::Ecmp, 8);
         f.started = true;
         f
     }
@@ -690,7 +715,7 @@ mod tests {
             }
         }
         let c = cfg(1);
-        let mut f = Flow::new(0, 0, 1, 100_000, Time::ZERO, Time::MAX, 0, Box::new(Paced), &c, 7, false, "ecmp");
+        let mut f = Flow::new(0, 0, 1, 100_000, Time::ZERO, Time::MAX, 0, Box::new(Paced), &c, 7, LbName::Ecmp, 8);
         f.started = true;
         assert_eq!(f.send_state(Time::ZERO), SendState::Ready);
         f.emit(Time::ZERO, 0);
@@ -712,5 +737,32 @@ mod tests {
         let ack = out.acks[1].expect("immediate ACK for the hole fill");
         assert_eq!(ack.cum, 4);
         assert!(!out.arm_delayed_ack);
+    }
+
+    /// REPS (UEC, spec smartt-nscc.md §2.14): an entropy whose ACK came back unmarked is
+    /// reused, oldest first; a marked one is forgotten; the buffer keeps the newest ones.
+    #[test]
+    fn reps_recycles_unmarked_entropies_and_forgets_marked_ones() {
+        let c = cfg(1);
+        let cc = Box::new(NewReno::new(&NewRenoParams::default(), c.mtu as u64, 100 * c.mtu as u64));
+        let mut f = Flow::new(0, 0, 1, 100_000, Time::ZERO, Time::MAX, 0, cc, &c, 7, LbName::Reps, 2);
+        f.started = true;
+        assert_eq!(f.next_entropy(111), 111, "nothing to recycle yet: a fresh entropy");
+        let sent: Vec<Packet> = [10, 20, 30, 40].iter().map(|&e| f.emit(Time::ZERO, e)).collect();
+        let ack = |p: &Packet, ece: bool| Packet {
+            psn: p.psn + 1,
+            sacked_psn: p.psn,
+            kind: PacketKind::Ack,
+            flags: if ece { flags::ECE } else { 0 },
+            ..*p
+        };
+        f.on_ack(Time(1), &ack(&sent[0], false), &c);
+        f.on_ack(Time(1), &ack(&sent[1], true), &c);
+        f.on_ack(Time(1), &ack(&sent[2], false), &c);
+        f.on_ack(Time(1), &ack(&sent[3], false), &c);
+        // 20 was marked; the buffer holds 2, so 10 (oldest) made room for 40.
+        assert_eq!(f.next_entropy(999), 30);
+        assert_eq!(f.next_entropy(999), 40);
+        assert_eq!(f.next_entropy(999), 999);
     }
 }

@@ -42,10 +42,26 @@ fn field(i: usize, name: &str) -> String {
     format!("workload[{i}].{name}")
 }
 
-/// Resolves a host selection against `n_hosts`.
-fn select_hosts(sel: &Option<HostSet>, n_hosts: u32, i: usize, rng: &mut Rng) -> Result<Vec<u32>, ScenarioError> {
+/// Resolves a host selection against `n_hosts`; `used` marks hosts of earlier workloads.
+fn select_hosts(
+    sel: &Option<HostSet>,
+    n_hosts: u32,
+    used: &[bool],
+    i: usize,
+    rng: &mut Rng,
+) -> Result<Vec<u32>, ScenarioError> {
     match sel {
         None => Ok((0..n_hosts).collect()),
+        Some(HostSet::Remaining) => {
+            let rest: Vec<u32> = (0..n_hosts).filter(|&h| !used[h as usize]).collect();
+            if rest.len() < 2 {
+                return err(
+                    &field(i, "hosts"),
+                    format!("\"remaining\" leaves {} unused hosts; a workload needs at least 2", rest.len()),
+                );
+            }
+            Ok(rest)
+        }
         Some(HostSet::Count(c)) => {
             if *c < 2 || *c > n_hosts {
                 return err(
@@ -84,6 +100,7 @@ fn allowed_fields(kind: WorkloadKind) -> &'static [&'static str] {
     match kind {
         WorkloadKind::Permutation | WorkloadKind::AllToAll => &["size", "start", "stop", "hosts"],
         WorkloadKind::Incast => &["size", "start", "stop", "senders", "receiver"],
+        WorkloadKind::HsdpRing => &["size", "start", "servers", "gpus_per_server"],
         WorkloadKind::Flows | WorkloadKind::HtsimCm => &["file"],
     }
 }
@@ -97,6 +114,8 @@ fn check_fields(w: &WorkloadCfg, i: usize) -> Result<(), ScenarioError> {
         ("senders", w.senders.is_some()),
         ("receiver", w.receiver.is_some()),
         ("file", w.file.is_some()),
+        ("servers", w.servers.is_some()),
+        ("gpus_per_server", w.gpus_per_server.is_some()),
     ];
     let allowed = allowed_fields(w.kind);
     for (name, is) in present {
@@ -115,7 +134,7 @@ pub struct Defaults {
     pub duration: Option<Time>,
 }
 
-/// Expands workload `i` into flows.
+/// Expands workload `i` into flows, marking the hosts it uses in `used`.
 pub fn generate(
     w: &WorkloadCfg,
     i: usize,
@@ -123,6 +142,24 @@ pub fn generate(
     d: &Defaults,
     base_dir: &Path,
     rng: &mut Rng,
+    used: &mut [bool],
+) -> Result<Vec<FlowSpec>, ScenarioError> {
+    let flows = generate_flows(w, i, tag, d, base_dir, rng, used)?;
+    for f in &flows {
+        used[f.src as usize] = true;
+        used[f.dst as usize] = true;
+    }
+    Ok(flows)
+}
+
+fn generate_flows(
+    w: &WorkloadCfg,
+    i: usize,
+    tag: u16,
+    d: &Defaults,
+    base_dir: &Path,
+    rng: &mut Rng,
+    used: &[bool],
 ) -> Result<Vec<FlowSpec>, ScenarioError> {
     check_fields(w, i)?;
     let cc = w.cc.unwrap_or(d.cc);
@@ -150,9 +187,9 @@ pub fn generate(
                 (Some(s), _) if s.0 <= start => err(&field(i, "stop"), format!("must be after start ({})", start)),
                 (Some(s), _) => Ok((u64::MAX, s.0)),
                 (None, Some(dur)) => Ok((u64::MAX, dur)),
-                (None, None) => {
-                    err(&field(i, "stop"), "infinite flows need a stop time (or set the top-level duration)")
-                }
+                // Background traffic: runs until every finite flow has finished (the builder
+                // checks that there are some).
+                (None, None) => Ok((u64::MAX, Time::MAX)),
             },
         }
     };
@@ -161,7 +198,7 @@ pub fn generate(
     match w.kind {
         WorkloadKind::Permutation => {
             let (size, stop) = mk_size()?;
-            let hosts = select_hosts(&w.hosts, d.n_hosts, i, rng)?;
+            let hosts = select_hosts(&w.hosts, d.n_hosts, used, i, rng)?;
             let dsts = derangement(&hosts, rng);
             for (s, t) in hosts.iter().zip(&dsts) {
                 out.push(spec(*s, *t, size, stop));
@@ -169,7 +206,7 @@ pub fn generate(
         }
         WorkloadKind::AllToAll => {
             let (size, stop) = mk_size()?;
-            let hosts = select_hosts(&w.hosts, d.n_hosts, i, rng)?;
+            let hosts = select_hosts(&w.hosts, d.n_hosts, used, i, rng)?;
             for &s in &hosts {
                 for &t in &hosts {
                     if s != t {
@@ -205,6 +242,39 @@ pub fn generate(
             others.sort_unstable();
             for s in others {
                 out.push(spec(s, recv, size, stop));
+            }
+        }
+        WorkloadKind::HsdpRing => {
+            let (size, stop) = mk_size()?;
+            if size == u64::MAX {
+                return err(&field(i, "size"), "a ring step moves a finite amount of data per flow");
+            }
+            let servers = w.servers.unwrap_or(16);
+            let gpus = w.gpus_per_server.unwrap_or(8);
+            if servers < 2 || gpus == 0 {
+                return err(&field(i, "servers"), "a ring needs at least 2 servers of at least 1 GPU");
+            }
+            let slots = d.n_hosts / gpus;
+            if servers > slots {
+                return err(
+                    &field(i, "servers"),
+                    format!(
+                        "{servers} servers of {gpus} GPUs need {} hosts; the topology has {}",
+                        servers * gpus,
+                        d.n_hosts
+                    ),
+                );
+            }
+            // Servers land on random blocks of `gpus` consecutive hosts (one server per
+            // block, as GPUs of a server share a rack); GPU l of server s sends to GPU l of
+            // server s + 1, which is logical GPU i -> i + gpus of the paper's ring.
+            let mut blocks: Vec<u32> = (0..slots).collect();
+            rng.shuffle(&mut blocks);
+            let host = |s: u32, l: u32| blocks[s as usize] * gpus + l;
+            for s in 0..servers {
+                for l in 0..gpus {
+                    out.push(spec(host(s, l), host((s + 1) % servers, l), size, stop));
+                }
             }
         }
         WorkloadKind::Flows | WorkloadKind::HtsimCm => {

@@ -157,3 +157,114 @@ fn finite_flows_outlive_the_infinite_flows_stop() {
     assert_eq!(big.receiver.delivered, 10_000_000);
     assert!(big.receiver.finish.is_some());
 }
+
+/// Every load balancer delivers every byte, with and without failed links.
+#[test]
+fn every_load_balancer_delivers_everything() {
+    for lb in ["ecmp", "ops", "reps", "ar"] {
+        let mut s = common::sim(&format!(
+            r#"
+            seed = 3
+            [topology]
+            kind = "fat_tree"
+            tiers = 3
+            hosts = 128
+            failed_links = 0.05
+            failure_model = "independent"
+            [transport]
+            lb = "{lb}"
+            [[workload]]
+            kind = "permutation"
+            size = "300KB"
+            "#
+        ));
+        s.run();
+        assert_all_delivered(&s);
+    }
+}
+
+/// Infinite flows without a stop are background traffic: the run ends when the finite
+/// flows are done.
+#[test]
+fn background_flows_end_with_the_finite_ones() {
+    let mut s = common::sim(
+        r#"
+        [topology]
+        kind = "fat_tree"
+        tiers = 2
+        hosts = 16
+        [[workload]]
+        kind = "permutation"
+        hosts = 4
+        size = "infinite"
+        lb = "ecmp"
+        [[workload]]
+        kind = "permutation"
+        hosts = "remaining"
+        size = "1MB"
+        lb = "ops"
+        "#,
+    );
+    s.run();
+    let finite: Vec<_> = s.flows.iter().filter(|f| !f.is_infinite()).collect();
+    let infinite: Vec<_> = s.flows.iter().filter(|f| f.is_infinite()).collect();
+    assert_eq!((finite.len(), infinite.len()), (12, 4));
+    let last = finite.iter().map(|f| f.receiver.finish.unwrap()).max().unwrap();
+    assert_eq!(s.now(), last, "the run ends with the last finite flow");
+    // "remaining": the two workloads use disjoint hosts.
+    for f in &finite {
+        assert!(infinite.iter().all(|g| g.src != f.src && g.dst != f.src && g.src != f.dst && g.dst != f.dst));
+    }
+    assert!(infinite.iter().all(|f| f.receiver.delivered > 0));
+}
+
+/// Independent failures: each of the 256 fabric cables of a radix-8 tree fails with
+/// probability p, so the count is Binomial(256, p).
+#[test]
+fn independent_failures_follow_the_binomial() {
+    let mut total = 0usize;
+    for seed in 0..20 {
+        let s = common::sim(&format!(
+            "seed = {seed}\n[topology]\nkind = \"fat_tree\"\nhosts = 128\nfailed_links = 0.1\nfailure_model = \"independent\"\n[[workload]]\nkind = \"permutation\"\nsize = \"1MB\"\n"
+        ));
+        total += s.ports.iter().filter(|p| !p.up).count() / 2;
+    }
+    // Mean 20 × 25.6 = 512, sd sqrt(20 × 256 × 0.09) = 21.5: allow 4 sd.
+    assert!((512 - 86..=512 + 86).contains(&total), "{total} failures over 20 seeds");
+}
+
+/// The HSDP ring step: GPU l of each server sends to GPU l of the next server, every host
+/// sends once and receives once, and servers occupy whole blocks of 8 hosts.
+#[test]
+fn hsdp_ring_is_eight_rings_over_sixteen_servers() {
+    let s = common::sim(
+        r#"
+        seed = 5
+        [topology]
+        kind = "fat_tree"
+        hosts = 128
+        [[workload]]
+        kind = "hsdp_ring"
+        servers = 16
+        gpus_per_server = 8
+        size = "13697024"
+        "#,
+    );
+    assert_eq!(s.flows.len(), 128);
+    let mut out = [0; 128];
+    let mut inn = [0; 128];
+    for f in &s.flows {
+        out[f.src as usize] += 1;
+        inn[f.dst as usize] += 1;
+        assert_eq!(f.src % 8, f.dst % 8, "same local rank");
+        assert_ne!(f.src / 8, f.dst / 8, "another server");
+    }
+    assert!(out.iter().chain(&inn).all(|&c| c == 1));
+    // Following one rank's ring visits all 16 servers before returning.
+    let next: std::collections::HashMap<u32, u32> = s.flows.iter().map(|f| (f.src, f.dst)).collect();
+    let mut h = 3u32;
+    for step in 1..=16 {
+        h = next[&h];
+        assert_eq!(h == 3, step == 16);
+    }
+}

@@ -18,6 +18,8 @@ pub mod flags {
     pub const ECE: u8 = 4;
     /// Data: this transmission is a retransmission.
     pub const RETX: u8 = 8;
+    /// Data: switches route it adaptively (shortest quantised queue).
+    pub const ADAPTIVE: u8 = 16;
 }
 
 /// One packet. Data and ACKs share the struct so a port needs only one queue type.

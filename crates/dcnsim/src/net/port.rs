@@ -101,9 +101,15 @@ pub struct Port {
     /// A failed link carries nothing; routing avoids it.
     pub up: bool,
     pub queue: VecDeque<u32>,
+    /// ACKs when `ack_priority` is on: served before `queue`, outside its buffer and ECN.
+    pub ctrl: VecDeque<u32>,
     /// Packets on the wire, oldest first, with their arrival times at the far end.
     pub pipe: VecDeque<(Time, u32)>,
     pub ecn: Option<EcnPolicy>,
+    pub ack_priority: bool,
+    /// Adaptive routing: the quantised queue level and when it was last read.
+    pub ar_level: u8,
+    pub ar_at: Time,
     /// Probability that a packet is lost on this link (fault injection).
     pub loss_rate: f64,
     pub stats: PortStats,
@@ -123,8 +129,12 @@ impl Port {
             wake_pending: false,
             up: true,
             queue: VecDeque::new(),
+            ctrl: VecDeque::new(),
             pipe: VecDeque::new(),
             ecn: None,
+            ack_priority: false,
+            ar_level: 0,
+            ar_at: Time::ZERO,
             loss_rate: 0.0,
             stats: PortStats::default(),
             rate,
