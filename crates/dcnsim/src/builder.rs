@@ -4,6 +4,7 @@
 use std::collections::VecDeque;
 use std::path::Path;
 
+use crate::cc::FlowInfo;
 use crate::engine::{Event, EventQueue, Rng};
 use crate::net::{EcnPolicy, PacketArena, Port};
 use crate::routing::Routing;
@@ -60,6 +61,17 @@ fn build_topology(s: &Scenario) -> Result<Topology, ScenarioError> {
     if !is_tree {
         if let Some((name, _)) = fat_tree_only.iter().find(|(_, set)| *set) {
             return err(&format!("topology.{name}"), "only for kind = \"fat_tree\" or \"leaf_spine\"");
+        }
+    }
+    if t.kind != TopologyKind::Parallel {
+        for (name, set) in [
+            ("paths", t.paths.is_some()),
+            ("slow_paths", t.slow_paths.is_some()),
+            ("slow_extra_latency", t.slow_extra_latency.is_some()),
+        ] {
+            if set {
+                return err(&format!("topology.{name}"), "only for kind = \"parallel\"");
+            }
         }
     }
     if t.kind != TopologyKind::Dumbbell && (t.bottleneck_rate.is_some() || t.bottleneck_latency.is_some()) {
@@ -126,6 +138,21 @@ fn build_topology(s: &Scenario) -> Result<Topology, ScenarioError> {
             let b = pick(t.bottleneck_rate, t.bottleneck_latency);
             Ok(topology::dumbbell(t.hosts, r, l, b))
         }
+        TopologyKind::Parallel => {
+            if t.hosts != 2 {
+                return err("topology.hosts", format!("{}: a parallel topology has exactly 2 hosts", t.hosts));
+            }
+            let paths = t.paths.unwrap_or(1);
+            if paths == 0 {
+                return err("topology.paths", "allowed: 1 or more parallel links");
+            }
+            let slow = t.slow_paths.unwrap_or(0);
+            if slow > paths {
+                return err("topology.slow_paths", format!("{slow}: at most `paths` ({paths})"));
+            }
+            let extra = t.slow_extra_latency.map(|x| x.0).unwrap_or(Time::ZERO);
+            Ok(topology::parallel(paths, slow, extra, rate, lat, pick(t.host_link_rate, t.host_link_latency)))
+        }
     }
 }
 
@@ -173,6 +200,9 @@ fn validate_numbers(s: &Scenario) -> Result<(), ScenarioError> {
     }
     if !(0.0..=1.0).contains(&tr.dctcp.alpha_init) {
         return err("transport.dctcp.alpha_init", format!("{}: allowed 0 <= alpha_init <= 1", tr.dctcp.alpha_init));
+    }
+    if let Err((field, msg)) = tr.swift.validate() {
+        return err(&format!("transport.swift.{field}"), msg);
     }
     if tr.dctcp.min_cwnd_pkts == 0 || tr.newreno.min_cwnd_pkts == 0 {
         return err("transport.min_cwnd_pkts", "allowed 1 or more");
@@ -237,10 +267,12 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
 
     let mut ports = Vec::with_capacity(topo.cables.len() * 2);
     let mut node_ports = vec![Vec::new(); n_nodes as usize];
-    for c in &topo.cables {
+    let first_slow = topo.cables.len() - topo.slow_last.0 as usize;
+    for (ci, c) in topo.cables.iter().enumerate() {
         for (from, to) in [(c.a, c.b), (c.b, c.a)] {
             let to_switch = to >= n_hosts;
-            let latency = c.latency + if to_switch { switch_latency } else { Time::ZERO };
+            let slow = if ci >= first_slow && from == c.a { topo.slow_last.1 } else { Time::ZERO };
+            let latency = c.latency + slow + if to_switch { switch_latency } else { Time::ZERO };
             let from_switch = from >= n_hosts;
             let mut p = Port::new(from, to, c.rate, latency, if from_switch { s.switch.buffer.0 } else { u64::MAX });
             if from_switch {
@@ -291,6 +323,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         ack_ratio: tr.ack_ratio,
         delayed_ack_timeout: tr.delayed_ack_timeout.0,
         dupack_threshold: tr.dupack_threshold,
+        loss_rule: tr.loss_rule,
         rto_min: tr.rto_min.0,
         rto_max: tr.rto_max.0,
         rto_initial: tr.rto_min.0,
@@ -367,7 +400,8 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
             InitialWindow::Packets(n) => n as u64,
             InitialWindow::Bdp => ((bottleneck.bytes_in(base_rtt) / mtu as f64).ceil() as u64).max(1),
         };
-        let cc = crate::cc::make(sp.cc, tr, mtu, iw_pkts * mtu);
+        let info = FlowInfo { mtu, initial_window: iw_pkts * mtu, base_rtt, hops: fwd.len() as u32, bottleneck };
+        let cc = crate::cc::make(sp.cc, tr, &info);
         let entropy = ecmp_rng.next_u64() as u32;
         let mut flow = Flow::new(
             id as u32,

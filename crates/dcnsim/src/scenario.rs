@@ -9,7 +9,9 @@ use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::cc::dctcp::DctcpParams;
 use crate::cc::newreno::NewRenoParams;
+use crate::cc::swift::SwiftParams;
 use crate::net::{MarkIf, MarkPoint};
+use crate::transport::LossRule;
 use crate::units::{parse_bytes, parse_rate, parse_time, Rate, Time};
 
 /// Bad input: the message starts with the field's path (e.g. `topology.hosts: ...`).
@@ -224,6 +226,10 @@ pub enum TopologyKind {
     LeafSpine,
     Star,
     Dumbbell,
+    /// Two hosts joined by two switches with `paths` parallel links between them; the
+    /// last `slow_paths` are slower by `slow_extra_latency` towards the receiver (host 1).
+    /// The MSwift paper's micro-benchmark (spec mswift-mnscc.md §3.7).
+    Parallel,
 }
 
 fn default_one() -> u32 {
@@ -274,6 +280,13 @@ pub struct TopologyCfg {
     pub bottleneck_rate: Option<RateVal>,
     #[serde(default)]
     pub bottleneck_latency: Option<TimeVal>,
+    /// Parallel: number of parallel links, how many of the last ones are slow, and by how much.
+    #[serde(default)]
+    pub paths: Option<u32>,
+    #[serde(default)]
+    pub slow_paths: Option<u32>,
+    #[serde(default)]
+    pub slow_extra_latency: Option<TimeVal>,
     /// Forwarding latency of every switch.
     #[serde(default)]
     pub switch_latency: Option<TimeVal>,
@@ -368,6 +381,9 @@ impl Default for SwitchCfg {
 pub enum CcName {
     Newreno,
     Dctcp,
+    Swift,
+    Lswift,
+    Mswift,
 }
 
 impl CcName {
@@ -375,6 +391,9 @@ impl CcName {
         match self {
             CcName::Newreno => "newreno",
             CcName::Dctcp => "dctcp",
+            CcName::Swift => "swift",
+            CcName::Lswift => "lswift",
+            CcName::Mswift => "mswift",
         }
     }
 }
@@ -392,6 +411,9 @@ pub enum LbName {
     /// Switch adaptive routing: each switch sends the packet to the equal-cost port with
     /// the shortest quantised queue.
     Ar,
+    /// Round-robin spraying: the n-th transmission of a flow takes equal-cost port
+    /// n mod (ports) at every switch (the MSwift paper's analytical model, §II).
+    Rr,
 }
 
 impl LbName {
@@ -401,6 +423,7 @@ impl LbName {
             LbName::Ops => "ops",
             LbName::Reps => "reps",
             LbName::Ar => "ar",
+            LbName::Rr => "rr",
         }
     }
 
@@ -492,6 +515,14 @@ pub struct TransportCfg {
     pub dctcp: DctcpParams,
     #[serde(default)]
     pub reps: RepsParams,
+    #[serde(default)]
+    pub swift: SwiftParams,
+    #[serde(default = "default_loss_rule")]
+    pub loss_rule: LossRule,
+}
+
+fn default_loss_rule() -> LossRule {
+    LossRule::Count
 }
 
 fn default_cc() -> CcName {

@@ -224,7 +224,7 @@ impl Simulation {
             }
             let flow = &mut self.flows[f as usize];
             let needs_fresh = match flow.lb {
-                LbName::Ecmp => false,
+                LbName::Ecmp | LbName::Rr => false,
                 LbName::Reps => flow.reps.is_empty(),
                 LbName::Ops | LbName::Ar => true,
             };
@@ -352,6 +352,9 @@ impl Simulation {
             let pkt = *self.arena.get(h);
             let out = if pkt.has(flags::ADAPTIVE) && pkt.size as u64 >= self.ar.min_size {
                 self.adaptive_port(node, pkt.dst)
+            } else if pkt.has(flags::ROUND_ROBIN) {
+                let c = self.routing.candidates(node, pkt.dst);
+                c[pkt.entropy as usize % c.len()]
             } else {
                 self.routing.forward(node, pkt.dst, pkt.entropy)
             };

@@ -40,6 +40,8 @@ pub struct Topology {
     pub host_edge: Vec<u32>,
     /// Human-readable description for summaries.
     pub description: String,
+    /// The last `.0` cables get `.1` of extra latency in their a→b direction.
+    pub slow_last: (u32, Time),
 }
 
 impl Topology {
@@ -156,6 +158,7 @@ pub fn fat_tree(shape: &FatTreeShape, hosts: u32, links: &TierLinks) -> Topology
         n_switches,
         cables,
         host_edge,
+        slow_last: (0, Time::ZERO),
         description: format!(
             "{}-tier fat tree, radix {}, {} hosts ({} per ToR, {}:1 oversubscribed), {} switches",
             shape.tiers, k, hosts, hpt, shape.oversubscription, n_switches
@@ -172,6 +175,7 @@ pub fn star(hosts: u32, rate: Rate, latency: Time) -> Topology {
         n_switches: 1,
         cables,
         host_edge: vec![sw; hosts as usize],
+        slow_last: (0, Time::ZERO),
         description: format!("star: {hosts} hosts on one switch"),
     }
 }
@@ -193,7 +197,30 @@ pub fn dumbbell(hosts: u32, rate: Rate, latency: Time, bottleneck: (Rate, Time))
         n_switches: 2,
         cables,
         host_edge,
+        slow_last: (0, Time::ZERO),
         description: format!("dumbbell: {left} + {} hosts, bottleneck {}", hosts - left, bottleneck.0),
+    }
+}
+
+/// Host 0 — switch A ═ `paths` parallel links ═ switch B — host 1. The last `slow` links
+/// are `extra` slower in the A→B direction only (data one way, ACKs return at full speed).
+/// Routing's first candidate is then a fast link, which sets the flow's base RTT.
+pub fn parallel(paths: u32, slow: u32, extra: Time, rate: Rate, latency: Time, host: (Rate, Time)) -> Topology {
+    let (a, b) = (2, 3);
+    let mut cables = vec![
+        Cable { a: 0, b: a, rate: host.0, latency: host.1, tier: Tier::Host },
+        Cable { a: 1, b, rate: host.0, latency: host.1, tier: Tier::Host },
+    ];
+    for _ in 0..paths {
+        cables.push(Cable { a, b, rate, latency, tier: Tier::Bottleneck });
+    }
+    Topology {
+        n_hosts: 2,
+        n_switches: 2,
+        cables,
+        host_edge: vec![a, b],
+        description: format!("parallel: {paths} links, the last {slow} slower by {extra} towards host 1"),
+        slow_last: (slow, extra),
     }
 }
 

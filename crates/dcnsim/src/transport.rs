@@ -15,7 +15,7 @@
 
 use std::collections::VecDeque;
 
-use crate::cc::{AckSample, CongestionControl};
+use crate::cc::{AckSample, CongestionControl, LossEvent};
 use crate::net::{flags, Packet, PacketKind};
 use crate::scenario::LbName;
 use crate::units::{Rate, Time};
@@ -28,6 +28,7 @@ pub struct TransportConfig {
     pub ack_ratio: u32,
     pub delayed_ack_timeout: Time,
     pub dupack_threshold: u32,
+    pub loss_rule: LossRule,
     pub rto_min: Time,
     pub rto_max: Time,
     pub rto_initial: Time,
@@ -37,6 +38,16 @@ impl TransportConfig {
     pub fn payload(&self) -> u32 {
         self.mtu - self.header_bytes
     }
+}
+
+/// When a hole in the acknowledged PSNs counts as a loss (see `Flow::detect_losses`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LossRule {
+    /// `dupack_threshold` PSNs above it acknowledged (RFC 6675's duplicate count).
+    Count,
+    /// The PSN `dupack_threshold` above it acknowledged (FACK-like).
+    Distance,
 }
 
 const SENT: u8 = 0;
@@ -63,6 +74,10 @@ pub struct Sender {
     pub cum_acked: u32,
     highest_acked: u32,
     loss_scan: u32,
+    /// Holes waiting out the reorder window: (PSN, when it became a hole).
+    holes: VecDeque<(u32, Time)>,
+    newly_lost: Vec<u32>,
+    runs: Vec<(u32, u32)>,
     retx: VecDeque<u32>,
     pub in_flight: u64,
     srtt: Option<Time>,
@@ -108,6 +123,8 @@ pub struct Flow {
     /// REPS: entropies whose ACKs came back unmarked, oldest first, to be reused.
     pub reps: VecDeque<u32>,
     reps_capacity: usize,
+    /// Round-robin spraying: transmissions so far.
+    transmissions: u32,
     pub ideal_fct: Time,
     pub base_rtt: Time,
     payload: u32,
@@ -182,6 +199,7 @@ impl Flow {
             lb,
             reps: VecDeque::with_capacity(if lb == LbName::Reps { reps_capacity } else { 0 }),
             reps_capacity,
+            transmissions: 0,
             ideal_fct: Time::ZERO,
             base_rtt: Time::ZERO,
             payload,
@@ -195,6 +213,9 @@ impl Flow {
                 cum_acked: 0,
                 highest_acked: 0,
                 loss_scan: 0,
+                holes: VecDeque::new(),
+                newly_lost: Vec::new(),
+                runs: Vec::new(),
                 retx: VecDeque::new(),
                 in_flight: 0,
                 srtt: None,
@@ -291,7 +312,7 @@ impl Flow {
         if s.in_flight > 0 && s.in_flight + size > s.cc.cwnd() {
             return SendState::Blocked;
         }
-        if now < s.next_send_at {
+        if now < s.next_send_at && s.cc.pacing_rate().is_some() {
             return SendState::PacedUntil(s.next_send_at);
         }
         SendState::Ready
@@ -304,6 +325,10 @@ impl Flow {
             LbName::Ecmp => self.entropy,
             LbName::Reps => self.reps.pop_front().unwrap_or(fresh),
             LbName::Ops | LbName::Ar => fresh,
+            LbName::Rr => {
+                self.transmissions = self.transmissions.wrapping_add(1);
+                self.transmissions - 1
+            }
         }
     }
 
@@ -342,8 +367,10 @@ impl Flow {
         if retx {
             f |= flags::RETX;
         }
-        if self.lb == LbName::Ar {
-            f |= flags::ADAPTIVE;
+        match self.lb {
+            LbName::Ar => f |= flags::ADAPTIVE,
+            LbName::Rr => f |= flags::ROUND_ROBIN,
+            _ => {}
         }
         Packet {
             flow: self.id,
@@ -425,28 +452,9 @@ impl Flow {
         }
         self.update_rtt(now.saturating_sub(ack.sent_at), cfg);
 
-        // Loss detection: a PSN still outstanding while one `dupack_threshold` beyond it
-        // has been acknowledged is presumed lost (each PSN is examined once; a lost
-        // retransmission is left to the timer).
+        self.detect_losses(now, cfg);
+        let lost_any = !self.sender.newly_lost.is_empty();
         let s = &mut self.sender;
-        let mut lost_any = false;
-        if s.highest_acked > cfg.dupack_threshold {
-            let limit = s.highest_acked - cfg.dupack_threshold;
-            let mut p = s.loss_scan.max(s.cum_acked);
-            while p < limit {
-                let i = (p - s.cum_acked) as usize;
-                if s.state[i] == SENT {
-                    s.state[i] = LOST;
-                    s.retx.push_back(p);
-                    let sz =
-                        if p + 1 == s.n_pkts { self.last_payload + self.header } else { self.payload + self.header };
-                    s.in_flight -= sz as u64;
-                    lost_any = true;
-                }
-                p += 1;
-            }
-            s.loss_scan = s.loss_scan.max(limit);
-        }
 
         let sample = AckSample {
             now,
@@ -460,7 +468,13 @@ impl Flow {
         };
         s.cc.on_ack(&sample);
         if lost_any {
-            s.cc.on_loss(now, s.cum_acked, s.next_new);
+            s.cc.on_loss(&LossEvent {
+                now,
+                cum_ack: s.cum_acked,
+                snd_nxt: s.next_new,
+                newly_lost: &s.newly_lost,
+                runs: &s.runs,
+            });
         }
         let done = s.cum_acked >= s.n_pkts;
         if done || s.cum_acked == s.next_new && s.retx.is_empty() {
@@ -469,6 +483,77 @@ impl Flow {
             s.rto_deadline = now + s.rto;
         }
         AckOutcome { sender_done: done, may_send: !done }
+    }
+
+    /// Declares holes lost. A PSN is a hole once `dupack_threshold` PSNs above it have been
+    /// acknowledged (`LossRule::Count`, RFC 6675) or once the PSN that far above it has
+    /// been (`LossRule::Distance`); it is lost when it has been a hole for the algorithm's
+    /// `reorder_wait` (zero: at once). Each PSN becomes a hole at most once; a lost
+    /// retransmission is left to the timer. Fills `newly_lost` and, for each, the maximal
+    /// run of consecutive lost PSNs it belongs to (`runs`).
+    fn detect_losses(&mut self, now: Time, cfg: &TransportConfig) {
+        let wait = self.sender.cc.reorder_wait();
+        let s = &mut self.sender;
+        s.newly_lost.clear();
+        s.runs.clear();
+        let base = s.cum_acked;
+        let from = s.loss_scan.max(base);
+        let limit = match cfg.loss_rule {
+            LossRule::Distance => s.highest_acked.saturating_sub(cfg.dupack_threshold),
+            LossRule::Count => {
+                // The lowest PSN x with `dupack_threshold` acknowledged PSNs at or above it:
+                // everything below x has at least that many acknowledged above it.
+                let mut seen = 0;
+                let mut x = s.highest_acked;
+                while x > from && seen < cfg.dupack_threshold {
+                    x -= 1;
+                    if s.state[(x - base) as usize] == ACKED {
+                        seen += 1;
+                    }
+                }
+                if seen < cfg.dupack_threshold {
+                    from
+                } else {
+                    x
+                }
+            }
+        };
+        let mut p = from;
+        while p < limit {
+            if s.state[(p - base) as usize] == SENT {
+                s.holes.push_back((p, now));
+            }
+            p += 1;
+        }
+        s.loss_scan = s.loss_scan.max(limit);
+        while let Some(&(p, since)) = s.holes.front() {
+            if now < since + wait {
+                break;
+            }
+            s.holes.pop_front();
+            if p < base || s.state[(p - base) as usize] != SENT {
+                continue;
+            }
+            s.state[(p - base) as usize] = LOST;
+            s.retx.push_back(p);
+            let sz = if p + 1 == s.n_pkts { self.last_payload + self.header } else { self.payload + self.header };
+            s.in_flight -= sz as u64;
+            s.newly_lost.push(p);
+        }
+        let outstanding = |st: u8| st == LOST || st == RESENT;
+        for &p in &s.newly_lost {
+            if s.runs.last().is_some_and(|&(_, hi)| p <= hi) {
+                continue;
+            }
+            let (mut lo, mut hi) = (p, p);
+            while lo > base && outstanding(s.state[(lo - 1 - base) as usize]) {
+                lo -= 1;
+            }
+            while hi + 1 < s.next_new && outstanding(s.state[(hi + 1 - base) as usize]) {
+                hi += 1;
+            }
+            s.runs.push((lo, hi));
+        }
     }
 
     /// The retransmission timer fired at `now` (and its deadline has passed): every
@@ -485,6 +570,7 @@ impl Flow {
         }
         s.in_flight = 0;
         s.loss_scan = s.next_new;
+        s.holes.clear();
         s.cc.on_timeout(now, s.next_new);
         s.backoff = (s.backoff + 1).min(16);
         let backed_off = Time(s.rto.0.saturating_mul(1 << s.backoff)).min(cfg.rto_max);
@@ -598,6 +684,7 @@ mod tests {
             ack_ratio,
             delayed_ack_timeout: Time::from_us(10),
             dupack_threshold: 3,
+            loss_rule: LossRule::Count,
             rto_min: Time::from_ms(1),
             rto_max: Time::from_ms(100),
             rto_initial: Time::from_ms(1),
@@ -705,7 +792,7 @@ mod tests {
                 "paced"
             }
             fn on_ack(&mut self, _: &AckSample) {}
-            fn on_loss(&mut self, _: Time, _: u32, _: u32) {}
+            fn on_loss(&mut self, _: &LossEvent) {}
             fn on_timeout(&mut self, _: Time, _: u32) {}
             fn cwnd(&self) -> u64 {
                 1 << 30

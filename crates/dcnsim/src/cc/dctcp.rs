@@ -8,7 +8,7 @@
 //! The receiver side (the ECN-echo state machine) lives in the shared transport, since
 //! its CE-state flush is needed whenever ACKs are coalesced.
 
-use super::{reno_increase, AckSample, CongestionControl};
+use super::{reno_increase, AckSample, CongestionControl, LossEvent};
 use crate::units::Time;
 
 /// How DCTCP reacts to a packet loss (spec §2.3 "Loss response").
@@ -133,7 +133,8 @@ impl CongestionControl for Dctcp {
         }
     }
 
-    fn on_loss(&mut self, _now: Time, cum_ack: u32, snd_nxt: u32) {
+    fn on_loss(&mut self, ev: &LossEvent) {
+        let (cum_ack, snd_nxt) = (ev.cum_ack, ev.snd_nxt);
         if self.reduced && cum_ack <= self.recover {
             return;
         }
@@ -224,11 +225,11 @@ mod tests {
     #[test]
     fn loss_halves_in_paper_mode_and_uses_alpha_in_ns3_mode() {
         let mut paper = Dctcp::new(&DctcpParams { alpha_init: 0.2, ..Default::default() }, MSS, 100 * MSS);
-        paper.on_loss(Time::ZERO, 0, 100);
+        paper.on_loss(&crate::cc::test_loss(0, 100));
         assert_eq!(paper.cwnd(), 50 * MSS);
         let p = DctcpParams { alpha_init: 0.2, loss_response: LossResponse::Alpha, ..Default::default() };
         let mut ns3 = Dctcp::new(&p, MSS, 100 * MSS);
-        ns3.on_loss(Time::ZERO, 0, 100);
+        ns3.on_loss(&crate::cc::test_loss(0, 100));
         assert_eq!(ns3.cwnd(), 90 * MSS);
         ns3.on_timeout(Time::ZERO, 100);
         assert_eq!(ns3.cwnd(), MSS);

@@ -41,10 +41,11 @@ impl PercentileWindow {
         self.len = (self.len + 1).min(self.ring.len());
     }
 
-    /// The `p`-th percentile (0 < p ≤ 1, nearest rank) of the last `h` samples (fewer if
-    /// fewer exist, and at most the capacity). For p = 0.5 and an even count this is the
-    /// lower median (spec §2.5). `None` before the first sample.
-    pub fn percentile(&mut self, h: usize, p: f64) -> Option<Time> {
+    /// The `pct`-th percentile (1..=100, nearest rank) of the last `h` samples (fewer if
+    /// fewer exist, and at most the capacity). For 50 and an even count this is the lower
+    /// median (spec §2.5). The rank is computed in integers: in floating point,
+    /// ⌈0.1 × 30⌉ = 4. `None` before the first sample.
+    pub fn percentile(&mut self, h: usize, pct: u32) -> Option<Time> {
         let m = h.max(1).min(self.len);
         if m == 0 {
             return None;
@@ -54,13 +55,13 @@ impl PercentileWindow {
         for i in 0..m {
             self.scratch.push(self.ring[(self.head + cap - 1 - i) % cap]);
         }
-        let k = ((p * m as f64).ceil() as usize).clamp(1, m) - 1;
+        let k = ((pct as usize * m).div_ceil(100)).clamp(1, m) - 1;
         let (_, kth, _) = self.scratch.select_nth_unstable(k);
         Some(*kth)
     }
 
     pub fn median(&mut self, h: usize) -> Option<Time> {
-        self.percentile(h, 0.5)
+        self.percentile(h, 50)
     }
 }
 
@@ -92,8 +93,15 @@ mod tests {
         assert_eq!(w.median(4), Some(us(3)));
         // All 5: 1 3 5 7 9 -> 5. Asking for more than exist uses what exists.
         assert_eq!(w.median(100), Some(us(5)));
-        assert_eq!(w.percentile(5, 0.1), Some(us(1)));
-        assert_eq!(w.percentile(5, 0.9), Some(us(9)));
+        assert_eq!(w.percentile(5, 10), Some(us(1)));
+        assert_eq!(w.percentile(5, 90), Some(us(9)));
+        // Nearest rank of 30 samples: P10 is the 3rd smallest (⌈0.1·30⌉ = 3, not 4).
+        let mut w = PercentileWindow::new(30);
+        for v in 1..=30 {
+            w.push(us(v));
+        }
+        assert_eq!(w.percentile(30, 10), Some(us(3)));
+        assert_eq!(w.percentile(30, 90), Some(us(27)));
     }
 
     #[test]

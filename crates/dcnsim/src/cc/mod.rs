@@ -6,6 +6,7 @@
 pub mod dctcp;
 pub mod median;
 pub mod newreno;
+pub mod swift;
 
 use crate::units::{Rate, Time};
 
@@ -29,6 +30,34 @@ pub struct AckSample {
     pub in_flight_before: u64,
 }
 
+/// Losses found on one ACK.
+#[derive(Clone, Copy, Debug)]
+pub struct LossEvent<'a> {
+    pub now: Time,
+    pub cum_ack: u32,
+    pub snd_nxt: u32,
+    /// PSNs declared lost on this ACK, ascending.
+    pub newly_lost: &'a [u32],
+    /// For the newly lost PSNs, the maximal runs (lo, hi inclusive) of consecutive PSNs
+    /// that are lost and not yet acknowledged (LSwift reacts to long runs only).
+    pub runs: &'a [(u32, u32)],
+}
+
+/// What an algorithm may know about its flow's path when it is created.
+#[derive(Clone, Copy, Debug)]
+pub struct FlowInfo {
+    /// Largest packet on the wire: one "packet" of window.
+    pub mtu: u64,
+    /// Initial window in wire bytes.
+    pub initial_window: u64,
+    /// Unloaded round-trip time of a full data packet and its ACK.
+    pub base_rtt: Time,
+    /// Links on the forward path (hosts' included).
+    pub hops: u32,
+    /// Slowest link on the forward path.
+    pub bottleneck: Rate,
+}
+
 pub trait CongestionControl: Send {
     fn name(&self) -> &'static str;
     /// Whether data packets carry ECT (and so get marked, not dropped, by RED queues).
@@ -36,8 +65,12 @@ pub trait CongestionControl: Send {
         false
     }
     fn on_ack(&mut self, ack: &AckSample);
-    /// Loss detected by the duplicate/selective-ACK threshold (fast retransmit).
-    fn on_loss(&mut self, now: Time, cum_ack: u32, snd_nxt: u32);
+    /// Losses detected by the duplicate/selective-ACK rule (fast retransmit), once per ACK.
+    fn on_loss(&mut self, ev: &LossEvent);
+    /// How long a hole must stay unfilled before it counts as lost (reordering tolerance).
+    fn reorder_wait(&self) -> Time {
+        Time::ZERO
+    }
     /// Retransmission timeout.
     fn on_timeout(&mut self, now: Time, snd_nxt: u32);
     /// Congestion window in wire bytes.
@@ -75,13 +108,15 @@ pub(crate) fn reno_increase(cwnd: &mut u64, ssthresh: u64, mss: u64, newly_acked
 pub fn make(
     name: crate::scenario::CcName,
     t: &crate::scenario::TransportCfg,
-    mss: u64,
-    initial_window: u64,
+    info: &FlowInfo,
 ) -> Box<dyn CongestionControl> {
     use crate::scenario::CcName;
     match name {
-        CcName::Newreno => Box::new(newreno::NewReno::new(&t.newreno, mss, initial_window)),
-        CcName::Dctcp => Box::new(dctcp::Dctcp::new(&t.dctcp, mss, initial_window)),
+        CcName::Newreno => Box::new(newreno::NewReno::new(&t.newreno, info.mtu, info.initial_window)),
+        CcName::Dctcp => Box::new(dctcp::Dctcp::new(&t.dctcp, info.mtu, info.initial_window)),
+        CcName::Swift => Box::new(swift::Swift::new(&t.swift, swift::Variant::Swift, info)),
+        CcName::Lswift => Box::new(swift::Swift::new(&t.swift, swift::Variant::LSwift, info)),
+        CcName::Mswift => Box::new(swift::Swift::new(&t.swift, swift::Variant::MSwift, info)),
     }
 }
 
@@ -98,4 +133,10 @@ pub(crate) fn test_ack(cum_ack: u32, snd_nxt: u32, bytes: u64, ece: bool) -> Ack
         in_flight: 0,
         in_flight_before: u64::MAX / 4,
     }
+}
+
+/// A loss event for unit tests.
+#[cfg(test)]
+pub(crate) fn test_loss(cum_ack: u32, snd_nxt: u32) -> LossEvent<'static> {
+    LossEvent { now: Time::ZERO, cum_ack, snd_nxt, newly_lost: &[], runs: &[] }
 }

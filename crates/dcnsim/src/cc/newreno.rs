@@ -4,7 +4,7 @@
 //! the shared transport's job (SACK-based, so one window can repair several holes).
 //! The mswift-mnscc spec §2.1 uses it as the analytical baseline (Mathis et al. 1997).
 
-use super::{reno_increase, AckSample, CongestionControl};
+use super::{reno_increase, AckSample, CongestionControl, LossEvent};
 use crate::units::Time;
 
 /// NewReno parameters.
@@ -60,7 +60,8 @@ impl CongestionControl for NewReno {
         reno_increase(&mut self.cwnd, self.ssthresh, self.mss, a.newly_acked, a.in_flight_before);
     }
 
-    fn on_loss(&mut self, _now: Time, cum_ack: u32, snd_nxt: u32) {
+    fn on_loss(&mut self, ev: &LossEvent) {
+        let (cum_ack, snd_nxt) = (ev.cum_ack, ev.snd_nxt);
         if self.in_recovery || cum_ack < self.recover {
             return;
         }
@@ -98,9 +99,9 @@ mod tests {
     fn halves_once_per_window_then_grows_one_mss_per_window() {
         let mss = 1000;
         let mut c = NewReno::new(&NewRenoParams::default(), mss, 20 * mss);
-        c.on_loss(Time::ZERO, 0, 20);
+        c.on_loss(&crate::cc::test_loss(0, 20));
         assert_eq!(c.cwnd(), 10 * mss);
-        c.on_loss(Time::ZERO, 5, 20); // same window: no second cut
+        c.on_loss(&crate::cc::test_loss(5, 20)); // same window: no second cut
         assert_eq!(c.cwnd(), 10 * mss);
         c.on_ack(&ack(20, 30, mss)); // recovery ends, congestion avoidance
         let start = c.cwnd();

@@ -20,6 +20,8 @@ pub mod flags {
     pub const RETX: u8 = 8;
     /// Data: switches route it adaptively (shortest quantised queue).
     pub const ADAPTIVE: u8 = 16;
+    /// Data: switches take equal-cost port `entropy mod n` (round-robin spraying).
+    pub const ROUND_ROBIN: u8 = 32;
 }
 
 /// One packet. Data and ACKs share the struct so a port needs only one queue type.
