@@ -324,6 +324,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         delayed_ack_timeout: tr.delayed_ack_timeout.0,
         dupack_threshold: tr.dupack_threshold,
         loss_rule: tr.loss_rule,
+        pace_window: tr.pacing,
         rto_min: tr.rto_min.0,
         rto_max: tr.rto_max.0,
         rto_initial: tr.rto_min.0,

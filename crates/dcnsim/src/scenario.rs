@@ -411,8 +411,8 @@ pub enum LbName {
     /// Switch adaptive routing: each switch sends the packet to the equal-cost port with
     /// the shortest quantised queue.
     Ar,
-    /// Round-robin spraying: the n-th transmission of a flow takes equal-cost port
-    /// n mod (ports) at every switch (the MSwift paper's analytical model, §II).
+    /// Round-robin spraying: packet (PSN) n of a flow takes equal-cost port n mod (ports)
+    /// at every switch, retransmissions included (the MSwift paper's analytical model, §II).
     Rr,
 }
 
@@ -519,6 +519,10 @@ pub struct TransportCfg {
     pub swift: SwiftParams,
     #[serde(default = "default_loss_rule")]
     pub loss_rule: LossRule,
+    /// Pace every flow at one window per smoothed RTT (otherwise only algorithms that ask
+    /// for it pace, e.g. Swift below one packet of window).
+    #[serde(default)]
+    pub pacing: bool,
 }
 
 fn default_loss_rule() -> LossRule {

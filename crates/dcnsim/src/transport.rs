@@ -29,6 +29,8 @@ pub struct TransportConfig {
     pub delayed_ack_timeout: Time,
     pub dupack_threshold: u32,
     pub loss_rule: LossRule,
+    /// Pace every flow at one window per smoothed RTT.
+    pub pace_window: bool,
     pub rto_min: Time,
     pub rto_max: Time,
     pub rto_initial: Time,
@@ -89,9 +91,23 @@ pub struct Sender {
     /// earlier gets a new event; stale ones are ignored when they fire.
     pub rto_event_at: Time,
     next_send_at: Time,
+    pace_window: bool,
     pub stop_at: Time,
     pub retransmits: u64,
     pub timeouts: u64,
+}
+
+impl Sender {
+    /// The algorithm's own pacing rate, else (with `pace_window`) one window per smoothed
+    /// RTT, which spreads packets evenly instead of sending each window as a line-rate burst.
+    fn pacing_rate(&self) -> Option<Rate> {
+        if let Some(r) = self.cc.pacing_rate() {
+            return Some(r);
+        }
+        let srtt = self.srtt.filter(|_| self.pace_window)?;
+        let bps = self.cc.cwnd() as u128 * 8 * 1_000_000_000_000 / srtt.0.max(1) as u128;
+        Some(Rate((bps as u64).max(1)))
+    }
 }
 
 pub struct Receiver {
@@ -123,8 +139,6 @@ pub struct Flow {
     /// REPS: entropies whose ACKs came back unmarked, oldest first, to be reused.
     pub reps: VecDeque<u32>,
     reps_capacity: usize,
-    /// Round-robin spraying: transmissions so far.
-    transmissions: u32,
     pub ideal_fct: Time,
     pub base_rtt: Time,
     payload: u32,
@@ -199,7 +213,6 @@ impl Flow {
             lb,
             reps: VecDeque::with_capacity(if lb == LbName::Reps { reps_capacity } else { 0 }),
             reps_capacity,
-            transmissions: 0,
             ideal_fct: Time::ZERO,
             base_rtt: Time::ZERO,
             payload,
@@ -225,6 +238,7 @@ impl Flow {
                 rto_deadline: Time::MAX,
                 rto_event_at: Time::MAX,
                 next_send_at: Time::ZERO,
+                pace_window: cfg.pace_window,
                 stop_at,
                 retransmits: 0,
                 timeouts: 0,
@@ -312,7 +326,7 @@ impl Flow {
         if s.in_flight > 0 && s.in_flight + size > s.cc.cwnd() {
             return SendState::Blocked;
         }
-        if now < s.next_send_at && s.cc.pacing_rate().is_some() {
+        if now < s.next_send_at && s.pacing_rate().is_some() {
             return SendState::PacedUntil(s.next_send_at);
         }
         SendState::Ready
@@ -325,10 +339,8 @@ impl Flow {
             LbName::Ecmp => self.entropy,
             LbName::Reps => self.reps.pop_front().unwrap_or(fresh),
             LbName::Ops | LbName::Ar => fresh,
-            LbName::Rr => {
-                self.transmissions = self.transmissions.wrapping_add(1);
-                self.transmissions - 1
-            }
+            // Replaced by the PSN in `emit`: packet n of a flow takes path n mod (paths).
+            LbName::Rr => 0,
         }
     }
 
@@ -354,7 +366,7 @@ impl Flow {
             s.retransmits += 1;
         }
         s.in_flight += size as u64;
-        if let Some(rate) = s.cc.pacing_rate() {
+        if let Some(rate) = s.pacing_rate() {
             s.next_send_at = now + rate.serialization(size as u64);
         }
         if s.rto_deadline == Time::MAX {
@@ -378,7 +390,10 @@ impl Flow {
             sacked_psn: 0,
             size,
             dst: self.dst,
-            entropy,
+            // Round robin by PSN: exactly one packet in `paths` takes each path, and a
+            // retransmission retraces its original (the fraction q of the MSwift models
+            // is a fraction of packets).
+            entropy: if self.lb == LbName::Rr { psn } else { entropy },
             sent_at: now,
             kind: PacketKind::Data,
             flags: f,
@@ -406,7 +421,13 @@ impl Flow {
     pub fn on_ack(&mut self, now: Time, ack: &Packet, cfg: &TransportConfig) -> AckOutcome {
         let cum = ack.psn;
         let sacked = ack.sacked_psn;
-        let in_flight_before = self.sender.in_flight;
+        // A flow paced at one window per RTT is limited by its window by construction,
+        // though pacing keeps a little less than a window in flight (RFC 7661's test).
+        let in_flight_before = if self.sender.pace_window {
+            self.sender.in_flight.max(self.sender.cc.cwnd())
+        } else {
+            self.sender.in_flight
+        };
         // REPS: an entropy whose packet came through unmarked is worth reusing; a marked
         // one is forgotten (the UEC REPS rule).
         if self.lb == LbName::Reps && !ack.has(flags::ECE) {
@@ -685,6 +706,7 @@ mod tests {
             delayed_ack_timeout: Time::from_us(10),
             dupack_threshold: 3,
             loss_rule: LossRule::Count,
+            pace_window: false,
             rto_min: Time::from_ms(1),
             rto_max: Time::from_ms(100),
             rto_initial: Time::from_ms(1),

@@ -177,6 +177,7 @@ pub struct Swift {
     delay_md: u64,
     loss_md: u64,
     timeout_md: u64,
+    loss_events: u64,
 }
 
 impl Swift {
@@ -211,6 +212,7 @@ impl Swift {
             delay_md: 0,
             loss_md: 0,
             timeout_md: 0,
+            loss_events: 0,
         }
     }
 
@@ -305,6 +307,7 @@ impl CongestionControl for Swift {
     }
 
     fn on_loss(&mut self, ev: &LossEvent) {
+        self.loss_events += 1;
         self.retransmit_cnt = 0;
         let before = self.cwnd;
         let can_decrease = self.can_decrease(ev.now);
@@ -362,5 +365,175 @@ impl CongestionControl for Swift {
         out("delay_md", self.delay_md as f64);
         out("loss_md", self.loss_md as f64);
         out("timeout_md", self.timeout_md as f64);
+        out("loss_events", self.loss_events as f64);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::test_ack;
+
+    const MTU: u64 = 1500;
+
+    fn info() -> FlowInfo {
+        FlowInfo {
+            mtu: MTU,
+            initial_window: 10 * MTU,
+            base_rtt: Time::from_us(100),
+            hops: 2,
+            bottleneck: Rate::gbps(1),
+        }
+    }
+
+    fn swift(p: SwiftParams, cwnd: f64) -> Swift {
+        let mut s = Swift::new(&p, Variant::Swift, &info());
+        s.cwnd = cwnd;
+        s
+    }
+
+    fn ack_at(now: Time, rtt: Time) -> AckSample {
+        AckSample { now, rtt, ..test_ack(1, 10, MTU, false) }
+    }
+
+    fn fixed(target_us: u64) -> SwiftParams {
+        SwiftParams {
+            fixed_target: Some(TimeVal(Time::from_us(target_us))),
+            fs_range: TimeVal(Time::ZERO),
+            ..Default::default()
+        }
+    }
+
+    /// dctcp-vs-swift §5 A5: ai = 1 gives 10 → 10.1 and 0.5 → 1.5 for one ACKed packet.
+    #[test]
+    fn a5_additive_increase() {
+        let mut s = swift(fixed(200), 10.0);
+        s.on_ack(&ack_at(Time::from_us(1), Time::from_us(100)));
+        assert!((s.cwnd_pkts() - 10.1).abs() < 1e-12);
+        let mut s = swift(fixed(200), 0.5);
+        s.on_ack(&ack_at(Time::from_us(1), Time::from_us(100)));
+        assert!((s.cwnd_pkts() - 1.5).abs() < 1e-12);
+    }
+
+    /// A6: β = 0.8, max_mdf = 0.5: delay 2×target → ×0.6; 10×target → capped ×0.5; a
+    /// second decrease within one RTT is suppressed.
+    #[test]
+    fn a6_multiplicative_decrease_once_per_rtt() {
+        let mut s = swift(fixed(100), 10.0);
+        s.on_ack(&ack_at(Time::from_us(1), Time::from_us(200)));
+        assert!((s.cwnd_pkts() - 6.0).abs() < 1e-9, "{}", s.cwnd_pkts());
+        let mut s = swift(fixed(100), 10.0);
+        s.on_ack(&ack_at(Time::from_us(1), Time::from_us(1000)));
+        assert!((s.cwnd_pkts() - 5.0).abs() < 1e-9);
+        // srtt is now 1000 us: another high-delay ACK 500 us later may not decrease...
+        s.on_ack(&ack_at(Time::from_us(501), Time::from_us(1000)));
+        assert!((s.cwnd_pkts() - 5.0).abs() < 1e-9);
+        // ...but one more than an RTT after the first decrease may.
+        s.on_ack(&ack_at(Time::from_us(1100), Time::from_us(1000)));
+        assert!(s.cwnd_pkts() < 5.0);
+    }
+
+    /// A7: flow scaling fs(w) = α/√w + β with fs(0.1) = range and fs(100) = 0; checked
+    /// against the closed form for range = 100 us (the study's values).
+    #[test]
+    fn a7_target_flow_scaling() {
+        let p = SwiftParams {
+            fixed_target: Some(TimeVal(Time::from_us(50))),
+            fs_range: TimeVal(Time::from_us(100)),
+            ..Default::default()
+        };
+        let s = swift(p, 1.0);
+        let alpha = 100.0 / (1.0 / 0.1f64.sqrt() - 1.0 / 100f64.sqrt());
+        let beta = -alpha / 10.0;
+        for (w, expect) in [
+            (0.01, 100.0),
+            (0.1, 100.0),
+            (0.5, alpha / 0.5f64.sqrt() + beta),
+            (1.0, alpha + beta),
+            (10.0, alpha / 10f64.sqrt() + beta),
+            (100.0, 0.0),
+            (1000.0, 0.0),
+        ] {
+            let fs = s.target(w).as_us_f64() - 50.0;
+            assert!((fs - expect).abs() < 1e-3, "fs({w}) = {fs}, expected {expect}");
+        }
+        // Spot values stated in the spec: fs(1) = 29.39 us, fs(10) = 7.06 us.
+        assert!((s.target(1.0).as_us_f64() - 50.0 - 29.39).abs() < 0.01);
+        assert!((s.target(10.0).as_us_f64() - 50.0 - 7.06).abs() < 0.01);
+        // Without a fixed target: base_target + hops x per_hop.
+        let p = SwiftParams {
+            per_hop: Some(TimeVal(Time::from_us(10))),
+            fs_range: TimeVal(Time::ZERO),
+            ..Default::default()
+        };
+        assert_eq!(swift(p, 5.0).target(5.0), Time::from_us(1 + 2 * 10));
+    }
+
+    /// A8: cwnd 0.25 packets at an RTT of 100 us paces packets at least 400 us apart.
+    #[test]
+    fn a8_pacing_below_one_packet() {
+        let mut s = swift(fixed(1000), 0.25);
+        assert_eq!(s.pacing_rate(), None, "no RTT estimate yet");
+        s.srtt = Some(Time::from_us(100));
+        let gap = s.pacing_rate().unwrap().serialization(MTU);
+        assert!(gap >= Time::from_us(400) && gap < Time::from_us(401), "{gap}");
+        s.cwnd = 2.0;
+        assert_eq!(s.pacing_rate(), None, "window mode above one packet");
+    }
+
+    /// A9: after retx_reset_threshold consecutive timeouts the window is min_cwnd; an ACK
+    /// resets the count.
+    #[test]
+    fn a9_repeated_timeouts_reset_the_window() {
+        let mut s = swift(fixed(1000), 100.0);
+        for i in 0..4 {
+            s.on_timeout(Time::from_ms(10 * (i + 1)), 0);
+        }
+        assert!(s.cwnd_pkts() > s.p.min_cwnd_pkts);
+        s.on_ack(&ack_at(Time::from_ms(50), Time::from_us(100)));
+        for i in 0..4 {
+            s.on_timeout(Time::from_ms(60 + 10 * i), 0);
+        }
+        assert!(s.cwnd_pkts() > s.p.min_cwnd_pkts, "the ACK reset the count");
+        s.on_timeout(Time::from_ms(200), 0);
+        assert_eq!(s.cwnd_pkts(), s.p.min_cwnd_pkts);
+    }
+
+    fn loss(now: Time, runs: &[(u32, u32)]) -> LossEvent<'_> {
+        LossEvent { now, cum_ack: 0, snd_nxt: 100, newly_lost: &[], runs }
+    }
+
+    /// Swift cuts on any loss; LSwift only on a run of `loss_run` consecutive losses, once.
+    #[test]
+    fn lswift_forgives_isolated_losses() {
+        let mut s = swift(fixed(1000), 100.0);
+        s.on_loss(&loss(Time::from_ms(1), &[(7, 7)]));
+        assert_eq!(s.cwnd_pkts(), 50.0);
+        let mut l = Swift::new(&fixed(1000), Variant::LSwift, &info());
+        l.cwnd = 100.0;
+        l.on_loss(&loss(Time::from_ms(1), &[(7, 7), (9, 12)]));
+        assert_eq!(l.cwnd_pkts(), 100.0, "runs of 1 and 4 are reordering");
+        l.on_loss(&loss(Time::from_ms(2), &[(20, 24)]));
+        assert_eq!(l.cwnd_pkts(), 50.0, "a run of 5 is congestion");
+        l.on_loss(&loss(Time::from_ms(30), &[(20, 26)]));
+        assert_eq!(l.cwnd_pkts(), 50.0, "the same run grown is not a new signal");
+    }
+
+    /// MSwift decides on the median of the last H = max(⌊cwnd/2⌋, 1) delays: a high delay
+    /// on one ACK in four never decreases the window (mswift-mnscc §6 A6/A7).
+    #[test]
+    fn mswift_ignores_a_minority_of_slow_samples() {
+        let mut m = Swift::new(&fixed(50), Variant::MSwift, &info());
+        m.cwnd = 40.0;
+        let mut swift_cuts = swift(fixed(50), 40.0);
+        for i in 0..400u64 {
+            let rtt = if i % 4 == 3 { Time::from_us(500) } else { Time::from_us(20) };
+            let now = Time::from_us(25 * i + 1);
+            m.on_ack(&ack_at(now, rtt));
+            swift_cuts.on_ack(&ack_at(now, rtt));
+        }
+        assert_eq!(m.delay_md, 0);
+        assert!(m.cwnd_pkts() > 40.0);
+        assert!(swift_cuts.delay_md > 10 && swift_cuts.cwnd_pkts() < 40.0);
     }
 }
