@@ -178,6 +178,8 @@ pub struct Swift {
     loss_md: u64,
     timeout_md: u64,
     loss_events: u64,
+    /// Smallest gap between two decreases, in smoothed RTTs at the later one (spec B6).
+    min_decrease_gap_rtts: f64,
 }
 
 impl Swift {
@@ -213,6 +215,7 @@ impl Swift {
             loss_md: 0,
             timeout_md: 0,
             loss_events: 0,
+            min_decrease_gap_rtts: f64::INFINITY,
         }
     }
 
@@ -243,11 +246,17 @@ impl Swift {
         self.srtt.is_none_or(|r| now >= self.t_last_decrease + r)
     }
 
-    fn finish(&mut self, before: f64, now: Time) {
+    /// Clamps the window; records a decrease. `gate` is the RTT estimate the decision was
+    /// gated on (the one known before this ACK's sample).
+    fn finish(&mut self, before: f64, now: Time, gate: Option<Time>) {
         self.cwnd = self.cwnd.clamp(self.p.min_cwnd_pkts, self.p.max_cwnd_pkts);
         // Strictly smaller: an ACK that could not decrease must not restart the clock
         // (the specs' erratum to Algorithm 1's `<=`, mswift-mnscc.md §7).
         if self.cwnd < before {
+            if let (Some(srtt), true) = (gate, self.t_last_decrease > Time::ZERO) {
+                let gap = (now - self.t_last_decrease).as_secs_f64() / srtt.as_secs_f64();
+                self.min_decrease_gap_rtts = self.min_decrease_gap_rtts.min(gap);
+            }
             self.t_last_decrease = now;
         }
     }
@@ -282,6 +291,7 @@ impl CongestionControl for Swift {
 
     fn on_ack(&mut self, a: &AckSample) {
         // Gate on the RTT estimate from before this sample (as htsim's Swift does).
+        let gate = self.srtt;
         let can_decrease = self.can_decrease(a.now);
         if a.rtt > Time::ZERO {
             self.srtt = Some(match self.srtt {
@@ -303,7 +313,7 @@ impl CongestionControl for Swift {
             self.cwnd *= (1.0 - self.p.beta * excess).max(1.0 - self.p.max_mdf);
             self.delay_md += 1;
         }
-        self.finish(before, a.now);
+        self.finish(before, a.now, gate);
     }
 
     fn on_loss(&mut self, ev: &LossEvent) {
@@ -331,7 +341,7 @@ impl CongestionControl for Swift {
             self.cwnd *= 1.0 - self.p.max_mdf;
             self.loss_md += 1;
         }
-        self.finish(before, ev.now);
+        self.finish(before, ev.now, self.srtt);
     }
 
     fn on_timeout(&mut self, now: Time, _snd_nxt: u32) {
@@ -343,7 +353,7 @@ impl CongestionControl for Swift {
             self.cwnd *= 1.0 - self.p.max_mdf;
         }
         self.timeout_md += 1;
-        self.finish(before, now);
+        self.finish(before, now, self.srtt);
     }
 
     fn cwnd(&self) -> u64 {
@@ -366,6 +376,7 @@ impl CongestionControl for Swift {
         out("loss_md", self.loss_md as f64);
         out("timeout_md", self.timeout_md as f64);
         out("loss_events", self.loss_events as f64);
+        out("min_decrease_gap_rtts", self.min_decrease_gap_rtts);
     }
 }
 
