@@ -6,8 +6,9 @@ use std::path::Path;
 
 use crate::cc::FlowInfo;
 use crate::engine::{Event, EventQueue, Rng};
-use crate::net::{EcnPolicy, PacketArena, Port};
+use crate::net::{Drr, EcnPolicy, PacketArena, Port};
 use crate::routing::Routing;
+use crate::scenario::Scheduler;
 use crate::scenario::{
     err, FailureModel, FlowSize, InitialWindow, QueueSampling, Scenario, ScenarioError, TopologyKind,
 };
@@ -217,6 +218,20 @@ fn validate_numbers(s: &Scenario) -> Result<(), ScenarioError> {
             return err("output.sample_interval", "must be positive");
         }
     }
+    let drr = &s.switch.drr;
+    if drr.quantum.0 == 0 || drr.weights.contains(&0) {
+        return err("switch.drr", "quantum and both weights must be positive");
+    }
+    if s.switch.scheduler == Scheduler::Drr {
+        let w = drr.weights;
+        let smallest = s.switch.buffer.0 * w[0].min(w[1]) as u64 / (w[0] + w[1]) as u64;
+        if smallest < mtu {
+            return err(
+                "switch.buffer",
+                format!("a DRR class's share ({smallest} bytes) is smaller than one MTU ({mtu} bytes)"),
+            );
+        }
+    }
     let ar = &s.switch.ar;
     if ar.levels.is_empty()
         || ar.levels.windows(2).any(|w| w[0] >= w[1])
@@ -278,6 +293,10 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
             if from_switch {
                 p.ecn = ecn;
                 p.ack_priority = s.switch.ack_priority;
+                if s.switch.scheduler == Scheduler::Drr {
+                    let w = s.switch.drr.weights;
+                    p.drr = Some(Box::new(Drr::new(s.switch.drr.quantum.0, [w[0] as u64, w[1] as u64], p.buffer)));
+                }
             }
             if c.tier != Tier::Host {
                 p.loss_rate = s.topology.loss_rate;

@@ -366,13 +366,25 @@ pub struct SwitchCfg {
     /// ACKs wait in a strict-priority queue of their own, ahead of data.
     #[serde(default = "default_true")]
     pub ack_priority: bool,
+    /// How a port serves its data: one FIFO, or two classes (sprayed, ECMP) under DRR.
+    #[serde(default)]
+    pub scheduler: Scheduler,
+    #[serde(default)]
+    pub drr: DrrCfg,
     #[serde(default)]
     pub ar: ArCfg,
 }
 
 impl Default for SwitchCfg {
     fn default() -> Self {
-        SwitchCfg { buffer: default_buffer(), ecn: EcnCfg::default(), ack_priority: true, ar: ArCfg::default() }
+        SwitchCfg {
+            buffer: default_buffer(),
+            ecn: EcnCfg::default(),
+            ack_priority: true,
+            scheduler: Scheduler::Fifo,
+            drr: DrrCfg::default(),
+            ar: ArCfg::default(),
+        }
     }
 }
 
@@ -430,6 +442,32 @@ impl LbName {
     /// Whether packets of one flow take many paths.
     pub fn sprays(self) -> bool {
         self != LbName::Ecmp
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scheduler {
+    #[default]
+    Fifo,
+    /// Deficit round robin between sprayed flows (class 0) and ECMP flows (class 1), each
+    /// with its own FIFO and a weighted share of the buffer (the MSwift paper, Fig. 13).
+    Drr,
+}
+
+/// Two-class DRR settings (MSwift paper: 50/50, 4 KB quantum).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DrrCfg {
+    /// Bytes a class may send per turn, times its weight.
+    pub quantum: BytesVal,
+    /// Weights of class 0 (sprayed) and class 1 (ECMP); also split the buffer.
+    pub weights: [u32; 2],
+}
+
+impl Default for DrrCfg {
+    fn default() -> Self {
+        DrrCfg { quantum: BytesVal(4096), weights: [1, 1] }
     }
 }
 

@@ -255,7 +255,20 @@ impl Simulation {
             }
             return;
         }
+        let arena = &self.arena;
         let handle = if let Some(h) = port.ctrl.pop_front() {
+            h
+        } else if let Some(d) = port.drr.as_mut() {
+            let Some((h, class)) = d.pop(|h| arena.get(h).size as u64) else { return };
+            let class_left = d.bytes[class];
+            let size = arena.get(h).size;
+            port.change_occupancy(now, -(size as i64));
+            if let Some(ecn) = port.ecn {
+                if ecn.at == MarkPoint::Dequeue && self.mark(p, h, class_left) {
+                    self.drop_packet(p, h);
+                    return self.port_start(p);
+                }
+            }
             h
         } else if let Some(h) = port.queue.pop_front() {
             let size = self.arena.get(h).size;
@@ -284,6 +297,7 @@ impl Simulation {
         let port = &mut self.ports[p as usize];
         let more = !port.queue.is_empty()
             || !port.ctrl.is_empty()
+            || port.drr.as_ref().is_some_and(|d| !d.is_empty())
             || (port.node < n_hosts && !self.host_ready[port.node as usize].is_empty());
         if more && !port.wake_pending {
             port.wake_pending = true;
@@ -415,25 +429,32 @@ impl Simulation {
             return;
         }
         let port = &self.ports[p as usize];
-        if port.queued_bytes + size > port.buffer {
+        // With two-class scheduling, buffer and ECN act on the packet's class alone.
+        let class = self.arena.get(h).has(flags::CLASS1) as usize;
+        let (occupancy, capacity) = match &port.drr {
+            Some(d) => (d.bytes[class], d.class_buffer[class]),
+            None => (port.queued_bytes, port.buffer),
+        };
+        if occupancy + size > capacity {
             self.drop_packet(p, h);
             return;
         }
         if let Some(ecn) = port.ecn {
-            if ecn.at == MarkPoint::Enqueue {
-                let queued = port.queued_bytes;
-                if self.mark(p, h, queued) {
-                    self.drop_packet(p, h);
-                    return;
-                }
+            if ecn.at == MarkPoint::Enqueue && self.mark(p, h, occupancy) {
+                self.drop_packet(p, h);
+                return;
             }
         }
         let port = &mut self.ports[p as usize];
-        if port.queue.is_empty() && port.ctrl.is_empty() && port.is_idle(now) && !port.wake_pending {
+        let drr_empty = port.drr.as_ref().is_none_or(|d| d.is_empty());
+        if port.queue.is_empty() && drr_empty && port.ctrl.is_empty() && port.is_idle(now) && !port.wake_pending {
             self.transmit(p, h);
             return;
         }
-        port.queue.push_back(h);
+        match port.drr.as_mut() {
+            Some(d) => d.push(class, h, size),
+            None => port.queue.push_back(h),
+        }
         port.change_occupancy(now, size as i64);
         if !port.wake_pending {
             port.wake_pending = true;
@@ -492,7 +513,7 @@ impl Simulation {
             entropy: a.entropy,
             sent_at: a.sent_at,
             kind: PacketKind::Ack,
-            flags: if a.ece { flags::ECE } else { 0 },
+            flags: if a.ece { flags::ECE } else { 0 } | if flow.lb.sprays() { 0 } else { flags::CLASS1 },
         };
         let port = self.routing.host_up_port[flow.dst as usize];
         let h = self.arena.alloc(pkt);

@@ -382,7 +382,8 @@ impl Flow {
         match self.lb {
             LbName::Ar => f |= flags::ADAPTIVE,
             LbName::Rr => f |= flags::ROUND_ROBIN,
-            _ => {}
+            LbName::Ecmp => f |= flags::CLASS1,
+            LbName::Ops | LbName::Reps => {}
         }
         Packet {
             flow: self.id,

@@ -267,3 +267,46 @@ fn hsdp_ring_is_eight_rings_over_sixteen_servers() {
         assert_eq!(h == 3, step == 16);
     }
 }
+
+/// Two-class DRR (switch.scheduler = "drr"): one ECMP flow (class 1) against three sprayed
+/// flows (class 0) on one bottleneck gets half of it under equal weights, where a FIFO
+/// gives it the per-flow fair share of a quarter.
+#[test]
+fn drr_gives_each_class_its_weighted_share() {
+    let run = |scheduler: &str| {
+        let dir = std::env::temp_dir().join(format!("dcnsim-drr-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("ecmp.csv"), "src,dst,size,start\n0,4,1GB,0\n").unwrap();
+        std::fs::write(dir.join("sprayed.csv"), "src,dst,size,start\n1,5,1GB,0\n2,6,1GB,0\n3,7,1GB,0\n").unwrap();
+        let toml = format!(
+            r#"
+            duration = "4ms"
+            [topology]
+            kind = "dumbbell"
+            hosts = 8
+            link_rate = "100Gbps"
+            [switch]
+            scheduler = "{scheduler}"
+            [[workload]]
+            kind = "flows"
+            file = "ecmp.csv"
+            lb = "ecmp"
+            [[workload]]
+            kind = "flows"
+            file = "sprayed.csv"
+            lb = "ops"
+            "#
+        );
+        let mut s = dcnsim::from_toml(&toml, &dir).unwrap();
+        s.run_until(dcnsim::Time::from_ms(1));
+        let d0: Vec<u64> = s.flows.iter().map(|f| f.receiver.delivered).collect();
+        s.run();
+        let got: Vec<f64> = s.flows.iter().zip(&d0).map(|(f, d)| (f.receiver.delivered - d) as f64).collect();
+        got[0] / got.iter().sum::<f64>()
+    };
+    let fifo = run("fifo");
+    let drr = run("drr");
+    eprintln!("ECMP flow's share: FIFO {fifo:.3}, DRR {drr:.3}");
+    assert!((fifo - 0.25).abs() < 0.05, "FIFO share {fifo}");
+    assert!((drr - 0.5).abs() < 0.05, "DRR share {drr}");
+}

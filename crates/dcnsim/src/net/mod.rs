@@ -4,4 +4,4 @@ pub mod packet;
 pub mod port;
 
 pub use packet::{flags, Packet, PacketArena, PacketKind};
-pub use port::{EcnPolicy, MarkDecision, MarkIf, MarkPoint, Port, PortStats};
+pub use port::{Drr, EcnPolicy, MarkDecision, MarkIf, MarkPoint, Port, PortStats};

@@ -22,6 +22,9 @@ pub mod flags {
     pub const ADAPTIVE: u8 = 16;
     /// Data: switches take equal-cost port `entropy mod n` (round-robin spraying).
     pub const ROUND_ROBIN: u8 = 32;
+    /// Traffic class 1 of two-class scheduling (flows on one ECMP path; sprayed flows are
+    /// class 0).
+    pub const CLASS1: u8 = 64;
 }
 
 /// One packet. Data and ACKs share the struct so a port needs only one queue type.
