@@ -61,7 +61,36 @@ def _parser() -> argparse.ArgumentParser:
     bench_cmd.add_argument("--dir", default="benches", help="directory of scenarios (default: benches)")
     bench_cmd.add_argument("--only", metavar="SUBSTR", help="only scenarios whose file name contains SUBSTR")
     bench_cmd.set_defaults(command=_bench_command)
+
+    repro_cmd = commands.add_parser(
+        "reproduce", help="re-run a paper's evaluation and compare with its numbers",
+        description="Run every (figure, CCA, load balancer, seed) cell of a paper's evaluation in a process "
+        "pool, cache each run, and write table.md (ours beside the paper's numbers and the spec's checks), "
+        "runs.csv and PNG figures. Re-running skips cells already in the cache.",
+    )
+    repro_cmd.add_argument("paper", choices=["mswift"], help="which paper: mswift (arXiv 2509.07907)")
+    repro_cmd.add_argument("--quick", action="store_true",
+                           help="smaller messages and 2 seeds (checks are then informational)")
+    repro_cmd.add_argument("--seeds", type=int, metavar="N", help="seeds 1..N per cell (default 5, quick 2)")
+    repro_cmd.add_argument("--jobs", type=int, metavar="J", help="parallel runs (default: number of CPUs)")
+    repro_cmd.add_argument("--only", metavar="FIGS", help="comma-separated figure numbers, e.g. 4,6 (default all)")
+    repro_cmd.add_argument("--out", metavar="DIR", help="output directory (default results/reproduce-mswift)")
+    repro_cmd.set_defaults(command=_reproduce_command)
     return parser
+
+
+def _reproduce_command(args: argparse.Namespace) -> int:
+    from dcnsim import reproduce
+
+    try:
+        code, table = reproduce.reproduce_mswift(
+            quick=args.quick, seeds=args.seeds, jobs=args.jobs, only=args.only, out=args.out
+        )
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(table)
+    return code
 
 
 def _run_command(args: argparse.Namespace) -> int:
