@@ -166,3 +166,58 @@ fn b7_swift_large_incast_keeps_the_queue_bounded() {
     }
     assert!(peaks[3] / peaks[0] < 3.0, "peak queue grew {}x from 50 to 400 senders", peaks[3] / peaks[0]);
 }
+
+/// B8: a second flow joining at 0.5 s converges to a fair share (Jain ≥ 0.95 over 1 ms
+/// windows, holding for the next 50 ms) within 100 ms with flow scaling on (fs_range =
+/// 5 × 25 us), and measurably slower with it off.
+#[test]
+fn b8_flow_scaling_speeds_up_convergence() {
+    let convergence_ms = |fs: &str| {
+        let dir = std::env::temp_dir().join(format!("dcnsim-b8-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("f.csv"), "src,dst,size,start\n1,0,1GB,0\n2,0,1GB,500ms\n").unwrap();
+        let toml = format!(
+            r#"
+            duration = "1s"
+            [topology]
+            kind = "star"
+            hosts = 3
+            link_rate = "1Gbps"
+            link_latency = "18.568us"
+            mtu = "1554B"
+            [switch]
+            buffer = "4142964B"
+            ecn = {{ enabled = false }}
+            [transport]
+            cc = "swift"
+            header = "54B"
+            rto_min = "10ms"
+            [transport.swift]
+            base_target = "25us"
+            fs_range = "{fs}"
+            [[workload]]
+            kind = "flows"
+            file = "f.csv"
+            "#
+        );
+        let mut s = dcnsim::from_toml(&toml, &dir).unwrap();
+        let start = Time::from_ms(500);
+        s.run_until(start);
+        let mut fair = Vec::new();
+        let mut last: Vec<u64> = s.flows.iter().map(|f| f.receiver.delivered).collect();
+        for ms in 1..=450u64 {
+            s.run_until(start + Time::from_ms(ms));
+            let now: Vec<u64> = s.flows.iter().map(|f| f.receiver.delivered).collect();
+            let window: Vec<f64> = now.iter().zip(&last).map(|(a, b)| (a - b) as f64).collect();
+            fair.push(common::jain(&window) >= 0.95);
+            last = now;
+        }
+        (0..fair.len() - 50).find(|&i| fair[i..i + 50].iter().all(|&f| f)).map(|i| i as f64 + 1.0)
+    };
+    let with_fs = convergence_ms("125us");
+    let without = convergence_ms("0ns");
+    eprintln!("converged after {with_fs:?} ms with flow scaling, {without:?} ms without");
+    let with_fs = with_fs.expect("converges with flow scaling");
+    assert!(with_fs <= 100.0, "{with_fs} ms");
+    assert!(without.is_none_or(|w| w > with_fs), "flow scaling did not speed convergence");
+}
