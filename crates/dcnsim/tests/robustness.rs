@@ -133,9 +133,6 @@ fn retransmission_timer_never_fires_late() {
 /// are still going.
 #[test]
 fn finite_flows_outlive_the_infinite_flows_stop() {
-    let dir = std::env::temp_dir().join(format!("dcnsim-stop-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("f.csv"), "src,dst,size,start\n2,3,10MB,0\n").unwrap();
     let toml = r#"
         [topology]
         kind = "star"
@@ -150,7 +147,7 @@ fn finite_flows_outlive_the_infinite_flows_stop() {
         kind = "flows"
         file = "f.csv"
         "#;
-    let mut s = dcnsim::from_toml(toml, &dir).unwrap();
+    let mut s = common::sim_with_files(toml, &[("f.csv", "src,dst,size,start\n2,3,10MB,0\n")]);
     s.run();
     let big = s.flows.iter().find(|f| !f.is_infinite()).unwrap();
     assert_eq!(big.receiver.delivered, 10_000_000);
@@ -274,10 +271,6 @@ fn hsdp_ring_is_eight_rings_over_sixteen_servers() {
 #[test]
 fn drr_gives_each_class_its_weighted_share() {
     let run = |scheduler: &str| {
-        let dir = std::env::temp_dir().join(format!("dcnsim-drr-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join("ecmp.csv"), "src,dst,size,start\n0,4,1GB,0\n").unwrap();
-        std::fs::write(dir.join("sprayed.csv"), "src,dst,size,start\n1,5,1GB,0\n2,6,1GB,0\n3,7,1GB,0\n").unwrap();
         let toml = format!(
             r#"
             duration = "4ms"
@@ -297,7 +290,11 @@ fn drr_gives_each_class_its_weighted_share() {
             lb = "ops"
             "#
         );
-        let mut s = dcnsim::from_toml(&toml, &dir).unwrap();
+        let files = [
+            ("ecmp.csv", "src,dst,size,start\n0,4,1GB,0\n"),
+            ("sprayed.csv", "src,dst,size,start\n1,5,1GB,0\n2,6,1GB,0\n3,7,1GB,0\n"),
+        ];
+        let mut s = common::sim_with_files(&toml, &files);
         s.run_until(dcnsim::Time::from_ms(1));
         let d0: Vec<u64> = s.flows.iter().map(|f| f.receiver.delivered).collect();
         s.run();

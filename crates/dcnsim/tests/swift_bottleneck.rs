@@ -173,9 +173,6 @@ fn b7_swift_large_incast_keeps_the_queue_bounded() {
 #[test]
 fn b8_flow_scaling_speeds_up_convergence() {
     let convergence_ms = |fs: &str| {
-        let dir = std::env::temp_dir().join(format!("dcnsim-b8-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join("f.csv"), "src,dst,size,start\n1,0,1GB,0\n2,0,1GB,500ms\n").unwrap();
         let toml = format!(
             r#"
             duration = "1s"
@@ -200,7 +197,7 @@ fn b8_flow_scaling_speeds_up_convergence() {
             file = "f.csv"
             "#
         );
-        let mut s = dcnsim::from_toml(&toml, &dir).unwrap();
+        let mut s = common::sim_with_files(&toml, &[("f.csv", "src,dst,size,start\n1,0,1GB,0\n2,0,1GB,500ms\n")]);
         let start = Time::from_ms(500);
         s.run_until(start);
         let mut fair = Vec::new();

@@ -24,3 +24,16 @@ pub fn jain(x: &[f64]) -> f64 {
 pub fn us(t: Time) -> f64 {
     t.as_us_f64()
 }
+
+/// Writes `files` (name, contents) into a fresh directory and builds the scenario there,
+/// so relative `file = "..."` paths resolve to them.
+pub fn sim_with_files(toml: &str, files: &[(&str, &str)]) -> Simulation {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("dcnsim-test-{}-{n}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, contents) in files {
+        std::fs::write(dir.join(name), contents).unwrap();
+    }
+    dcnsim::from_toml(toml, &dir).unwrap_or_else(|e| panic!("scenario rejected: {e}"))
+}
