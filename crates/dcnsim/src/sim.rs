@@ -183,6 +183,18 @@ impl Simulation {
         }
     }
 
+    /// Makes sure a `PortFree` event is pending for when the port's serialiser frees (one
+    /// pending event per port at most).
+    #[inline]
+    fn wake_when_free(&mut self, p: u32) {
+        let now = self.now();
+        let port = &mut self.ports[p as usize];
+        if !port.wake_pending {
+            port.wake_pending = true;
+            self.events.schedule(port.busy_until.max(now), Event::PortFree(p));
+        }
+    }
+
     /// Makes sure an idle port starts, or a busy one wakes when it frees.
     #[inline]
     fn kick(&mut self, p: u32) {
@@ -194,9 +206,7 @@ impl Simulation {
         if port.is_idle(now) {
             self.port_start(p);
         } else {
-            port.wake_pending = true;
-            let at = port.busy_until;
-            self.events.schedule(at, Event::PortFree(p));
+            self.wake_when_free(p);
         }
     }
 
@@ -248,11 +258,7 @@ impl Simulation {
         let n_hosts = self.n_hosts;
         let port = &mut self.ports[p as usize];
         if !port.is_idle(now) {
-            if !port.wake_pending {
-                port.wake_pending = true;
-                let at = port.busy_until;
-                self.events.schedule(at, Event::PortFree(p));
-            }
+            self.wake_when_free(p);
             return;
         }
         let arena = &self.arena;
@@ -294,15 +300,9 @@ impl Simulation {
             return;
         };
         self.transmit(p, handle);
-        let port = &mut self.ports[p as usize];
-        let more = !port.queue.is_empty()
-            || !port.ctrl.is_empty()
-            || port.drr.as_ref().is_some_and(|d| !d.is_empty())
-            || (port.node < n_hosts && !self.host_ready[port.node as usize].is_empty());
-        if more && !port.wake_pending {
-            port.wake_pending = true;
-            let at = port.busy_until;
-            self.events.schedule(at, Event::PortFree(p));
+        let port = &self.ports[p as usize];
+        if port.has_queued() || (port.node < n_hosts && !self.host_ready[port.node as usize].is_empty()) {
+            self.wake_when_free(p);
         }
     }
 
@@ -411,56 +411,48 @@ impl Simulation {
         choice
     }
 
+    /// Hands packet `h` to port `p`: ACKs to the priority queue when the port has one,
+    /// data through buffer admission and ECN (per class under DRR); sent at once if the
+    /// port is quiet, else queued until the serialiser frees.
     fn enqueue(&mut self, p: u32, h: u32) {
         let now = self.now();
-        let size = self.arena.get(h).size as u64;
-        let port = &mut self.ports[p as usize];
-        if port.ack_priority && self.arena.get(h).kind == PacketKind::Ack {
-            if port.queue.is_empty() && port.ctrl.is_empty() && port.is_idle(now) && !port.wake_pending {
-                self.transmit(p, h);
-            } else {
-                port.ctrl.push_back(h);
-                if !port.wake_pending {
-                    port.wake_pending = true;
-                    let at = port.busy_until.max(now);
-                    self.events.schedule(at, Event::PortFree(p));
-                }
-            }
-            return;
-        }
-        let port = &self.ports[p as usize];
+        let pkt = self.arena.get(h);
+        let size = pkt.size as u64;
+        let priority_ack = pkt.kind == PacketKind::Ack && self.ports[p as usize].ack_priority;
         // With two-class scheduling, buffer and ECN act on the packet's class alone.
-        let class = self.arena.get(h).has(flags::CLASS1) as usize;
-        let (occupancy, capacity) = match &port.drr {
-            Some(d) => (d.bytes[class], d.class_buffer[class]),
-            None => (port.queued_bytes, port.buffer),
-        };
-        if occupancy + size > capacity {
-            self.drop_packet(p, h);
-            return;
-        }
-        if let Some(ecn) = port.ecn {
-            if ecn.at == MarkPoint::Enqueue && self.mark(p, h, occupancy) {
+        let class = pkt.has(flags::CLASS1) as usize;
+        if !priority_ack {
+            let port = &self.ports[p as usize];
+            let (occupancy, capacity) = match &port.drr {
+                Some(d) => (d.bytes[class], d.class_buffer[class]),
+                None => (port.queued_bytes, port.buffer),
+            };
+            if occupancy + size > capacity {
                 self.drop_packet(p, h);
                 return;
             }
+            if let Some(ecn) = port.ecn {
+                if ecn.at == MarkPoint::Enqueue && self.mark(p, h, occupancy) {
+                    self.drop_packet(p, h);
+                    return;
+                }
+            }
         }
         let port = &mut self.ports[p as usize];
-        let drr_empty = port.drr.as_ref().is_none_or(|d| d.is_empty());
-        if port.queue.is_empty() && drr_empty && port.ctrl.is_empty() && port.is_idle(now) && !port.wake_pending {
+        if port.is_quiet(now) {
             self.transmit(p, h);
             return;
         }
-        match port.drr.as_mut() {
-            Some(d) => d.push(class, h, size),
-            None => port.queue.push_back(h),
+        if priority_ack {
+            port.ctrl.push_back(h);
+        } else {
+            match port.drr.as_mut() {
+                Some(d) => d.push(class, h, size),
+                None => port.queue.push_back(h),
+            }
+            port.change_occupancy(now, size as i64);
         }
-        port.change_occupancy(now, size as i64);
-        if !port.wake_pending {
-            port.wake_pending = true;
-            let at = port.busy_until.max(now);
-            self.events.schedule(at, Event::PortFree(p));
-        }
+        self.wake_when_free(p);
     }
 
     fn drop_packet(&mut self, p: u32, h: u32) {

@@ -224,6 +224,18 @@ impl Port {
         now >= self.busy_until
     }
 
+    /// Packets wait in any of the port's queues.
+    #[inline]
+    pub fn has_queued(&self) -> bool {
+        !self.queue.is_empty() || !self.ctrl.is_empty() || self.drr.as_ref().is_some_and(|d| !d.is_empty())
+    }
+
+    /// Nothing in service, waiting, or about to be woken: a new packet can go at once.
+    #[inline]
+    pub fn is_quiet(&self, now: Time) -> bool {
+        self.is_idle(now) && !self.wake_pending && !self.has_queued()
+    }
+
     /// Adds `delta` bytes (may be negative) to the occupancy, keeping the time integral.
     #[inline]
     pub fn change_occupancy(&mut self, now: Time, delta: i64) {
