@@ -7,7 +7,6 @@ use std::collections::VecDeque;
 use crate::engine::{Event, EventQueue, Rng};
 use crate::net::{flags, MarkDecision, MarkPoint, Packet, PacketArena, PacketKind, Port};
 use crate::routing::Routing;
-use crate::scenario::LbName;
 use crate::stats::{Column, Sampler, Table};
 use crate::transport::{AckToSend, Flow, SendState, TransportConfig};
 use crate::units::Time;
@@ -233,12 +232,7 @@ impl Simulation {
                 continue;
             }
             let flow = &mut self.flows[f as usize];
-            let needs_fresh = match flow.lb {
-                LbName::Ecmp | LbName::Rr => false,
-                LbName::Reps => flow.reps.is_empty(),
-                LbName::Ops | LbName::Ar => true,
-            };
-            let fresh = if needs_fresh { self.rng_spray.next_u64() as u32 } else { 0 };
+            let fresh = if flow.needs_fresh_entropy() { self.rng_spray.next_u64() as u32 } else { 0 };
             let entropy = flow.next_entropy(fresh);
             let pkt = flow.emit(now, entropy);
             match flow.send_state(now) {

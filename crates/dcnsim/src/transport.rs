@@ -332,15 +332,25 @@ impl Flow {
         SendState::Ready
     }
 
-    /// The entropy value for this flow's next data packet: fixed for ECMP; for REPS the
-    /// oldest recycled one, if any; otherwise `fresh` (a random draw by the caller).
+    /// Whether choosing the next packet's entropy needs a fresh random value.
+    pub fn needs_fresh_entropy(&self) -> bool {
+        match self.lb {
+            LbName::Ecmp | LbName::Rr => false,
+            LbName::Reps => self.reps.is_empty(),
+            LbName::Ops | LbName::Ar => true,
+        }
+    }
+
+    /// The entropy value for this flow's next data packet: fixed for ECMP; the packet's
+    /// PSN for round robin (so exactly one packet in `paths` takes each path, and a
+    /// retransmission retraces its original: the MSwift models' q is a fraction of
+    /// packets); for REPS the oldest recycled one, if any; otherwise `fresh`.
     pub fn next_entropy(&mut self, fresh: u32) -> u32 {
         match self.lb {
             LbName::Ecmp => self.entropy,
+            LbName::Rr => self.next_retx().unwrap_or(self.sender.next_new),
             LbName::Reps => self.reps.pop_front().unwrap_or(fresh),
             LbName::Ops | LbName::Ar => fresh,
-            // Replaced by the PSN in `emit`: packet n of a flow takes path n mod (paths).
-            LbName::Rr => 0,
         }
     }
 
@@ -391,10 +401,7 @@ impl Flow {
             sacked_psn: 0,
             size,
             dst: self.dst,
-            // Round robin by PSN: exactly one packet in `paths` takes each path, and a
-            // retransmission retraces its original (the fraction q of the MSwift models
-            // is a fraction of packets).
-            entropy: if self.lb == LbName::Rr { psn } else { entropy },
+            entropy,
             sent_at: now,
             kind: PacketKind::Data,
             flags: f,
