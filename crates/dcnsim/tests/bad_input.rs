@@ -86,11 +86,8 @@ fn more_hosts_than_the_tiers_hold_is_rejected() {
 
 #[test]
 fn a_flow_to_itself_is_rejected() {
-    let dir = std::env::temp_dir().join(format!("dcnsim-bad-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("self.csv"), "src,dst,size,start\n0,1,1MB,0\n3,3,1MB,0\n").unwrap();
     let toml = format!("{TOPO}[[workload]]\nkind = \"flows\"\nfile = \"self.csv\"\n");
-    let m = match dcnsim::from_toml(&toml, &dir) {
+    let m = match common::build_with_files(&toml, &[("self.csv", "src,dst,size,start\n0,1,1MB,0\n3,3,1MB,0\n")]) {
         Ok(_) => panic!("accepted"),
         Err(e) => e.0,
     };
@@ -109,11 +106,9 @@ fn disconnected_topology_is_rejected() {
 fn malformed_files_name_the_line() {
     let m = build_err("[topology\nkind = 1");
     assert!(m.contains("line 1") || m.contains("TOML"), "{m}");
-    let dir = std::env::temp_dir().join(format!("dcnsim-badcm-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("m.cm"), "Nodes 16\nConnections 1\n0->x id 1 start 0 size 10\n").unwrap();
     let toml = format!("{TOPO}[[workload]]\nkind = \"htsim_cm\"\nfile = \"m.cm\"\n");
-    let m = dcnsim::from_toml(&toml, &dir).err().unwrap().0;
+    let cm = "Nodes 16\nConnections 1\n0->x id 1 start 0 size 10\n";
+    let m = common::build_with_files(&toml, &[("m.cm", cm)]).err().unwrap().0;
     assert_mentions(&m, &["workload[0].file", "line 3", "x"]);
     let m = build_err(&format!("{TOPO}[[workload]]\nkind = \"flows\"\nfile = \"/nonexistent/f.csv\"\n"));
     assert_mentions(&m, &["workload[0].file", "cannot read"]);

@@ -23,11 +23,11 @@ fn run_pair(src: u32, dst: u32, size: &str, expect_hops: usize) {
         initial_window = "bdp"
         [[workload]]
         kind = "flows"
-        file = "{file}"
-        "#,
-        file = write_csv(src, dst, size)
+        file = "flows.csv"
+        "#
     );
-    let mut s = common::sim(&toml);
+    let csv = format!("src,dst,size,start\n{src},{dst},{size},0\n");
+    let mut s = common::sim_with_files(&toml, &[("flows.csv", &csv)]);
     s.run();
     let t = s.flow_table();
     let fct = t.f64s("fct_us")[0];
@@ -49,14 +49,6 @@ fn run_pair(src: u32, dst: u32, size: &str, expect_hops: usize) {
     assert!((ideal - analytic).abs() <= mtu_ser, "ideal {ideal} vs first-principles {analytic}");
     assert!(fct >= ideal - 1e-6, "faster than ideal: {fct} < {ideal}");
     assert!(fct - ideal <= mtu_ser, "{src}->{dst} {size}: fct {fct} us, ideal {ideal} us (limit +{mtu_ser} us)");
-}
-
-fn write_csv(src: u32, dst: u32, size: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("dcnsim-ideal-{}-{src}-{dst}-{size}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("flows.csv");
-    std::fs::write(&path, format!("src,dst,size,start\n{src},{dst},{size},0\n")).unwrap();
-    path.to_string_lossy().into_owned()
 }
 
 // Radix 8: 4 hosts per ToR, 16 hosts per pod.

@@ -28,11 +28,10 @@ fn mathis_ratio(p: f64, seconds: u64) -> (f64, f64) {
         header = "40B"
         [[workload]]
         kind = "flows"
-        file = "{file}"
-        "#,
-        file = csv()
+        file = "flow.csv"
+        "#
     );
-    let mut s = common::sim(&toml);
+    let mut s = common::sim_with_files(&toml, &[("flow.csv", "src,dst,size,start\n0,1,1TB,0\n")]);
     let warm = Time::from_ms(500);
     s.run_until(warm);
     let d0 = s.flows[0].receiver.delivered;
@@ -42,14 +41,6 @@ fn mathis_ratio(p: f64, seconds: u64) -> (f64, f64) {
     let rtt = s.flows[0].base_rtt.as_secs_f64();
     let model = 1.22 / (rtt * p.sqrt());
     (packets_per_s, model)
-}
-
-fn csv() -> String {
-    let dir = std::env::temp_dir().join(format!("dcnsim-mathis-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("flow.csv");
-    std::fs::write(&path, "src,dst,size,start\n0,1,1TB,0\n").unwrap();
-    path.to_string_lossy().into_owned()
 }
 
 #[test]

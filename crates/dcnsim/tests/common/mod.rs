@@ -27,7 +27,7 @@ pub fn us(t: Time) -> f64 {
 
 /// Writes `files` (name, contents) into a fresh directory and builds the scenario there,
 /// so relative `file = "..."` paths resolve to them.
-pub fn sim_with_files(toml: &str, files: &[(&str, &str)]) -> Simulation {
+pub fn build_with_files(toml: &str, files: &[(&str, &str)]) -> Result<Simulation, dcnsim::ScenarioError> {
     static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let dir = std::env::temp_dir().join(format!("dcnsim-test-{}-{n}", std::process::id()));
@@ -35,5 +35,9 @@ pub fn sim_with_files(toml: &str, files: &[(&str, &str)]) -> Simulation {
     for (name, contents) in files {
         std::fs::write(dir.join(name), contents).unwrap();
     }
-    dcnsim::from_toml(toml, &dir).unwrap_or_else(|e| panic!("scenario rejected: {e}"))
+    dcnsim::from_toml(toml, &dir)
+}
+
+pub fn sim_with_files(toml: &str, files: &[(&str, &str)]) -> Simulation {
+    build_with_files(toml, files).unwrap_or_else(|e| panic!("scenario rejected: {e}"))
 }
