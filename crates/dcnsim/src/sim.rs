@@ -499,7 +499,9 @@ impl Simulation {
             entropy: a.entropy,
             sent_at: a.sent_at,
             kind: PacketKind::Ack,
-            flags: if a.ece { flags::ECE } else { 0 } | if flow.lb.sprays() { 0 } else { flags::CLASS1 },
+            flags: if a.ece { flags::ECE } else { 0 }
+                | if a.retx { flags::RETX } else { 0 }
+                | if flow.lb.sprays() { 0 } else { flags::CLASS1 },
         };
         let port = self.routing.host_up_port[flow.dst as usize];
         let h = self.arena.alloc(pkt);

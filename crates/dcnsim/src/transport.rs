@@ -13,9 +13,9 @@
 //!
 //! Windows and in-flight counts are in wire bytes (payload + header).
 
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
 
-use crate::cc::{AckSample, CongestionControl, LossEvent};
+use crate::cc::{AckSample, CongestionControl, LossEvent, ReorderWindow};
 use crate::net::{flags, Packet, PacketKind};
 use crate::scenario::LbName;
 use crate::units::{Rate, Time};
@@ -80,10 +80,22 @@ pub struct Sender {
     holes: VecDeque<(u32, Time)>,
     newly_lost: Vec<u32>,
     runs: Vec<(u32, u32)>,
+    /// PSNs recently confirmed lost: their retransmission, not the original, arrived.
+    confirmed: BTreeSet<u32>,
+    /// Runs of consecutive confirmed-lost PSNs grown on the current ACK.
+    confirmed_runs: Vec<(u32, u32)>,
     retx: VecDeque<u32>,
     pub in_flight: u64,
     srtt: Option<Time>,
     rttvar: Time,
+    min_rtt: Time,
+    /// RFC 8985 §6.2 reorder-window state: multiplier of min_RTT/4, the PSN that ends the
+    /// round in which it last grew, recoveries left before it resets, and the PSN that
+    /// ends the current loss recovery (if one is under way).
+    reo_wnd_mult: u32,
+    reo_grown_until: u32,
+    reo_wnd_persist: u32,
+    recovery_until: Option<u32>,
     pub rto: Time,
     backoff: u32,
     pub rto_deadline: Time,
@@ -98,6 +110,37 @@ pub struct Sender {
 }
 
 impl Sender {
+    /// RFC 8985 §6.2 step 4 (the DSACK case): widen the reorder window by min_RTT/4, at
+    /// most once per round trip.
+    fn premature_loss(&mut self) {
+        if self.cum_acked >= self.reo_grown_until {
+            self.reo_grown_until = self.next_new;
+            self.reo_wnd_mult = (self.reo_wnd_mult + 1).min(1024);
+            self.reo_wnd_persist = 16;
+        }
+    }
+
+    /// `psn`'s retransmission arrived before its original: the original was lost, or late by
+    /// more than a retransmission round trip, which no reordering explains. Records it and
+    /// the run of consecutive confirmed PSNs it now belongs to.
+    fn confirm_lost(&mut self, psn: u32) {
+        // Runs longer than this are answered anyway; older PSNs cannot join a new run.
+        const MEMORY: u32 = 4096;
+        if self.confirmed.len() as u32 >= MEMORY {
+            let floor = psn.saturating_sub(MEMORY);
+            self.confirmed.retain(|&p| p >= floor);
+        }
+        self.confirmed.insert(psn);
+        let (mut lo, mut hi) = (psn, psn);
+        while lo > 0 && self.confirmed.contains(&(lo - 1)) {
+            lo -= 1;
+        }
+        while self.confirmed.contains(&(hi + 1)) {
+            hi += 1;
+        }
+        self.confirmed_runs.push((lo, hi));
+    }
+
     /// The algorithm's own pacing rate, else (with `pace_window`) one window per smoothed
     /// RTT, which spreads packets evenly instead of sending each window as a line-rate burst.
     fn pacing_rate(&self) -> Option<Rate> {
@@ -120,6 +163,7 @@ pub struct Receiver {
     last_psn: u32,
     last_sent_at: Time,
     last_entropy: u32,
+    last_retx: bool,
     pub delayed_ack_pending: bool,
     pub finish: Option<Time>,
 }
@@ -169,6 +213,8 @@ pub struct AckToSend {
     pub ece: bool,
     pub sent_at: Time,
     pub entropy: u32,
+    /// The packet acknowledged was a retransmission (its original never arrived first).
+    pub retx: bool,
 }
 
 #[derive(Default)]
@@ -229,10 +275,17 @@ impl Flow {
                 holes: VecDeque::new(),
                 newly_lost: Vec::new(),
                 runs: Vec::new(),
+                confirmed: BTreeSet::new(),
+                confirmed_runs: Vec::new(),
                 retx: VecDeque::new(),
                 in_flight: 0,
                 srtt: None,
                 rttvar: Time::ZERO,
+                min_rtt: Time::MAX,
+                reo_wnd_mult: 1,
+                reo_grown_until: 0,
+                reo_wnd_persist: 0,
+                recovery_until: None,
                 rto: cfg.rto_initial,
                 backoff: 0,
                 rto_deadline: Time::MAX,
@@ -252,6 +305,7 @@ impl Flow {
                 last_psn: 0,
                 last_sent_at: Time::ZERO,
                 last_entropy: 0,
+                last_retx: false,
                 delayed_ack_pending: false,
                 finish: None,
             },
@@ -410,6 +464,7 @@ impl Flow {
 
     fn update_rtt(&mut self, sample: Time, cfg: &TransportConfig) {
         let s = &mut self.sender;
+        s.min_rtt = s.min_rtt.min(sample);
         match s.srtt {
             None => {
                 s.srtt = Some(sample);
@@ -446,11 +501,18 @@ impl Flow {
         }
         let mut newly = 0u64;
         let mut progressed = false;
+        self.sender.confirmed_runs.clear();
         {
             let base = self.sender.cum_acked;
             if sacked >= base && sacked < self.sender.next_new {
                 let i = (sacked - base) as usize;
                 let st = self.sender.state[i];
+                if st == RESENT && ack.has(flags::RETX) {
+                    self.sender.confirm_lost(sacked);
+                } else if st == RESENT || st == LOST {
+                    // The original arrived after all: the hole was declared too early.
+                    self.sender.premature_loss();
+                }
                 if st != ACKED {
                     let sz = self.wire_size(sacked) as u64;
                     if st != LOST {
@@ -478,6 +540,13 @@ impl Flow {
         s.highest_acked = s.highest_acked.max(sacked + 1).max(s.cum_acked);
         if progressed {
             s.backoff = 0;
+            if s.recovery_until.is_some_and(|end| s.cum_acked >= end) {
+                s.recovery_until = None;
+                s.reo_wnd_persist = s.reo_wnd_persist.saturating_sub(1);
+                if s.reo_wnd_persist == 0 {
+                    s.reo_wnd_mult = 1;
+                }
+            }
         }
         self.update_rtt(now.saturating_sub(ack.sent_at), cfg);
 
@@ -505,6 +574,9 @@ impl Flow {
                 runs: &s.runs,
             });
         }
+        if !s.confirmed_runs.is_empty() {
+            s.cc.on_loss_confirmed(now, &s.confirmed_runs);
+        }
         let done = s.cum_acked >= s.n_pkts;
         if done || s.cum_acked == s.next_new && s.retx.is_empty() {
             s.rto_deadline = Time::MAX;
@@ -521,8 +593,15 @@ impl Flow {
     /// retransmission is left to the timer. Fills `newly_lost` and, for each, the maximal
     /// run of consecutive lost PSNs it belongs to (`runs`).
     fn detect_losses(&mut self, now: Time, cfg: &TransportConfig) {
-        let wait = self.sender.cc.reorder_wait();
         let s = &mut self.sender;
+        let wait = match s.cc.reorder_window() {
+            ReorderWindow::Fixed(t) => t,
+            ReorderWindow::Rack if s.min_rtt == Time::MAX => Time::ZERO,
+            ReorderWindow::Rack => {
+                let widened = Time(s.min_rtt.0 / 4 * s.reo_wnd_mult as u64);
+                widened.min(s.srtt.unwrap_or(widened))
+            }
+        };
         s.newly_lost.clear();
         s.runs.clear();
         let base = s.cum_acked;
@@ -565,6 +644,9 @@ impl Flow {
             }
             s.state[(p - base) as usize] = LOST;
             s.retx.push_back(p);
+            if s.recovery_until.is_none() {
+                s.recovery_until = Some(s.next_new);
+            }
             let sz = if p + 1 == s.n_pkts { self.last_payload + self.header } else { self.payload + self.header };
             s.in_flight -= sz as u64;
             s.newly_lost.push(p);
@@ -650,6 +732,7 @@ impl Flow {
                     ece: r.ce_state,
                     sent_at: r.last_sent_at,
                     entropy: r.last_entropy,
+                    retx: r.last_retx,
                 });
                 r.pending = 0;
             }
@@ -659,6 +742,7 @@ impl Flow {
         r.last_psn = psn;
         r.last_sent_at = pkt.sent_at;
         r.last_entropy = pkt.entropy;
+        r.last_retx = pkt.has(flags::RETX) && !duplicate;
         let complete = r.rcv_next >= n_pkts;
         if complete && r.finish.is_none() {
             r.finish = Some(now);
@@ -671,6 +755,7 @@ impl Flow {
                 ece: r.ce_state,
                 sent_at: pkt.sent_at,
                 entropy: pkt.entropy,
+                retx: r.last_retx,
             });
             r.pending = 0;
         } else if !r.delayed_ack_pending {
@@ -693,6 +778,7 @@ impl Flow {
             ece: r.ce_state,
             sent_at: r.last_sent_at,
             entropy: r.last_entropy,
+            retx: r.last_retx,
         })
     }
 
@@ -811,6 +897,64 @@ mod tests {
         assert_eq!(r.psn, 2);
         assert!(r.has(flags::RETX));
         assert_eq!(f.sender.retransmits, 1);
+    }
+
+    /// Records what the transport reports as confirmed losses.
+    struct Recorder(std::sync::Arc<std::sync::Mutex<Vec<(u32, u32)>>>);
+    impl CongestionControl for Recorder {
+        fn name(&self) -> &'static str {
+            "recorder"
+        }
+        fn on_ack(&mut self, _: &AckSample) {}
+        fn on_loss(&mut self, _: &LossEvent) {}
+        fn on_loss_confirmed(&mut self, _: Time, runs: &[(u32, u32)]) {
+            self.0.lock().unwrap().extend_from_slice(runs);
+        }
+        fn on_timeout(&mut self, _: Time, _: u32) {}
+        fn cwnd(&self) -> u64 {
+            1 << 30
+        }
+    }
+
+    /// Delivers `pkt` to the receiver and its ACK back to the sender, as `sim.rs` does.
+    fn round_trip(f: &mut Flow, pkt: &Packet, c: &TransportConfig) {
+        for a in f.on_data(Time(1), pkt, c).acks.into_iter().flatten() {
+            let fl = if a.retx { flags::RETX } else { 0 };
+            let ack = Packet { psn: a.cum, sacked_psn: a.sacked_psn, kind: PacketKind::Ack, flags: fl, ..*pkt };
+            f.on_ack(Time(2), &ack, c);
+        }
+    }
+
+    /// Five packets go missing and are retransmitted. If the retransmissions are what
+    /// arrives, the five are one confirmed run; if the late originals arrive first (pure
+    /// reordering), nothing is confirmed, however the copies land afterwards.
+    #[test]
+    fn only_retransmissions_that_arrive_first_confirm_a_loss() {
+        for originals_arrive in [false, true] {
+            let c = cfg(1);
+            let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+            let cc = Box::new(Recorder(seen.clone()));
+            let mut f = Flow::new(0, 0, 1, 12 * 1000, Time::ZERO, Time::MAX, 0, cc, &c, 7, LbName::Ecmp, 8);
+            f.started = true;
+            let sent: Vec<Packet> = (0..12).map(|_| f.emit(Time::ZERO, 0)).collect();
+            for p in [0, 1, 7, 8, 9, 10, 11] {
+                round_trip(&mut f, &sent[p], &c);
+            }
+            let copies: Vec<Packet> = (0..5).map(|_| f.emit(Time(3), 0)).collect();
+            assert_eq!(copies.iter().map(|p| p.psn).collect::<Vec<_>>(), vec![2, 3, 4, 5, 6]);
+            let (first, second) =
+                if originals_arrive { (&sent[2..7], &copies[..]) } else { (&copies[..], &sent[2..7]) };
+            for p in first.iter().chain(second) {
+                round_trip(&mut f, p, &c);
+            }
+            assert!(f.sender_done());
+            let runs = seen.lock().unwrap().clone();
+            if originals_arrive {
+                assert!(runs.is_empty(), "reordering confirmed {runs:?}");
+            } else {
+                assert_eq!(runs, vec![(2, 2), (2, 3), (2, 4), (2, 5), (2, 6)]);
+            }
+        }
     }
 
     /// A pacing rate spaces packets by their serialisation time at that rate.

@@ -10,6 +10,16 @@ pub mod swift;
 
 use crate::units::{Rate, Time};
 
+/// How long the transport lets a hole wait for a late original before declaring it lost.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReorderWindow {
+    Fixed(Time),
+    /// RFC 8985 §6.2 (RACK): a quarter of the minimum RTT, widened by a quarter for each
+    /// round trip in which a retransmission proved spurious (the original arrived first),
+    /// capped at the smoothed RTT; back to a quarter after 16 loss recoveries.
+    Rack,
+}
+
 /// What one ACK tells the sender.
 #[derive(Clone, Copy, Debug)]
 pub struct AckSample {
@@ -67,9 +77,14 @@ pub trait CongestionControl: Send {
     fn on_ack(&mut self, ack: &AckSample);
     /// Losses detected by the duplicate/selective-ACK rule (fast retransmit), once per ACK.
     fn on_loss(&mut self, ev: &LossEvent);
+    /// Losses proven by retransmission: on this ACK, each run (lo, hi inclusive) of
+    /// consecutive PSNs whose retransmission arrived before the original grew to include a
+    /// new PSN. Reordering never produces these; only real loss (or a delay longer than a
+    /// retransmission round trip) does. Most algorithms react in `on_loss` instead.
+    fn on_loss_confirmed(&mut self, _now: Time, _runs: &[(u32, u32)]) {}
     /// How long a hole must stay unfilled before it counts as lost (reordering tolerance).
-    fn reorder_wait(&self) -> Time {
-        Time::ZERO
+    fn reorder_window(&self) -> ReorderWindow {
+        ReorderWindow::Fixed(Time::ZERO)
     }
     /// Retransmission timeout.
     fn on_timeout(&mut self, now: Time, snd_nxt: u32);

@@ -22,9 +22,9 @@
 use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 
 use super::median::{nyquist_history, PercentileWindow};
-use super::{AckSample, CongestionControl, FlowInfo, LossEvent};
+use super::{AckSample, CongestionControl, FlowInfo, LossEvent, ReorderWindow};
 use crate::scenario::TimeVal;
-use crate::units::{Rate, Time};
+use crate::units::{parse_time, Rate, Time};
 
 /// Which member of the family a flow runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,6 +66,59 @@ impl<'de> Deserialize<'de> for History {
     }
 }
 
+/// `SwiftParams::reorder_wait`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReorderWait {
+    Auto,
+    Rack,
+    Fixed(Time),
+}
+
+impl Serialize for ReorderWait {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            ReorderWait::Auto => s.serialize_str("auto"),
+            ReorderWait::Rack => s.serialize_str("rack"),
+            ReorderWait::Fixed(t) => TimeVal(*t).serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ReorderWait {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        const ALLOWED: &str = "allowed: \"auto\", \"rack\" or a time such as \"3us\"";
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            N(i64),
+            S(String),
+        }
+        match Raw::deserialize(d).map_err(|_| de::Error::custom(ALLOWED))? {
+            Raw::S(s) if s == "auto" => Ok(ReorderWait::Auto),
+            Raw::S(s) if s == "rack" => Ok(ReorderWait::Rack),
+            Raw::S(s) => {
+                parse_time(&s).map(ReorderWait::Fixed).map_err(|e| de::Error::custom(format!("{e}; {ALLOWED}")))
+            }
+            Raw::N(0) => Ok(ReorderWait::Fixed(Time::ZERO)),
+            Raw::N(_) => Err(de::Error::custom(ALLOWED)),
+        }
+    }
+}
+
+/// What makes a packet "late" for LSwift's run rule. The paper adopts LTCP-U, which "waits
+/// for reordered packets and decreases the window only upon consecutive packet reordering"
+/// (MSwift paper §VI; Zhang et al. 2015), without the mechanics; these are the two readings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LossEvidence {
+    /// Declared lost by the SACK rule (after `reorder_wait`): spec §2.4's reading. Under
+    /// spraying, reordering alone produces such runs.
+    Declared,
+    /// Its retransmission arrived before the original: the sender waited a retransmission
+    /// round trip and the packet had still not come, so reordering is ruled out.
+    Confirmed,
+}
+
 /// Parameters of the Swift family. Defaults: the Swift paper and the htsim Swift the MSwift
 /// paper builds on (spec `mswift-mnscc.md` §2.3).
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -98,8 +151,13 @@ pub struct SwiftParams {
     pub ecn_capable: bool,
     /// LSwift/MSwift: consecutive lost packets that make a loss a congestion signal.
     pub loss_run: u32,
-    /// How long a hole must stay unfilled before it counts as lost.
-    pub reorder_wait: TimeVal,
+    /// How long a hole must stay unfilled before it counts as lost: a time, `"rack"` (RFC
+    /// 8985's adaptive reorder window), or `"auto"`: 0 for Swift, whose paper form reacts
+    /// to every SACK hole, and `"rack"` for LSwift/MSwift, because LTCP "waits more time for
+    /// the disordered packet" (Zhang et al. 2015, the design LSwift adopts).
+    pub reorder_wait: ReorderWait,
+    /// LSwift/MSwift: which packets count towards a run of `loss_run` (see `LossEvidence`).
+    pub loss_evidence: LossEvidence,
     /// MSwift: delays the decision looks at.
     pub history: History,
     /// MSwift: which percentile of them (50 = median; the paper also tries 10 and 90).
@@ -123,7 +181,8 @@ impl Default for SwiftParams {
             fs_max_cwnd: 100.0,
             ecn_capable: true,
             loss_run: 5,
-            reorder_wait: TimeVal(Time::ZERO),
+            reorder_wait: ReorderWait::Auto,
+            loss_evidence: LossEvidence::Confirmed,
             history: History::Auto,
             percentile: 50,
         }
@@ -178,6 +237,8 @@ pub struct Swift {
     loss_md: u64,
     timeout_md: u64,
     loss_events: u64,
+    /// LSwift/MSwift: runs of `loss_run` lost packets seen (each may cut, if allowed).
+    long_runs: u64,
     /// Smallest gap between two decreases, in smoothed RTTs at the later one (spec B6).
     min_decrease_gap_rtts: f64,
 }
@@ -215,6 +276,7 @@ impl Swift {
             loss_md: 0,
             timeout_md: 0,
             loss_events: 0,
+            long_runs: 0,
             min_decrease_gap_rtts: f64::INFINITY,
         }
     }
@@ -261,6 +323,20 @@ impl Swift {
         }
     }
 
+    /// LSwift's trigger: some run reaches `loss_run` PSNs and is not one already answered
+    /// (answered once, even when a recent decrease made it skip the cut).
+    fn long_new_run(&mut self, runs: &[(u32, u32)]) -> bool {
+        for &(lo, hi) in runs {
+            let fresh = self.handled_through.is_none_or(|h| lo > h);
+            if hi - lo + 1 >= self.p.loss_run && fresh {
+                self.handled_through = Some(hi);
+                self.long_runs += 1;
+                return true;
+            }
+        }
+        false
+    }
+
     fn decision_delay(&mut self, sample: Time) -> Time {
         let Some(w) = self.window.as_mut() else { return sample };
         w.push(sample);
@@ -285,8 +361,13 @@ impl CongestionControl for Swift {
         self.p.ecn_capable
     }
 
-    fn reorder_wait(&self) -> Time {
-        self.p.reorder_wait.0
+    fn reorder_window(&self) -> ReorderWindow {
+        match (self.p.reorder_wait, self.variant) {
+            (ReorderWait::Fixed(t), _) => ReorderWindow::Fixed(t),
+            (ReorderWait::Rack, _) => ReorderWindow::Rack,
+            (ReorderWait::Auto, Variant::Swift) => ReorderWindow::Fixed(Time::ZERO),
+            (ReorderWait::Auto, _) => ReorderWindow::Rack,
+        }
     }
 
     fn on_ack(&mut self, a: &AckSample) {
@@ -321,27 +402,28 @@ impl CongestionControl for Swift {
         self.retransmit_cnt = 0;
         let before = self.cwnd;
         let can_decrease = self.can_decrease(ev.now);
-        let congestion = match self.variant {
-            Variant::Swift => true,
-            Variant::LSwift | Variant::MSwift => {
-                let mut long_run = false;
-                for &(lo, hi) in ev.runs {
-                    let fresh = self.handled_through.is_none_or(|h| lo > h);
-                    if hi - lo + 1 >= self.p.loss_run && fresh {
-                        // Answered once, even when a recent decrease already covered it.
-                        self.handled_through = Some(hi);
-                        long_run = true;
-                        break;
-                    }
-                }
-                long_run
-            }
+        let congestion = match (self.variant, self.p.loss_evidence) {
+            (Variant::Swift, _) => true,
+            (_, LossEvidence::Declared) => self.long_new_run(ev.runs),
+            (_, LossEvidence::Confirmed) => false,
         };
         if congestion && can_decrease {
             self.cwnd *= 1.0 - self.p.max_mdf;
             self.loss_md += 1;
         }
         self.finish(before, ev.now, self.srtt);
+    }
+
+    fn on_loss_confirmed(&mut self, now: Time, runs: &[(u32, u32)]) {
+        if self.variant == Variant::Swift || self.p.loss_evidence != LossEvidence::Confirmed {
+            return;
+        }
+        let before = self.cwnd;
+        if self.long_new_run(runs) && self.can_decrease(now) {
+            self.cwnd *= 1.0 - self.p.max_mdf;
+            self.loss_md += 1;
+        }
+        self.finish(before, now, self.srtt);
     }
 
     fn on_timeout(&mut self, now: Time, _snd_nxt: u32) {
@@ -376,6 +458,7 @@ impl CongestionControl for Swift {
         out("loss_md", self.loss_md as f64);
         out("timeout_md", self.timeout_md as f64);
         out("loss_events", self.loss_events as f64);
+        out("long_runs", self.long_runs as f64);
         out("min_decrease_gap_rtts", self.min_decrease_gap_rtts);
     }
 }
@@ -514,13 +597,32 @@ mod tests {
         LossEvent { now, cum_ack: 0, snd_nxt: 100, newly_lost: &[], runs }
     }
 
-    /// Swift cuts on any loss; LSwift only on a run of `loss_run` consecutive losses, once.
+    /// With confirmed evidence, declared holes never cut; a confirmed run of `loss_run`
+    /// does, once.
+    #[test]
+    fn lswift_confirmed_evidence_ignores_declared_holes() {
+        let p = SwiftParams { loss_evidence: LossEvidence::Confirmed, ..SwiftParams::default() };
+        let mut l = Swift::new(&p, Variant::LSwift, &info());
+        l.cwnd = 100.0;
+        l.on_loss(&loss(Time::from_us(100), &[(10, 30)]));
+        assert_eq!(l.cwnd_pkts(), 100.0, "a declared run of 21 may be reordering");
+        l.on_loss_confirmed(Time::from_us(100), &[(10, 13)]);
+        assert_eq!(l.cwnd_pkts(), 100.0, "4 confirmed losses are not a run of 5");
+        l.on_loss_confirmed(Time::from_us(100), &[(10, 14)]);
+        assert_eq!(l.cwnd_pkts(), 50.0, "5 confirmed losses are congestion");
+        l.on_loss_confirmed(Time::from_us(500), &[(10, 15)]);
+        assert_eq!(l.cwnd_pkts(), 50.0, "the same run grown is not a new signal");
+    }
+
+    /// Swift cuts on any loss; LSwift (declared evidence, the spec's reading) only on a run
+    /// of `loss_run` consecutive losses, once.
     #[test]
     fn lswift_forgives_isolated_losses() {
         let mut s = swift(fixed(1000), 100.0);
         s.on_loss(&loss(Time::from_ms(1), &[(7, 7)]));
         assert_eq!(s.cwnd_pkts(), 50.0);
-        let mut l = Swift::new(&fixed(1000), Variant::LSwift, &info());
+        let declared = SwiftParams { loss_evidence: LossEvidence::Declared, ..fixed(1000) };
+        let mut l = Swift::new(&declared, Variant::LSwift, &info());
         l.cwnd = 100.0;
         l.on_loss(&loss(Time::from_ms(1), &[(7, 7), (9, 12)]));
         assert_eq!(l.cwnd_pkts(), 100.0, "runs of 1 and 4 are reordering");
