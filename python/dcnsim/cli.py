@@ -68,24 +68,30 @@ def _parser() -> argparse.ArgumentParser:
         "pool, cache each run, and write table.md (ours beside the paper's numbers and the spec's checks), "
         "runs.csv and PNG figures. Re-running skips cells already in the cache.",
     )
-    repro_cmd.add_argument("paper", choices=["mswift"], help="which paper: mswift (arXiv 2509.07907)")
+    repro_cmd.add_argument("paper", choices=["mswift", "dctcp-vs-swift"],
+                           help="which paper: mswift (arXiv 2509.07907) or dctcp-vs-swift (the ns-3 study, E1-E6)")
     repro_cmd.add_argument("--quick", action="store_true",
-                           help="smaller messages and 2 seeds (checks are then informational)")
-    repro_cmd.add_argument("--seeds", type=int, metavar="N", help="seeds 1..N per cell (default 5, quick 2)")
+                           help="mswift: smaller messages and 2 seeds; dctcp-vs-swift: T = 5 s, 2 points per "
+                           "sweep, 1 seed (checks are then informational)")
+    repro_cmd.add_argument("--seeds", type=int, metavar="N",
+                           help="seeds 1..N per cell (default: mswift 5, quick 2; dctcp-vs-swift 3, quick 1)")
     repro_cmd.add_argument("--jobs", type=int, metavar="J", help="parallel runs (default: number of CPUs)")
-    repro_cmd.add_argument("--only", metavar="FIGS", help="comma-separated figure numbers, e.g. 4,6 (default all)")
-    repro_cmd.add_argument("--out", metavar="DIR", help="output directory (default results/reproduce-mswift)")
+    repro_cmd.add_argument("--only", metavar="LIST",
+                           help="mswift: figure numbers, e.g. 4,6; dctcp-vs-swift: experiments, e.g. E3,E4 "
+                           "(default all)")
+    repro_cmd.add_argument("--out", metavar="DIR", help="output directory (default results/reproduce-<paper>)")
     repro_cmd.set_defaults(command=_reproduce_command)
     return parser
 
 
 def _reproduce_command(args: argparse.Namespace) -> int:
-    from dcnsim import reproduce
+    if args.paper == "dctcp-vs-swift":
+        from dcnsim.reproduce_dvs import reproduce_dctcp_vs_swift as reproduce_paper
+    else:
+        from dcnsim.reproduce import reproduce_mswift as reproduce_paper
 
     try:
-        code, table = reproduce.reproduce_mswift(
-            quick=args.quick, seeds=args.seeds, jobs=args.jobs, only=args.only, out=args.out
-        )
+        code, table = reproduce_paper(quick=args.quick, seeds=args.seeds, jobs=args.jobs, only=args.only, out=args.out)
     except (ValueError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -20,53 +20,28 @@ The metric functions (:func:`cct_and_lb`, :func:`cct_increase`, :func:`mean_sem`
 from __future__ import annotations
 
 import csv
-import hashlib
-import json
 import math
 import os
-import re
-import signal
-import statistics
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional, Sequence
 
-# ---------------------------------------------------------------------------------------
-# Units (only what the MSwift scenarios use; the core validates the scenarios themselves)
-
-_RATE = {"bps": 1.0, "kbps": 1e3, "mbps": 1e6, "gbps": 1e9, "tbps": 1e12,
-         "b/s": 1.0, "kb/s": 1e3, "mb/s": 1e6, "gb/s": 1e9, "tb/s": 1e12}
-_TIME_US = {"ps": 1e-6, "ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
-_SIZE = {"b": 1, "kb": 1000, "mb": 1000**2, "gb": 1000**3, "kib": 1024, "mib": 1024**2, "gib": 1024**3}
-
-
-def _split_unit(text: str) -> tuple[float, str]:
-    m = re.fullmatch(r"\s*([0-9.eE+-]+)\s*([A-Za-z/]*)\s*", str(text))
-    if not m:
-        raise ValueError(f"cannot read {text!r}")
-    return float(m.group(1)), m.group(2).lower()
-
-
-def rate_bps(text: str) -> float:
-    value, unit = _split_unit(text)
-    return value * _RATE[unit]
-
-
-def time_us(text: Any) -> float:
-    if isinstance(text, (int, float)):
-        return float(text) * 1e-6  # a bare number is picoseconds in dcnsim only when 0
-    value, unit = _split_unit(text)
-    return value * _TIME_US[unit or "us"]
-
-
-def size_bytes(value: Any) -> int:
-    if isinstance(value, int):
-        return value
-    number, unit = _split_unit(value)
-    return round(number * _SIZE[unit or "b"])
-
+# The pool, cache, units and mean_sem are shared with the other reproductions; the names
+# stay importable from here.
+from dcnsim._repro import (  # noqa: F401
+    core_fingerprint,
+    find_experiments,
+    fmt_secs as _fmt_secs,
+    mean_sem,
+    rate_bps,
+    run_cells,
+    run_key,
+    simulate,
+    size_bytes,
+    time_us,
+)
 
 # ---------------------------------------------------------------------------------------
 # Metrics (digest §4.6)
@@ -80,20 +55,6 @@ def ser_us(nbytes: float, rate: float) -> float:
 def cct_increase(cct_us: float, lb_us: float) -> float:
     """CCT increase over the lower bound, in percent: (CCT - LB) / LB * 100."""
     return (cct_us - lb_us) / lb_us * 100.0
-
-
-def mean_sem(values: Sequence[float]) -> tuple[float, float]:
-    """Mean and standard error of the mean (stdev with ddof = 1, over sqrt(n)).
-
-    The SEM of fewer than two values is NaN; the mean of none is NaN.
-    """
-    xs = [float(v) for v in values]
-    if not xs:
-        return math.nan, math.nan
-    mean = sum(xs) / len(xs)
-    if len(xs) < 2:
-        return mean, math.nan
-    return mean, statistics.stdev(xs) / math.sqrt(len(xs))
 
 
 def incast_lb_us(packets: Sequence[int], hops: Sequence[int], ser: float, latency: float) -> float:
@@ -269,18 +230,7 @@ def parse_only(text: Optional[str]) -> list[str]:
 
 def experiments_dir() -> Path:
     """``experiments/mswift`` of the source tree (or $DCNSIM_EXPERIMENTS/mswift)."""
-    candidates = []
-    if os.environ.get("DCNSIM_EXPERIMENTS"):
-        candidates.append(Path(os.environ["DCNSIM_EXPERIMENTS"]) / "mswift")
-    candidates.append(Path(__file__).resolve().parents[2] / "experiments" / "mswift")
-    candidates.append(Path.cwd() / "experiments" / "mswift")
-    for c in candidates:
-        if (c / "e1_baseline.toml").is_file():
-            return c
-    raise FileNotFoundError(
-        "experiments/mswift not found (looked in " + ", ".join(str(c) for c in candidates)
-        + "); set DCNSIM_EXPERIMENTS to the experiments directory"
-    )
+    return find_experiments("mswift", "e1_baseline.toml")
 
 
 # ---------------------------------------------------------------------------------------
@@ -295,6 +245,12 @@ class Cell:
     seed: int
     spec: dict[str, Any] = field(repr=False)
     key: str = ""
+
+    def progress_label(self) -> str:
+        return f"fig {self.fig:<3} {self.row.label:<10} {LB_LABEL[self.lb]:<4} seed {self.seed:<2}"
+
+    def cache_meta(self) -> dict[str, Any]:
+        return {"figure": self.fig, "cca": self.row.label, "lb": self.lb, "seed": self.seed}
 
 
 def _sprayed_index(spec: dict[str, Any]) -> int:
@@ -315,25 +271,10 @@ def _scale_sizes(spec: dict[str, Any], scale: float, payload: int) -> None:
         w["size"] = packets * payload
 
 
-def run_key(spec: dict[str, Any], fingerprint: str) -> str:
-    """Cache key: the resolved scenario (its ``name`` aside, which does not change the
-    simulation), the dcnsim version and the compiled core."""
-    from dcnsim import __version__
-
-    body = {k: v for k, v in spec.items() if k != "name"}
-    text = json.dumps({"scenario": body, "version": __version__, "core": fingerprint}, sort_keys=True, default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:20]
-
-
-def core_fingerprint() -> str:
-    """A hash of the compiled extension, so a rebuilt core does not reuse stale runs."""
-    try:
-        import dcnsim._core as core_module
-
-        data = Path(core_module.__file__).read_bytes()  # type: ignore[arg-type]
-        return hashlib.sha256(data).hexdigest()[:16]
-    except (ImportError, OSError, TypeError):
-        return "unknown"
+# A run that has not finished by this simulated time is stopped and reported unfinished
+# (the slowest expected runs, incasts, need about 3 ms).
+SIM_CAP_US = 100_000.0
+_FLOW_COLUMNS = ("tag", "src", "dst", "size", "fct_us", "ideal_fct_us", "finished", "retransmits", "drops")
 
 
 def build_cells(
@@ -368,151 +309,6 @@ def build_cells(
                     cell.key = run_key(spec, fingerprint)
                     cells.append(cell)
     return cells
-
-
-# A run that has not finished by this simulated time is stopped and reported unfinished
-# (the slowest expected runs, incasts, need about 3 ms).
-SIM_CAP_US = 100_000.0
-_FIRST_STEP_PS = 10_000_000
-_TARGET_CALL_SECONDS = 0.15
-_FLOW_COLUMNS = ("tag", "src", "dst", "size", "fct_us", "ideal_fct_us", "finished", "retransmits", "drops")
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if hasattr(value, "item"):
-        return _plain(value.item())
-    return value
-
-
-def simulate(spec: dict[str, Any], base_dir: str, cap_us: float = SIM_CAP_US) -> dict[str, Any]:
-    """Run one scenario to completion (or to ``cap_us`` of simulated time) and return the
-    compact record the cache keeps."""
-    from dcnsim._ext import ScenarioError, core
-    from dcnsim._scenario import scenario_json
-
-    started = time.perf_counter()
-    try:
-        sim = core().Simulation(scenario_json(spec), base_dir)
-    except ScenarioError as exc:
-        return {"error": str(exc), "wall_seconds": time.perf_counter() - started}
-    cap_ps = int(cap_us * 1e6)
-    step = _FIRST_STEP_PS
-    done = False
-    while not done and sim.now_ps < cap_ps:
-        began = time.perf_counter()
-        done = sim.run_until(min(sim.now_ps + step, cap_ps))
-        spent = time.perf_counter() - began
-        step = max(1, int(step * min(4.0, max(0.25, _TARGET_CALL_SECONDS / max(spent, 1e-4)))))
-    flows = sim.flows()
-    return {
-        "complete": bool(sim.finished),
-        "capped": not done,
-        "sim_time_us": sim.now_ps / 1e6,
-        "wall_seconds": time.perf_counter() - started,
-        "stats": {k: _plain(v) for k, v in sim.stats().items()},
-        "flows": {c: [_plain(v) for v in flows[c]] for c in _FLOW_COLUMNS},
-    }
-
-
-def _worker_init() -> None:
-    # Ctrl-C is the parent's business: it terminates the pool and keeps what finished.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _worker(job: tuple[str, dict[str, Any], str]) -> tuple[str, dict[str, Any]]:
-    key, spec, base_dir = job
-    return key, simulate(spec, base_dir)
-
-
-def _fmt_secs(s: float) -> str:
-    s = max(0.0, s)
-    if s < 60:
-        return f"{s:.0f}s"
-    if s < 3600:
-        return f"{int(s // 60)}m{int(s % 60):02d}s"
-    return f"{int(s // 3600)}h{int(s % 3600 // 60):02d}m"
-
-
-def _write_json_atomic(path: Path, data: Any) -> None:
-    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
-    tmp.write_text(json.dumps(data, allow_nan=False))
-    os.replace(tmp, path)
-
-
-def run_cells(
-    cells: Sequence[Cell], cache_dir: Path, base_dir: Path, jobs: int, stream: Any = sys.stderr
-) -> tuple[dict[str, dict[str, Any]], bool]:
-    """Run every cell not in the cache; return {key: record} and whether Ctrl-C stopped it."""
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    records: dict[str, dict[str, Any]] = {}
-    todo: dict[str, Cell] = {}
-    for cell in cells:
-        if cell.key in records or cell.key in todo:
-            continue
-        path = cache_dir / f"{cell.key}.json"
-        if path.is_file():
-            try:
-                records[cell.key] = json.loads(path.read_text())["record"]
-                continue
-            except (ValueError, KeyError):
-                pass  # a damaged cache file is simply run again
-        todo[cell.key] = cell
-    total = len(records) + len(todo)
-    print(f"reproduce: {total} distinct runs, {len(records)} cached, {len(todo)} to run on {jobs} "
-          f"worker{'s' if jobs != 1 else ''}", file=stream, flush=True)
-    if not todo:
-        return records, False
-
-    started = time.perf_counter()
-    done_here = 0
-
-    def finished(key: str, record: dict[str, Any]) -> None:
-        nonlocal done_here
-        cell = todo[key]
-        _write_json_atomic(cache_dir / f"{key}.json", {
-            "key": key, "figure": cell.fig, "cca": cell.row.label, "lb": cell.lb, "seed": cell.seed,
-            "scenario": cell.spec, "record": record,
-        })
-        records[key] = record
-        done_here += 1
-        elapsed = time.perf_counter() - started
-        eta = elapsed / done_here * (len(todo) - done_here)
-        state = "error" if "error" in record else ("UNFINISHED" if not record["complete"] else "")
-        print(
-            f"[{len(records):>4}/{total}] fig {cell.fig:<3} {cell.row.label:<10} {LB_LABEL[cell.lb]:<4} "
-            f"seed {cell.seed:<2} {record['wall_seconds']:5.1f}s {state:<10} elapsed {_fmt_secs(elapsed)}"
-            f"  ETA {_fmt_secs(eta)}",
-            file=stream, flush=True,
-        )
-
-    jobs_list = [(key, cell.spec, str(base_dir)) for key, cell in todo.items()]
-    interrupted = False
-    if jobs <= 1:
-        try:
-            for job in jobs_list:
-                key, record = _worker(job)
-                finished(key, record)
-        except KeyboardInterrupt:
-            interrupted = True
-    else:
-        import multiprocessing
-
-        pool = multiprocessing.get_context("spawn").Pool(jobs, initializer=_worker_init)
-        try:
-            for key, record in pool.imap_unordered(_worker, jobs_list):
-                finished(key, record)
-            pool.close()
-        except KeyboardInterrupt:
-            interrupted = True
-            pool.terminate()
-        finally:
-            pool.join()
-    if interrupted:
-        print(f"interrupted: {done_here} of {len(todo)} runs finished; writing the table from what finished",
-              file=stream, flush=True)
-    return records, interrupted
 
 
 # ---------------------------------------------------------------------------------------
@@ -1126,7 +922,7 @@ def reproduce_mswift(
 
     cells = build_cells(figs, n_seeds, quick, exp_dir, fingerprint, scale)
     out_dir.mkdir(parents=True, exist_ok=True)
-    records, interrupted = run_cells(cells, out_dir / "cache", exp_dir, n_jobs, stream)
+    records, interrupted = run_cells(cells, out_dir / "cache", exp_dir, n_jobs, _FLOW_COLUMNS, SIM_CAP_US, stream)
 
     results = [evaluate(c, records[c.key]) for c in cells if c.key in records]
     grids: dict[str, Grid] = {}

@@ -4,6 +4,7 @@
 use std::collections::VecDeque;
 use std::path::Path;
 
+use crate::app::OnOffApp;
 use crate::cc::FlowInfo;
 use crate::engine::{Event, EventQueue, Rng};
 use crate::net::{Drr, EcnPolicy, PacketArena, Port};
@@ -13,7 +14,7 @@ use crate::scenario::{
     err, FailureModel, FlowSize, InitialWindow, QueueSampling, Scenario, ScenarioError, TopologyKind,
 };
 use crate::sim::{ArRule, Counters, Simulation};
-use crate::stats::{ideal_fct, Hop, Sampler};
+use crate::stats::{ideal_fct, FlowMonitor, Hop, Sampler};
 use crate::topology::{self, FatTreeShape, Tier, TierLinks, Topology};
 use crate::transport::{Flow, TransportConfig};
 use crate::units::Time;
@@ -245,7 +246,7 @@ fn validate_numbers(s: &Scenario) -> Result<(), ScenarioError> {
     if s.workload.is_empty() {
         return err(
             "workload",
-            "no [[workload]] given; add one (kinds: permutation, incast, all_to_all, flows, htsim_cm)",
+            "no [[workload]] given; add one (kinds: permutation, incast, all_to_all, hsdp_ring, traffic_mode, flows, htsim_cm)",
         );
     }
     Ok(())
@@ -350,7 +351,8 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
     };
 
     // Workloads.
-    let defaults = Defaults { cc: tr.cc, lb: tr.lb, n_hosts, duration: s.duration.map(|d| d.0) };
+    let defaults =
+        Defaults { cc: tr.cc, lb: tr.lb, n_hosts, duration: s.duration.map(|d| d.0), payload: cfg.payload() as u64 };
     let mut wrng = Rng::stream(s.seed, "workload");
     let mut used = vec![false; n_hosts as usize];
     let mut specs = Vec::new();
@@ -423,13 +425,15 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         let info = FlowInfo { mtu, initial_window: iw_pkts * mtu, base_rtt, hops: fwd.len() as u32, bottleneck };
         let cc = crate::cc::make(sp.cc, tr, &info);
         let entropy = ecmp_rng.next_u64() as u32;
+        // An application-fed flow drains its buffer after the app stops at `sp.stop`.
+        let transport_stop = if sp.app.is_some() { Time::MAX } else { sp.stop };
         let mut flow = Flow::new(
             id as u32,
             sp.src,
             sp.dst,
             sp.size,
             sp.start,
-            sp.stop,
+            transport_stop,
             sp.tag,
             cc,
             &cfg,
@@ -438,6 +442,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
             tr.reps.buffer as usize,
         );
         flow.base_rtt = base_rtt;
+        flow.app = sp.app.as_ref().map(|a| OnOffApp::new(a, sp.start, sp.stop));
         flow.ideal_fct = if n_pkts == u64::MAX { Time::ZERO } else { ideal_fct(&hops, n_pkts) };
         flows.push(flow);
     }
@@ -487,6 +492,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         routing,
         n_hosts,
         arena: PacketArena::default(),
+        monitors: vec![FlowMonitor::default(); flows.len()],
         flows,
         cfg,
         counters: Counters::default(),

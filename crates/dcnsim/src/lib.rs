@@ -9,6 +9,7 @@
 //! println!("{} events", sim.events_processed());
 //! ```
 
+pub mod app;
 pub mod builder;
 pub mod cc;
 pub mod engine;

@@ -7,6 +7,7 @@ use std::path::Path;
 
 use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::app::AppCfg;
 use crate::cc::dctcp::DctcpParams;
 use crate::cc::newreno::NewRenoParams;
 use crate::cc::swift::SwiftParams;
@@ -592,6 +593,25 @@ pub enum WorkloadKind {
     /// GPUs, servers placed at random on blocks of consecutive hosts, GPU i sends to
     /// GPU i + gpus_per_server (its peer on the next server).
     HsdpRing,
+    /// The DCTCP-vs-Swift study's traffic (spec `dctcp-vs-swift.md` §3.2): `flows`
+    /// sender-receiver pairs drawn by `mode`.
+    TrafficMode,
+}
+
+/// How `kind = "traffic_mode"` draws its pairs (the study's `mode` 0, 1, 2; spec
+/// `dctcp-vs-swift.md` §3.2, digest §6.1). Hosts may carry several flows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TrafficMode {
+    /// Mode 0: the last host receives; flow i comes from host i mod N, skipped when that
+    /// is the receiver (so F − ⌊F/N⌋ flows).
+    FixedHotspot,
+    /// Mode 1: one receiver drawn uniformly; each of F senders uniformly (with
+    /// replacement) among the other hosts.
+    RandomHotspot,
+    /// Mode 2: each of F flows draws a receiver uniformly, then a sender uniformly among
+    /// the other hosts.
+    RandomPairs,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -618,6 +638,14 @@ pub struct WorkloadCfg {
     pub servers: Option<u32>,
     #[serde(default)]
     pub gpus_per_server: Option<u32>,
+    /// `traffic_mode`: how pairs are drawn, and how many flows are requested.
+    #[serde(default)]
+    pub mode: Option<TrafficMode>,
+    #[serde(default)]
+    pub flows: Option<u32>,
+    /// An application per flow that decides what it may send (`app.rs`).
+    #[serde(default)]
+    pub app: Option<AppCfg>,
     #[serde(default)]
     pub cc: Option<CcName>,
     #[serde(default)]

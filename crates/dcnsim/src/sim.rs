@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 use crate::engine::{Event, EventQueue, Rng};
 use crate::net::{flags, MarkDecision, MarkPoint, Packet, PacketArena, PacketKind, Port};
 use crate::routing::Routing;
-use crate::stats::{Column, Sampler, Table};
+use crate::stats::{Column, FlowMonitor, Sampler, Table};
 use crate::transport::{AckToSend, Flow, SendState, TransportConfig};
 use crate::units::Time;
 
@@ -38,6 +38,8 @@ pub struct Simulation {
     pub n_hosts: u32,
     pub arena: PacketArena,
     pub flows: Vec<Flow>,
+    /// FlowMonitor-style counters, one per flow (index = flow id).
+    pub monitors: Vec<FlowMonitor>,
     pub cfg: TransportConfig,
     pub counters: Counters,
     pub tags: Vec<String>,
@@ -235,6 +237,7 @@ impl Simulation {
             let fresh = if flow.needs_fresh_entropy() { self.rng_spray.next_u64() as u32 } else { 0 };
             let entropy = flow.next_entropy(fresh);
             let pkt = flow.emit(now, entropy);
+            self.monitors[f as usize].on_tx(now, pkt.size);
             match flow.send_state(now) {
                 SendState::Ready => self.host_ready[host as usize].push_back(f),
                 other => self.park(f, other),
@@ -471,6 +474,7 @@ impl Simulation {
     fn receive_data(&mut self, pkt: &Packet) {
         let now = self.now();
         let f = pkt.flow;
+        self.monitors[f as usize].on_rx(now, pkt.sent_at, pkt.size);
         let out = self.flows[f as usize].on_data(now, pkt, &self.cfg);
         for a in out.acks.into_iter().flatten() {
             self.send_ack(f, a);
@@ -619,6 +623,14 @@ impl Simulation {
         let mut finished = Vec::with_capacity(n);
         let mut cc = Vec::with_capacity(n);
         let mut lb = Vec::with_capacity(n);
+        let us_or_nan = |t: Option<Time>| t.map(|t| t.as_us_f64()).unwrap_or(f64::NAN);
+        let m = &self.monitors;
+        let tx_packets = m.iter().map(|c| c.tx_packets as i64).collect();
+        let rx_packets = m.iter().map(|c| c.rx_packets as i64).collect();
+        let rx_bytes = m.iter().map(|c| c.rx_bytes as i64).collect();
+        let delay_sum = m.iter().map(|c| c.delay_sum.as_us_f64()).collect();
+        let first_tx = m.iter().map(|c| us_or_nan(c.first_tx)).collect();
+        let last_rx = m.iter().map(|c| us_or_nan(c.last_rx)).collect();
         for f in &self.flows {
             id.push(f.id as i64);
             tag.push(self.tags[f.tag as usize].clone());
@@ -666,6 +678,12 @@ impl Simulation {
         t.push("finished", Column::Bool(finished));
         t.push("cc", Column::Str(cc));
         t.push("lb", Column::Str(lb));
+        t.push("tx_packets", Column::I64(tx_packets));
+        t.push("rx_packets", Column::I64(rx_packets));
+        t.push("rx_bytes", Column::I64(rx_bytes));
+        t.push("delay_sum_us", Column::F64(delay_sum));
+        t.push("first_tx_us", Column::F64(first_tx));
+        t.push("last_rx_us", Column::F64(last_rx));
         t
     }
 

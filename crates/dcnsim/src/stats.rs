@@ -38,6 +38,40 @@ pub fn ideal_fct(hops: &[Hop], n: u64) -> Time {
     Time(last_row + lat)
 }
 
+/// Per-flow counters of ns-3's FlowMonitor, for the data direction of a flow (spec
+/// `dctcp-vs-swift.md` §3.4; the study's metrics are computed from them in Python):
+/// packets sent (retransmissions included), packets and wire bytes received (duplicates
+/// included, as FlowMonitor counts at the IP layer), the sum of one-way delays of received
+/// packets, and the first transmission and last reception times.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FlowMonitor {
+    pub tx_packets: u64,
+    pub tx_bytes: u64,
+    pub rx_packets: u64,
+    pub rx_bytes: u64,
+    pub delay_sum: Time,
+    pub first_tx: Option<Time>,
+    pub last_rx: Option<Time>,
+}
+
+impl FlowMonitor {
+    #[inline]
+    pub fn on_tx(&mut self, now: Time, wire_bytes: u32) {
+        self.tx_packets += 1;
+        self.tx_bytes += wire_bytes as u64;
+        self.first_tx.get_or_insert(now);
+    }
+
+    /// A data packet sent at `sent_at` arrived at its receiver at `now`.
+    #[inline]
+    pub fn on_rx(&mut self, now: Time, sent_at: Time, wire_bytes: u32) {
+        self.rx_packets += 1;
+        self.rx_bytes += wire_bytes as u64;
+        self.delay_sum += now - sent_at;
+        self.last_rx = Some(now);
+    }
+}
+
 /// A column of a result table.
 #[derive(Clone, Debug)]
 pub enum Column {

@@ -15,6 +15,7 @@
 
 use std::collections::{BTreeSet, VecDeque};
 
+use crate::app::OnOffApp;
 use crate::cc::{AckSample, CongestionControl, LossEvent, ReorderWindow};
 use crate::net::{flags, Packet, PacketKind};
 use crate::scenario::LbName;
@@ -196,6 +197,8 @@ pub struct Flow {
     pub in_ready: bool,
     pub wake_pending: bool,
     pub started: bool,
+    /// The application feeding this flow (`app.rs`); `None`: all data is there at start.
+    pub app: Option<OnOffApp>,
 }
 
 pub struct AckOutcome {
@@ -313,6 +316,7 @@ impl Flow {
             in_ready: false,
             wake_pending: false,
             started: false,
+            app: None,
         }
     }
 
@@ -370,7 +374,17 @@ impl Flow {
         }
         let psn = match self.next_retx() {
             Some(p) => p,
-            None if self.has_new_data(now) => self.sender.next_new,
+            None if self.has_new_data(now) => {
+                // An application-limited flow sends only whole packets its app has written.
+                if let Some(app) = self.app.as_mut() {
+                    let acked = self.sender.cum_acked as u64 * self.payload as u64;
+                    let need = (self.sender.next_new as u64 + 1) * self.payload as u64;
+                    if let Some(wait) = app.wait_for(now, acked, need) {
+                        return wait;
+                    }
+                }
+                self.sender.next_new
+            }
             None => return SendState::Blocked,
         };
         let size = self.wire_size(psn) as u64;
@@ -484,6 +498,10 @@ impl Flow {
     pub fn on_ack(&mut self, now: Time, ack: &Packet, cfg: &TransportConfig) -> AckOutcome {
         let cum = ack.psn;
         let sacked = ack.sacked_psn;
+        // The app's writing up to now was capped by the send buffer before this ACK frees it.
+        if let Some(app) = self.app.as_mut() {
+            app.written(now, self.sender.cum_acked as u64 * self.payload as u64);
+        }
         // A flow paced at one window per RTT is limited by its window by construction,
         // though pacing keeps a little less than a window in flight (RFC 7661's test).
         let in_flight_before = if self.sender.pace_window {

@@ -1,12 +1,13 @@
-//! Workload generators (permutation, incast, all-to-all) and importers (a flow CSV, htsim
-//! connection matrices). Each produces `FlowSpec`s; the simulation turns them into flows.
+//! Workload generators (permutation, incast, all-to-all, the DCTCP-vs-Swift study's three
+//! traffic modes) and importers (a flow CSV, htsim connection matrices). Each produces `FlowSpec`s; the simulation turns them into flows.
 //! Random choices draw from the "workload" stream, so they depend only on the seed and on
 //! the workloads before them in the file.
 
 use std::path::Path;
 
+use crate::app::AppCfg;
 use crate::engine::Rng;
-use crate::scenario::{err, CcName, FlowSize, HostSet, LbName, ScenarioError, WorkloadCfg, WorkloadKind};
+use crate::scenario::{err, CcName, FlowSize, HostSet, LbName, ScenarioError, TrafficMode, WorkloadCfg, WorkloadKind};
 use crate::units::{parse_bytes, parse_time, Time};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -21,6 +22,9 @@ pub struct FlowSpec {
     pub tag: u16,
     pub cc: CcName,
     pub lb: LbName,
+    /// The application that feeds the flow (it then stops writing at `stop`, and the
+    /// transport drains what was written); `None`: the whole `size` is there at `start`.
+    pub app: Option<AppCfg>,
 }
 
 /// A random derangement of `hosts` (no host sends to itself): a uniform shuffle, redrawn
@@ -98,8 +102,9 @@ fn select_hosts(
 /// Which optional fields each kind accepts, so a misplaced one is an error, not ignored.
 fn allowed_fields(kind: WorkloadKind) -> &'static [&'static str] {
     match kind {
-        WorkloadKind::Permutation | WorkloadKind::AllToAll => &["size", "start", "stop", "hosts"],
-        WorkloadKind::Incast => &["size", "start", "stop", "senders", "receiver"],
+        WorkloadKind::Permutation | WorkloadKind::AllToAll => &["size", "start", "stop", "hosts", "app"],
+        WorkloadKind::Incast => &["size", "start", "stop", "senders", "receiver", "app"],
+        WorkloadKind::TrafficMode => &["size", "start", "stop", "mode", "flows", "app"],
         WorkloadKind::HsdpRing => &["size", "start", "servers", "gpus_per_server"],
         WorkloadKind::Flows | WorkloadKind::HtsimCm => &["file"],
     }
@@ -116,6 +121,9 @@ fn check_fields(w: &WorkloadCfg, i: usize) -> Result<(), ScenarioError> {
         ("file", w.file.is_some()),
         ("servers", w.servers.is_some()),
         ("gpus_per_server", w.gpus_per_server.is_some()),
+        ("mode", w.mode.is_some()),
+        ("flows", w.flows.is_some()),
+        ("app", w.app.is_some()),
     ];
     let allowed = allowed_fields(w.kind);
     for (name, is) in present {
@@ -132,6 +140,8 @@ pub struct Defaults {
     pub lb: LbName,
     pub n_hosts: u32,
     pub duration: Option<Time>,
+    /// Payload bytes of a full packet (an application's send buffer must hold one).
+    pub payload: u64,
 }
 
 /// Expands workload `i` into flows, marking the hosts it uses in `used`.
@@ -173,8 +183,27 @@ fn generate_flows(
             );
         }
     }
+    if let Some(app) = &w.app {
+        if let Err((sub, msg)) = app.validate(d.payload) {
+            return err(&field(i, &format!("app.{sub}")), msg);
+        }
+        if matches!(w.size, Some(FlowSize::Bytes(_))) {
+            return err(
+                &field(i, "size"),
+                "with an app, the application decides what is sent: leave size out or write \"infinite\"",
+            );
+        }
+        if d.duration.is_none() {
+            return err(
+                &field(i, "app"),
+                "needs the scenario's `duration` (the end of measurement): an application-fed flow never finishes by itself",
+            );
+        }
+    }
+    // With an app, the flow is unbounded; the app stops writing at `stop`.
+    let size = if w.app.is_some() { Some(FlowSize::Infinite) } else { w.size };
     let mk_size = || -> Result<(u64, Time), ScenarioError> {
-        match w.size {
+        match size {
             None => err(&field(i, "size"), "required: a byte count such as \"2MB\", or \"infinite\""),
             Some(FlowSize::Bytes(0)) => err(&field(i, "size"), "must be positive"),
             Some(FlowSize::Bytes(b)) => {
@@ -193,7 +222,7 @@ fn generate_flows(
             },
         }
     };
-    let spec = |src, dst, size, stop| FlowSpec { src, dst, size, start, stop, tag, cc, lb };
+    let spec = |src, dst, size, stop| FlowSpec { src, dst, size, start, stop, tag, cc, lb, app: w.app.clone() };
     let mut out = Vec::new();
     match w.kind {
         WorkloadKind::Permutation => {
@@ -277,6 +306,22 @@ fn generate_flows(
                 }
             }
         }
+        WorkloadKind::TrafficMode => {
+            let (size, stop) = mk_size()?;
+            let Some(mode) = w.mode else {
+                return err(
+                    &field(i, "mode"),
+                    "required: \"fixed_hotspot\" (the study's mode 0), \"random_hotspot\" (1) or \"random_pairs\" (2)",
+                );
+            };
+            let requested = match w.flows {
+                Some(f) if f >= 1 => f,
+                _ => return err(&field(i, "flows"), "required: the number of flows requested, 1 or more"),
+            };
+            for (src, dst) in traffic_mode_pairs(mode, requested, d.n_hosts, rng) {
+                out.push(spec(src, dst, size, stop));
+            }
+        }
         WorkloadKind::Flows | WorkloadKind::HtsimCm => {
             let Some(file) = &w.file else {
                 return err(&field(i, "file"), "required: path of the flow file (relative to the scenario file)");
@@ -305,11 +350,58 @@ fn generate_flows(
                         format!("{} line {line}: a flow from host {} to itself", path.display(), r.0),
                     );
                 }
-                out.push(FlowSpec { src: r.0, dst: r.1, size: r.2, start: r.3, stop: Time::MAX, tag, cc, lb });
+                out.push(FlowSpec {
+                    src: r.0,
+                    dst: r.1,
+                    size: r.2,
+                    start: r.3,
+                    stop: Time::MAX,
+                    tag,
+                    cc,
+                    lb,
+                    app: None,
+                });
             }
         }
     }
     Ok(out)
+}
+
+/// The (sender, receiver) pairs of the DCTCP-vs-Swift study's traffic modes (spec
+/// `dctcp-vs-swift.md` §3.2, digest §6.1), for `requested` flows over `n_hosts` hosts:
+/// - `FixedHotspot` (mode 0): receiver N − 1; flow i from host i mod N, skipped when that is
+///   the receiver, so F − ⌊F/N⌋ pairs (650 → 610 at N = 16);
+/// - `RandomHotspot` (mode 1): one receiver uniform; F senders uniform over the others;
+/// - `RandomPairs` (mode 2): per flow a receiver uniform, then a sender uniform ≠ it.
+///
+/// Draws come from `rng` (the workload stream), with replacement.
+pub fn traffic_mode_pairs(mode: TrafficMode, requested: u32, n_hosts: u32, rng: &mut Rng) -> Vec<(u32, u32)> {
+    let n = n_hosts as u64;
+    // Uniform over the hosts other than `not`: draw among N − 1 and step over it.
+    let other_than = |not: u32, rng: &mut Rng| {
+        let h = rng.below(n - 1) as u32;
+        if h >= not {
+            h + 1
+        } else {
+            h
+        }
+    };
+    match mode {
+        TrafficMode::FixedHotspot => {
+            let recv = n_hosts - 1;
+            (0..requested).map(|i| i % n_hosts).filter(|&s| s != recv).map(|s| (s, recv)).collect()
+        }
+        TrafficMode::RandomHotspot => {
+            let recv = rng.below(n) as u32;
+            (0..requested).map(|_| (other_than(recv, rng), recv)).collect()
+        }
+        TrafficMode::RandomPairs => (0..requested)
+            .map(|_| {
+                let recv = rng.below(n) as u32;
+                (other_than(recv, rng), recv)
+            })
+            .collect(),
+    }
 }
 
 type Row = (usize, (u32, u32, u64, Time));
@@ -433,6 +525,68 @@ mod tests {
             s.sort();
             assert_eq!(s, hosts);
         }
+    }
+
+    /// Mode 0 at k = 4 (16 hosts), 650 flows requested: i mod 16 gives hosts 0..9 41
+    /// flows and hosts 10..15 40 flows (650 = 40·16 + 10); host 15 is the receiver, so its
+    /// 40 are skipped: 650 − ⌊650/16⌋ = 610 flows, all into host 15.
+    #[test]
+    fn fixed_hotspot_650_flows_at_k4_gives_610() {
+        let mut rng = Rng::stream(1, "workload");
+        let pairs = traffic_mode_pairs(TrafficMode::FixedHotspot, 650, 16, &mut rng);
+        assert_eq!(pairs.len(), 610);
+        assert!(pairs.iter().all(|&(_, d)| d == 15));
+        let mut per_sender = [0u32; 16];
+        for &(s, _) in &pairs {
+            per_sender[s as usize] += 1;
+        }
+        assert_eq!(per_sender[..10], [41; 10]);
+        assert_eq!(per_sender[10..15], [40; 5]);
+        assert_eq!(per_sender[15], 0);
+        // k = 12 (432 hosts): 3000 requested → 3000 − 6 = 2994; 100 → 100 (host 431 never reached).
+        assert_eq!(traffic_mode_pairs(TrafficMode::FixedHotspot, 3000, 432, &mut rng).len(), 2994);
+        assert_eq!(traffic_mode_pairs(TrafficMode::FixedHotspot, 100, 432, &mut rng).len(), 100);
+        assert_eq!(traffic_mode_pairs(TrafficMode::FixedHotspot, 16, 16, &mut rng).len(), 15);
+    }
+
+    /// Mode 1: exactly F flows, one common receiver, senders uniform over the other 15
+    /// hosts (each expects F/15; a χ² over 15 cells with 14 degrees of freedom stays below
+    /// 36.1, its 0.999 quantile).
+    #[test]
+    fn random_hotspot_has_one_receiver_and_uniform_senders() {
+        let mut rng = Rng::stream(7, "workload");
+        let pairs = traffic_mode_pairs(TrafficMode::RandomHotspot, 15_000, 16, &mut rng);
+        assert_eq!(pairs.len(), 15_000);
+        let recv = pairs[0].1;
+        assert!(pairs.iter().all(|&(s, d)| d == recv && s != recv && s < 16));
+        let mut count = [0f64; 16];
+        for &(s, _) in &pairs {
+            count[s as usize] += 1.0;
+        }
+        let chi2: f64 = (0..16).filter(|&h| h != recv as usize).map(|h| (count[h] - 1000.0).powi(2) / 1000.0).sum();
+        assert!(chi2 < 36.1, "chi2 {chi2}");
+        // The receiver itself is uniform over hosts across seeds (16 seeds hit > 1 host).
+        let recvs: std::collections::HashSet<u32> = (0..16)
+            .map(|seed| traffic_mode_pairs(TrafficMode::RandomHotspot, 1, 16, &mut Rng::stream(seed, "workload"))[0].1)
+            .collect();
+        assert!(recvs.len() > 4);
+    }
+
+    /// Mode 2: exactly F flows, never to oneself; all 16·15 = 240 ordered pairs equally
+    /// likely (χ² with 239 degrees of freedom below 330, about its 0.9999 quantile).
+    #[test]
+    fn random_pairs_are_uniform_over_ordered_pairs() {
+        let mut rng = Rng::stream(3, "workload");
+        let pairs = traffic_mode_pairs(TrafficMode::RandomPairs, 48_000, 16, &mut rng);
+        assert_eq!(pairs.len(), 48_000);
+        let mut count = std::collections::HashMap::new();
+        for &(s, d) in &pairs {
+            assert_ne!(s, d);
+            *count.entry((s, d)).or_insert(0f64) += 1.0;
+        }
+        assert_eq!(count.len(), 240);
+        let chi2: f64 = count.values().map(|c| (c - 200.0).powi(2) / 200.0).sum();
+        assert!(chi2 < 330.0, "chi2 {chi2}");
     }
 
     #[test]

@@ -119,6 +119,20 @@ pub enum LossEvidence {
     Confirmed,
 }
 
+/// Where Swift's delay target comes from (spec `dctcp-vs-swift.md` §2.4.3, "Target-delay
+/// modes actually used in the study").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TargetMode {
+    /// The Swift paper's: base_target + topology term (or `fixed_target`).
+    #[default]
+    Formula,
+    /// The smallest RTT this flow has measured, plus `min_rtt_offset`: the study's
+    /// Swift(baseRTT) (offset 0) and Swift(baseRTT + ε) (offset 1 ms). With exact RTTs and
+    /// offset 0 the delay is never below the target, so the window can only shrink (§2.4.6).
+    MinRtt,
+}
+
 /// Parameters of the Swift family. Defaults: the Swift paper and the htsim Swift the MSwift
 /// paper builds on (spec `mswift-mnscc.md` §2.3).
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -142,6 +156,10 @@ pub struct SwiftParams {
     pub per_hop: Option<TimeVal>,
     /// A fixed target replacing base_target + topology term (flow scaling still adds).
     pub fixed_target: Option<TimeVal>,
+    /// `formula` (default) or `min_rtt` (see `TargetMode`).
+    pub target_mode: TargetMode,
+    /// `min_rtt` mode: added to the smallest measured RTT.
+    pub min_rtt_offset: TimeVal,
     /// Flow scaling: the target grows by up to `fs_range` as the window shrinks from
     /// `fs_max_cwnd` to `fs_min_cwnd` packets (0 turns it off).
     pub fs_range: TimeVal,
@@ -176,6 +194,8 @@ impl Default for SwiftParams {
             base_target: TimeVal(Time::from_us(1)),
             per_hop: None,
             fixed_target: None,
+            target_mode: TargetMode::Formula,
+            min_rtt_offset: TimeVal(Time::ZERO),
             fs_range: TimeVal(Time::from_us(5)),
             fs_min_cwnd: 0.1,
             fs_max_cwnd: 100.0,
@@ -210,6 +230,12 @@ impl SwiftParams {
         if self.retx_reset_threshold == 0 || self.loss_run == 0 {
             return Err(("loss_run", "retx_reset_threshold and loss_run must be at least 1".into()));
         }
+        if self.target_mode == TargetMode::MinRtt && (self.fixed_target.is_some() || self.per_hop.is_some()) {
+            return Err(("target_mode", "\"min_rtt\" takes its target from measured RTTs; drop fixed_target and per_hop, or use target_mode = \"formula\"".into()));
+        }
+        if self.target_mode == TargetMode::Formula && self.min_rtt_offset.0 != Time::ZERO {
+            return Err(("min_rtt_offset", "only used with target_mode = \"min_rtt\"".into()));
+        }
         if !(1..=100).contains(&self.percentile) {
             return Err(("percentile", format!("{}: allowed 1 to 100", self.percentile)));
         }
@@ -221,8 +247,10 @@ pub struct Swift {
     p: SwiftParams,
     variant: Variant,
     mtu: u64,
-    /// Target without flow scaling.
+    /// Target without flow scaling (`formula` mode).
     base: Time,
+    /// Smallest RTT sample so far (`min_rtt` mode).
+    min_rtt: Option<Time>,
     fs_alpha: f64,
     fs_beta: f64,
     cwnd: f64,
@@ -249,7 +277,11 @@ impl Swift {
             Some(h) => Time(h.0 .0 * info.hops as u64),
             None => info.base_rtt,
         };
-        let base = p.fixed_target.map(|t| t.0).unwrap_or(p.base_target.0 + topology);
+        let base = match p.target_mode {
+            TargetMode::Formula => p.fixed_target.map(|t| t.0).unwrap_or(p.base_target.0 + topology),
+            // Stand-in until the first sample (see `target`).
+            TargetMode::MinRtt => info.base_rtt,
+        };
         let range = p.fs_range.0.as_secs_f64();
         let fs_alpha = range / (1.0 / p.fs_min_cwnd.sqrt() - 1.0 / p.fs_max_cwnd.sqrt());
         let window = (variant == Variant::MSwift).then(|| {
@@ -263,6 +295,7 @@ impl Swift {
             variant,
             mtu: info.mtu,
             base,
+            min_rtt: None,
             fs_alpha,
             fs_beta: -fs_alpha / p.fs_max_cwnd.sqrt(),
             cwnd: (info.initial_window as f64 / info.mtu as f64).clamp(p.min_cwnd_pkts, p.max_cwnd_pkts),
@@ -299,9 +332,20 @@ impl Swift {
         Time::from_secs_f64(secs)
     }
 
-    /// The delay target at window `w` packets.
+    /// The delay target at window `w` packets. In `min_rtt` mode before any RTT sample,
+    /// the path's unloaded RTT stands in for the minimum (only `observe` can ask then).
     pub fn target(&self, w: f64) -> Time {
-        self.base + self.flow_scaling(w)
+        let base = match self.p.target_mode {
+            TargetMode::Formula => self.base,
+            TargetMode::MinRtt => self.min_rtt.unwrap_or(self.base) + self.p.min_rtt_offset.0,
+        };
+        base + self.flow_scaling(w)
+    }
+
+    fn track_min_rtt(&mut self, sample: Time) {
+        if sample > Time::ZERO {
+            self.min_rtt = Some(self.min_rtt.map_or(sample, |m| m.min(sample)));
+        }
     }
 
     fn can_decrease(&self, now: Time) -> bool {
@@ -383,6 +427,7 @@ impl CongestionControl for Swift {
         self.retransmit_cnt = 0;
         let before = self.cwnd;
         let acked = a.newly_acked as f64 / self.mtu as f64;
+        self.track_min_rtt(a.rtt);
         let target = self.target(self.cwnd);
         let delay = self.decision_delay(a.rtt);
         self.last_decision_delay = delay;
@@ -561,6 +606,36 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(swift(p, 5.0).target(5.0), Time::from_us(1 + 2 * 10));
+    }
+
+    /// The study's min-RTT targets (spec §2.4.3 modes 0 and 1): the target is the smallest
+    /// RTT sample so far plus the offset. Offset 0 with exact RTTs never increases (a
+    /// sample is never below its own minimum: the degenerate Swift(baseRTT), §2.4.6);
+    /// offset 1 ms increases while the RTT stays below min + 1 ms.
+    #[test]
+    fn min_rtt_target_tracks_the_smallest_sample() {
+        let base_rtt =
+            SwiftParams { target_mode: TargetMode::MinRtt, fs_range: TimeVal(Time::ZERO), ..Default::default() };
+        let mut s = swift(base_rtt.clone(), 10.0);
+        for (i, rtt_us) in [300u64, 200, 250, 200].into_iter().enumerate() {
+            s.on_ack(&ack_at(Time::from_ms(i as u64 + 1), Time::from_us(rtt_us)));
+            assert!(s.cwnd_pkts() <= 10.0, "no increase at {rtt_us} us");
+        }
+        assert_eq!(s.target(10.0), Time::from_us(200));
+        let eps = SwiftParams { min_rtt_offset: TimeVal(Time::from_ms(1)), ..base_rtt };
+        let mut s = swift(eps, 10.0);
+        s.on_ack(&ack_at(Time::from_us(1), Time::from_us(200)));
+        assert_eq!(s.target(10.0), Time::from_us(1200));
+        assert!((s.cwnd_pkts() - 10.1).abs() < 1e-12, "200 us < 1.2 ms: additive increase");
+        // An RTT of 2.4 ms is twice the target: × (1 − 0.8 · 0.5) = × 0.6.
+        s.on_ack(&ack_at(Time::from_ms(10), Time::from_us(2400)));
+        assert!((s.cwnd_pkts() - 10.1 * 0.6).abs() < 1e-9, "{}", s.cwnd_pkts());
+        let clash = SwiftParams {
+            target_mode: TargetMode::MinRtt,
+            fixed_target: Some(TimeVal(Time::from_ms(1))),
+            ..Default::default()
+        };
+        assert_eq!(clash.validate().unwrap_err().0, "target_mode");
     }
 
     /// A8: cwnd 0.25 packets at an RTT of 100 us paces packets at least 400 us apart.

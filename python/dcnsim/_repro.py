@@ -1,0 +1,277 @@
+"""Machinery shared by the paper reproductions (``dcnsim reproduce <paper>``).
+
+A reproduction is a list of *cells*: one scenario (a dict, after ``--set`` style
+overrides) each. :func:`run_cells` runs the ones not yet cached on a process pool, caches
+every finished run as ``<out>/cache/<key>.json`` (the key hashes the resolved scenario,
+the dcnsim version and the compiled core, see :func:`run_key`), prints progress with an
+ETA, and on Ctrl-C stops the pool and returns what finished. A cell is any object with
+``key``, ``spec``, ``progress_label()`` (one line of progress) and ``cache_meta()`` (what
+the cache file records beside the run).
+
+Also here: unit parsing for the few scenario values the harnesses read, ``mean_sem``,
+and :func:`find_experiments`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import re
+import signal
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any, Optional, Protocol, Sequence
+
+# ---------------------------------------------------------------------------------------
+# Units (only what the harnesses read; the core validates the scenarios themselves)
+
+_RATE = {"bps": 1.0, "kbps": 1e3, "mbps": 1e6, "gbps": 1e9, "tbps": 1e12,
+         "b/s": 1.0, "kb/s": 1e3, "mb/s": 1e6, "gb/s": 1e9, "tb/s": 1e12}
+_TIME_US = {"ps": 1e-6, "ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
+_SIZE = {"b": 1, "kb": 1000, "mb": 1000**2, "gb": 1000**3, "kib": 1024, "mib": 1024**2, "gib": 1024**3}
+
+
+def _split_unit(text: str) -> tuple[float, str]:
+    m = re.fullmatch(r"\s*([0-9.eE+-]+)\s*([A-Za-z/]*)\s*", str(text))
+    if not m:
+        raise ValueError(f"cannot read {text!r}")
+    return float(m.group(1)), m.group(2).lower()
+
+
+def rate_bps(text: str) -> float:
+    value, unit = _split_unit(text)
+    return value * _RATE[unit]
+
+
+def time_us(text: Any) -> float:
+    if isinstance(text, (int, float)):
+        return float(text) * 1e-6  # a bare number is picoseconds in dcnsim only when 0
+    value, unit = _split_unit(text)
+    return value * _TIME_US[unit or "us"]
+
+
+def size_bytes(value: Any) -> int:
+    if isinstance(value, int):
+        return value
+    number, unit = _split_unit(value)
+    return round(number * _SIZE[unit or "b"])
+
+
+def mean_sem(values: Sequence[float]) -> tuple[float, float]:
+    """Mean and standard error of the mean (stdev with ddof = 1, over sqrt(n)).
+
+    The SEM of fewer than two values is NaN; the mean of none is NaN.
+    """
+    xs = [float(v) for v in values]
+    if not xs:
+        return math.nan, math.nan
+    mean = sum(xs) / len(xs)
+    if len(xs) < 2:
+        return mean, math.nan
+    return mean, statistics.stdev(xs) / math.sqrt(len(xs))
+
+
+def find_experiments(name: str, probe: str) -> Path:
+    """``experiments/<name>`` of the source tree (or ``$DCNSIM_EXPERIMENTS/<name>``): the
+    first candidate holding the file ``probe``."""
+    candidates = []
+    if os.environ.get("DCNSIM_EXPERIMENTS"):
+        candidates.append(Path(os.environ["DCNSIM_EXPERIMENTS"]) / name)
+    candidates.append(Path(__file__).resolve().parents[2] / "experiments" / name)
+    candidates.append(Path.cwd() / "experiments" / name)
+    for c in candidates:
+        if (c / probe).is_file():
+            return c
+    raise FileNotFoundError(
+        f"experiments/{name} not found (looked in " + ", ".join(str(c) for c in candidates)
+        + "); set DCNSIM_EXPERIMENTS to the experiments directory"
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# Cache keys
+
+
+def run_key(spec: dict[str, Any], fingerprint: str) -> str:
+    """Cache key: the resolved scenario (its ``name`` aside, which does not change the
+    simulation), the dcnsim version and the compiled core."""
+    from dcnsim import __version__
+
+    body = {k: v for k, v in spec.items() if k != "name"}
+    text = json.dumps({"scenario": body, "version": __version__, "core": fingerprint}, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+def core_fingerprint() -> str:
+    """A hash of the compiled extension, so a rebuilt core does not reuse stale runs."""
+    try:
+        import dcnsim._core as core_module
+
+        data = Path(core_module.__file__).read_bytes()  # type: ignore[arg-type]
+        return hashlib.sha256(data).hexdigest()[:16]
+    except (ImportError, OSError, TypeError):
+        return "unknown"
+
+
+# ---------------------------------------------------------------------------------------
+# One run
+
+_FIRST_STEP_PS = 10_000_000
+_TARGET_CALL_SECONDS = 0.15
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if hasattr(value, "item"):
+        return _plain(value.item())
+    return value
+
+
+def simulate(spec: dict[str, Any], base_dir: str, columns: Sequence[str],
+             cap_us: Optional[float] = None) -> dict[str, Any]:
+    """Run one scenario to its end (or to ``cap_us`` of simulated time) and return the
+    compact record the cache keeps: completion, times, the core's counters and the flow
+    table's ``columns``."""
+    from dcnsim._ext import ScenarioError, core
+    from dcnsim._scenario import scenario_json
+
+    started = time.perf_counter()
+    try:
+        sim = core().Simulation(scenario_json(spec), base_dir)
+    except ScenarioError as exc:
+        return {"error": str(exc), "wall_seconds": time.perf_counter() - started}
+    cap_ps = int(cap_us * 1e6) if cap_us is not None else 2**64 - 1
+    step = _FIRST_STEP_PS
+    done = False
+    while not done and sim.now_ps < cap_ps:
+        began = time.perf_counter()
+        done = sim.run_until(min(sim.now_ps + step, cap_ps))
+        spent = time.perf_counter() - began
+        step = max(1, int(step * min(4.0, max(0.25, _TARGET_CALL_SECONDS / max(spent, 1e-4)))))
+    flows = sim.flows()
+    return {
+        "complete": bool(sim.finished),
+        "capped": not done,
+        "sim_time_us": sim.now_ps / 1e6,
+        "wall_seconds": time.perf_counter() - started,
+        "stats": {k: _plain(v) for k, v in sim.stats().items()},
+        "flows": {c: [_plain(v) for v in flows[c]] for c in columns},
+    }
+
+
+def _worker_init() -> None:
+    # Ctrl-C is the parent's business: it terminates the pool and keeps what finished.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+Job = tuple[str, dict[str, Any], str, tuple[str, ...], Optional[float]]
+
+
+def _worker(job: Job) -> tuple[str, dict[str, Any]]:
+    key, spec, base_dir, columns, cap_us = job
+    return key, simulate(spec, base_dir, columns, cap_us)
+
+
+def fmt_secs(s: float) -> str:
+    s = max(0.0, s)
+    if s < 60:
+        return f"{s:.0f}s"
+    if s < 3600:
+        return f"{int(s // 60)}m{int(s % 60):02d}s"
+    return f"{int(s // 3600)}h{int(s % 3600 // 60):02d}m"
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
+    tmp.write_text(json.dumps(data, allow_nan=False))
+    os.replace(tmp, path)
+
+
+# ---------------------------------------------------------------------------------------
+# Many runs
+
+
+class CellLike(Protocol):
+    key: str
+    spec: dict[str, Any]
+
+    def progress_label(self) -> str: ...
+
+    def cache_meta(self) -> dict[str, Any]: ...
+
+
+def run_cells(
+    cells: Sequence[CellLike], cache_dir: Path, base_dir: Path, jobs: int, columns: Sequence[str],
+    cap_us: Optional[float] = None, stream: Any = sys.stderr,
+) -> tuple[dict[str, dict[str, Any]], bool]:
+    """Run every cell not in the cache; return {key: record} and whether Ctrl-C stopped it."""
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    records: dict[str, dict[str, Any]] = {}
+    todo: dict[str, CellLike] = {}
+    for cell in cells:
+        if cell.key in records or cell.key in todo:
+            continue
+        path = cache_dir / f"{cell.key}.json"
+        if path.is_file():
+            try:
+                records[cell.key] = json.loads(path.read_text())["record"]
+                continue
+            except (ValueError, KeyError):
+                pass  # a damaged cache file is simply run again
+        todo[cell.key] = cell
+    total = len(records) + len(todo)
+    print(f"reproduce: {total} distinct runs, {len(records)} cached, {len(todo)} to run on {jobs} "
+          f"worker{'s' if jobs != 1 else ''}", file=stream, flush=True)
+    if not todo:
+        return records, False
+
+    started = time.perf_counter()
+    done_here = 0
+
+    def finished(key: str, record: dict[str, Any]) -> None:
+        nonlocal done_here
+        cell = todo[key]
+        write_json_atomic(cache_dir / f"{key}.json",
+                          {"key": key, **cell.cache_meta(), "scenario": cell.spec, "record": record})
+        records[key] = record
+        done_here += 1
+        elapsed = time.perf_counter() - started
+        eta = elapsed / done_here * (len(todo) - done_here)
+        state = "error" if "error" in record else ("UNFINISHED" if not record["complete"] else "")
+        print(
+            f"[{len(records):>4}/{total}] {cell.progress_label()} {record['wall_seconds']:5.1f}s {state:<10} "
+            f"elapsed {fmt_secs(elapsed)}  ETA {fmt_secs(eta)}",
+            file=stream, flush=True,
+        )
+
+    jobs_list: list[Job] = [(key, cell.spec, str(base_dir), tuple(columns), cap_us) for key, cell in todo.items()]
+    interrupted = False
+    if jobs <= 1:
+        try:
+            for job in jobs_list:
+                key, record = _worker(job)
+                finished(key, record)
+        except KeyboardInterrupt:
+            interrupted = True
+    else:
+        import multiprocessing
+
+        pool = multiprocessing.get_context("spawn").Pool(jobs, initializer=_worker_init)
+        try:
+            for key, record in pool.imap_unordered(_worker, jobs_list):
+                finished(key, record)
+            pool.close()
+        except KeyboardInterrupt:
+            interrupted = True
+            pool.terminate()
+        finally:
+            pool.join()
+    if interrupted:
+        print(f"interrupted: {done_here} of {len(todo)} runs finished; writing the table from what finished",
+              file=stream, flush=True)
+    return records, interrupted

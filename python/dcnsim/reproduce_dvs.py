@@ -1,0 +1,620 @@
+"""``dcnsim reproduce dctcp-vs-swift``: the DCTCP-vs-Swift study (experiments E1-E6).
+
+"Data Center Congestion Control Comparison: DCTCP vs Swift" (Technion LCCN student
+project, ns-3; seed paper ``001``), following the spec ``dctcp-vs-swift.md`` (§3 the
+experiments, §3.4 the metrics, §4 the numbers, §5 the checks) and the digest
+``lb-experiments-digest.md`` §6 and §7-S1..S5. We run the ``paper`` profile (exact RTTs,
+1 ms min RTO, ECMP, DCTCP with K = 20 and K = 250 packets, the Swift paper's constants);
+the study's numbers come from its ns-3 profile (1 ms RTT quantisation, 1 s min RTO, no
+ECMP, the study's Swift constants), so they are printed beside ours as context, tagged
+"study fact, profile differs", and the orderings C4-C9 are printed, not asserted.
+
+Every (experiment, point, variant, seed) is one run of a scenario in
+``experiments/dctcp-vs-swift/`` with ``--set`` style overrides; the pool, the cache and
+Ctrl-C handling are shared with the MSwift reproduction (``dcnsim._repro``). Results:
+``table.md`` (also printed), ``runs.csv`` and ``e<N>.png``.
+
+The metric functions (:func:`flow_throughput_kbps`, :func:`study_metrics`, :func:`jain`)
+are plain Python, unit-tested on hand-computed inputs.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional, Sequence
+
+from dcnsim._repro import core_fingerprint, find_experiments, fmt_secs, mean_sem, run_cells, run_key
+
+# ---------------------------------------------------------------------------------------
+# Metrics (spec §3.4: ns-3 FlowMonitor; digest §6.1)
+
+
+def flow_throughput_kbps(rx_bytes: float, start_us: float, last_rx_us: float) -> float:
+    """The study's per-flow throughput: rx bytes (headers included) · 8 over the time from
+    the flow's first transmission to its last reception, divided by 1024 ("Kbps", really
+    Kibit/s). FlowMonitor's first transmission is the SYN, sent when the source starts, so
+    ``start_us`` is the flow's start (not its first data packet, which waits an OFF second)."""
+    seconds = (last_rx_us - start_us) * 1e-6
+    if not seconds > 0:
+        return math.nan
+    return rx_bytes * 8 / seconds / 1024
+
+
+def jain(xs: Sequence[float]) -> float:
+    """Jain's fairness index (Σx)² / (n · Σx²); NaN for no values."""
+    values = [float(x) for x in xs if not math.isnan(x)]
+    if not values:
+        return math.nan
+    squares = sum(x * x for x in values)
+    return sum(values) ** 2 / (len(values) * squares) if squares > 0 else math.nan
+
+
+def study_metrics(flows: dict[str, list[Any]], link_gbps: float = 1.0) -> dict[str, float]:
+    """The study's numbers for one run, from the flow table's FlowMonitor columns.
+
+    - ``thr_kbps``: mean over flows that received something of :func:`flow_throughput_kbps`;
+    - ``delay_ms``: Σ one-way delays / Σ received packets (the study's "delay"/"RTT");
+    - ``loss_pct``: mean over flows that sent something of (tx − rx) / tx · 100;
+    - ``jain``: Jain's index of the per-flow throughputs;
+    - ``agg_gbps``: the digest's aggregate, mean Kbps · 1.024 · flows (Gbit/s);
+    - ``hotspot_gbps``: bytes into the busiest receiver · 8 over its window (first start to
+      last reception), which cannot exceed its link (``link_gbps``): a conservation check.
+    """
+    n = len(flows["tx_packets"])
+    sent = [i for i in range(n) if (flows["tx_packets"][i] or 0) > 0]
+    got = [i for i in sent if (flows["rx_packets"][i] or 0) > 0]
+    thr = [flow_throughput_kbps(flows["rx_bytes"][i], flows["start_us"][i], flows["last_rx_us"][i]) for i in got]
+    thr = [x for x in thr if not math.isnan(x)]
+    rx_packets = sum(flows["rx_packets"][i] for i in got)
+    delay_us = sum(flows["delay_sum_us"][i] for i in got)
+    loss = [(flows["tx_packets"][i] - flows["rx_packets"][i]) / flows["tx_packets"][i] * 100 for i in sent]
+    mean_thr = sum(thr) / len(thr) if thr else math.nan
+    by_dst: dict[int, list[int]] = {}
+    for i in got:
+        by_dst.setdefault(flows["dst"][i], []).append(i)
+    hotspot = math.nan
+    if by_dst:
+        dst = max(by_dst, key=lambda d: len(by_dst[d]))
+        members = by_dst[dst]
+        window_s = (max(flows["last_rx_us"][i] for i in members) - min(flows["start_us"][i] for i in members)) * 1e-6
+        hotspot = sum(flows["rx_bytes"][i] for i in members) * 8 / window_s / 1e9 if window_s > 0 else math.nan
+    return {
+        "flows": float(len(sent)),
+        "thr_kbps": mean_thr,
+        "delay_ms": delay_us / rx_packets / 1e3 if rx_packets else math.nan,
+        "loss_pct": sum(loss) / len(loss) if loss else math.nan,
+        "jain": jain(thr),
+        "agg_gbps": mean_thr * 1.024 * len(thr) / 1e6 if thr else math.nan,
+        "hotspot_gbps": hotspot,
+        "hotspot_ok": float(not hotspot > link_gbps * 1.0001),
+    }
+
+
+# ---------------------------------------------------------------------------------------
+# Variants (digest §6.1 "variants"; README of experiments/dctcp-vs-swift)
+
+_SWIFT = ("transport.cc=swift", "transport.ack_ratio=1", "switch.ecn.enabled=false")
+K20_BYTES = 20 * 1554
+
+
+@dataclass(frozen=True)
+class Variant:
+    label: str
+    overrides: tuple[str, ...]
+    study: Optional[str]  # the study's column it stands beside, if any
+    about: str
+
+
+VARIANTS = (
+    Variant("D250", (), "D", "DCTCP, K = 250 packets (the study's K)"),
+    Variant("D20", (f"switch.ecn.kmin={K20_BYTES}", f"switch.ecn.kmax={K20_BYTES}"), None,
+            "DCTCP, K = 20 packets (the DCTCP paper's K at 1 Gbps)"),
+    Variant("Sb", _SWIFT + ('transport.swift.target_mode="min_rtt"',), "Sb", "Swift, target = min RTT"),
+    Variant("Se", _SWIFT + ('transport.swift.target_mode="min_rtt"', "transport.swift.min_rtt_offset=1ms"), "Se",
+            "Swift, target = min RTT + 1 ms"),
+    Variant("S25", _SWIFT + ('transport.swift.target_mode="formula"', "transport.swift.fixed_target=25ms"), "S25",
+            "Swift, fixed target 25 ms"),
+    Variant("Sf", _SWIFT + ('transport.swift.target_mode="formula"', "transport.swift.base_target=25us",
+                            "transport.swift.fs_range=100us"), None,
+            "Swift, the paper's target: unloaded RTT + 25 us + flow scaling up to 100 us"),
+)
+VARIANT = {v.label: v for v in VARIANTS}
+
+# ---------------------------------------------------------------------------------------
+# Experiments (spec §3.3; digest §6.2)
+
+
+@dataclass(frozen=True)
+class Point:
+    label: str
+    overrides: tuple[str, ...]
+
+
+def _flows(counts: Sequence[int]) -> tuple[Point, ...]:
+    return tuple(Point(str(n), (f"workload.0.flows={n}",)) for n in counts)
+
+
+def _target(label: str, value: Optional[str]) -> Point:
+    if value is None:
+        return Point(label, ('transport.swift.target_mode="min_rtt"',))
+    return Point(label, ('transport.swift.target_mode="formula"', f"transport.swift.fixed_target={value}"))
+
+
+def _min_cwnd(study_bytes: int) -> Point:
+    # The study's min_cwnd is bytes of 1500 B segments; 0 becomes the paper's 0.001 packets.
+    packets = max(study_bytes / 1500, 0.001)
+    return Point(str(study_bytes), (f"transport.swift.min_cwnd_pkts={packets:.6g}",))
+
+
+@dataclass(frozen=True)
+class Experiment:
+    key: str
+    toml: str
+    title: str
+    x_name: str
+    points: tuple[Point, ...]
+    quick_points: tuple[str, ...]
+    variants: tuple[str, ...]  # labels of VARIANTS; empty: the file's own Swift (E1, E2)
+    t_seconds: int
+    hotspot: bool
+
+
+K4_FLOWS = (100, 250, 500, 750, 1000, 1500, 2000)
+K12_FLOWS = (100, 250, 500, 1000, 1500, 2000, 2500, 3000)
+ALL_VARIANTS = tuple(v.label for v in VARIANTS)
+QUICK_T = 5
+
+EXPERIMENTS: dict[str, Experiment] = {
+    e.key: e
+    for e in [
+        Experiment("E1", "e1_swift_target.toml", "Swift target sweep: k = 4, fixed hotspot (mode 0), 650 flows (610)",
+                   "target [s]",
+                   (_target("0", "0"), _target("0.00025", "250us"), _target("0.0025", "2500us"),
+                    _target("0.025", "25ms"), _target("0.25", "250ms"), _target("5", "5s"), _target("baseRTT", None)),
+                   ("0.00025", "0.025", "baseRTT"), (), 15, True),
+        Experiment("E2", "e2_swift_min_cwnd.toml", "Swift(min RTT) min_cwnd sweep: k = 4, mode 0, 650 flows (610)",
+                   "min_cwnd [B]", (_min_cwnd(0), _min_cwnd(2000), _min_cwnd(5000)), ("0", "2000"), (), 15, True),
+        Experiment("E3", "e3_k4_random_hotspot.toml", "k = 4, random hotspot (mode 1)", "flows", _flows(K4_FLOWS),
+                   ("100", "1000"), ALL_VARIANTS, 15, True),
+        Experiment("E4", "e4_k4_random_pairs.toml", "k = 4, random pairs (mode 2)", "flows", _flows(K4_FLOWS),
+                   ("100", "1000"), ALL_VARIANTS, 15, False),
+        Experiment("E5", "e5_k12_random_hotspot.toml", "k = 12, random hotspot (mode 1)", "flows", _flows(K12_FLOWS),
+                   ("100", "1000"), ALL_VARIANTS, 7, True),
+        Experiment("E6", "e6_k12_fixed_hotspot.toml", "k = 12, fixed hotspot (mode 0)", "flows", _flows(K12_FLOWS),
+                   ("100", "1000"), ALL_VARIANTS, 7, True),
+    ]
+}
+
+# ---------------------------------------------------------------------------------------
+# The study's numbers (spec §4; digest §6.2). E1/E2 exact; E3-E6 read from charts (±5-10 %).
+# Per experiment: {point: {study column: (throughput Kbps, delay ms, loss %)}}.
+
+STUDY_EXACT = {
+    "E1": {"0": (931.568, 6.75792, 3.13449), "0.00025": (991.893, 8.1513, 3.61618),
+           "0.0025": (970.33, 6.81673, 3.66038), "0.025": (935.998, 20.8005, 9.88285),
+           "0.25": (895.223, 16.6009, 10.8708), "5": (895.223, 16.6009, 10.8708),
+           "baseRTT": (1027.01, 9.28047, 3.26633)},
+    "E2": {"0": (753.614, 4.21358, 18.8132), "2000": (1027.01, 9.28047, 3.26633),
+           "5000": (916.074, 15.6578, 9.08512)},
+}
+
+
+def _chart(text: str) -> dict[str, dict[str, tuple[float, float, float]]]:
+    out: dict[str, dict[str, tuple[float, float, float]]] = {}
+    for line in text.strip().splitlines():
+        flows, rest = line.split(":", 1)
+        parts = [p.strip() for p in rest.split("|")]
+        cols = [[(math.nan if v.strip() == "-" else float(v)) for v in part.split(",")] for part in parts]
+        while len(cols) < 3:
+            cols.append([math.nan] * 4)
+        out[flows.strip()] = {c: (cols[0][j], cols[1][j], cols[2][j]) for j, c in enumerate(("D", "Sb", "Se", "S25"))}
+    return out
+
+
+STUDY_CHART = {
+    "E3": _chart("""
+100 : 5150,5300,5300,5000 | 3.8,4.3,3.8,16.0 | 0,0,0,1.9
+250 : 2200,2400,2400,2200 | 3.4,6.2,10.3,16.6 | 0,0,0,3.9
+500 : 1330,1450,1440,1320 | 4.7,11.6,9.9,21.0 | 0.5,0.3,0.8,5.5
+750 : 1010,1105,1100,960  | 7.1,11.7,12.6,22.9 | 0.9,0.5,0.8,6.8
+1000: 790,890,885,755     | 9.6,13.4,14.3,23.9 | 1.4,0.7,1.0,8.5
+1500: 580,595,585,555     | 15.2,16.5,16.3,25.1 | 2.2,1.7,2.0,9.2
+2000: 445,455,445,420     | 15.0,16.9,16.7,25.7 | 3.5,2.9,3.6,10.4
+"""),
+    "E4": _chart("""
+100 : 43700,45200,43200,47000 | 2.1,0.5,1.1,3.1 | 0,0,0,0
+250 : 25000,21800,23600,21700 | 2.3,0.6,1.2,5.8 | 0,0,0,0.08
+500 : 13300,12000,12800,12600 | 2.6,0.9,1.4,6.9 | 0,0,0,0.29
+750 : 9800,8650,8950,8700     | 2.7,1.2,1.7,7.9 | 0,0,0,0.44
+1000: 7450,6600,7000,6900     | 2.9,1.5,2.0,8.5 | 0,0,0,0.45
+1500: 5100,4750,4900,4850     | 3.1,1.9,2.6,9.5 | 0.01,0.01,0.02,0.71
+2000: 3900,3750,3650,3750     | 3.3,2.4,3.2,10.5 | 0.03,0.05,0.06,1.17
+"""),
+    "E5": _chart("""
+100 : 5100,5250,5200,4900 | 3.7,3.3,4.7,17.5 | 0.2,0.1,0.1,2.0
+250 : 2300,2350,2300,2250 | 4.0,5.5,6.8,23.5 | 0.3,0.3,0.3,2.2
+500 : 1300,1350,1300,1250 | 4.9,7.5,8.0,23.7 | 4.5,2.2,3.0,5.7
+1000: 790,770,750,690     | 10.8,11.7,12.6,24.3 | 4.2,3.9,5.0,13.0
+1500: 548,530,508,505     | 13.7,14.8,14.6,24.9 | 6.6,6.0,9.5,16.5
+2000: 433,420,395,390     | 8.8,16.0,15.3,23.2 | 10.3,7.4,15.0,24.0
+2500: 350,350,337,322     | 9.4,18.9,16.0,23.7 | 12.4,8.7,20.5,33.5
+3000: 297,290,310,283     | 10.9,21.2,15.7,22.7 | 14.7,10.1,24.5,36.0
+"""),
+    "E6": _chart("""
+100 : 5125,5250,5200,5000 | 2.7,6.2,8.2,12.5 | 0.2,0.1,0.2,3.9
+250 : 2300,2350,2300,2200 | 3.5,3.0,4.4,12.1 | 0.9,0.5,0.5,10.4
+500 : 1300,1350,1300,1270 | 5.4,7.2,7.8,21.5 | 2.8,2.0,2.5,7.0
+1000: 785,770,755,705     | 10.8,11.8,12.3,24.4 | 4.2,3.8,4.8,15.2
+1500: 550,525,500,505     | 13.3,14.6,14.3,24.7 | 6.7,6.0,10.2,15.5
+2000: 470,420,415,390     | 11.6,15.6,14.7,23.0 | 9.6,7.8,13.1,26.3
+2500: -,-,-,-             | 10.9,21.1,15.5,21.8 | 14.1,10.2,24.2,36.3
+3000: 300,295,300,288     | -,-,-,- | -,-,-,-
+"""),
+}
+
+# ---------------------------------------------------------------------------------------
+# Cells
+
+
+@dataclass
+class Cell:
+    exp: str
+    point: str
+    variant: str  # a VARIANTS label, or "Swift" for E1/E2
+    seed: int
+    spec: dict[str, Any] = field(repr=False)
+    key: str = ""
+
+    def progress_label(self) -> str:
+        return f"{self.exp} {self.point:>7} {self.variant:<5} seed {self.seed:<2}"
+
+    def cache_meta(self) -> dict[str, Any]:
+        return {"experiment": self.exp, "point": self.point, "variant": self.variant, "seed": self.seed}
+
+
+def experiments_dir() -> Path:
+    return find_experiments("dctcp-vs-swift", "e3_k4_random_hotspot.toml")
+
+
+def timeline(t_seconds: int) -> tuple[str, ...]:
+    """Sources stop at T − 1 s; the measurement ends at T + 10 s (spec §3.2)."""
+    return (f"duration={t_seconds + 10}s", f"workload.0.stop={t_seconds - 1}s")
+
+
+def parse_only(text: Optional[str]) -> list[str]:
+    if not text:
+        return list(EXPERIMENTS)
+    keys = [k.strip().upper() for k in text.split(",") if k.strip()]
+    keys = [k if k.startswith("E") else f"E{k}" for k in keys]
+    unknown = [k for k in keys if k not in EXPERIMENTS]
+    if unknown:
+        raise ValueError(f"--only: unknown experiment {', '.join(unknown)} (known: {', '.join(EXPERIMENTS)})")
+    return [k for k in EXPERIMENTS if k in keys]
+
+
+def build_cells(exps: Sequence[str], seeds: int, quick: bool, exp_dir: Path, fingerprint: str) -> list[Cell]:
+    from dcnsim._scenario import load_scenario
+
+    cells = []
+    for key in exps:
+        e = EXPERIMENTS[key]
+        t = QUICK_T if quick else e.t_seconds
+        n_seeds = 1 if quick else seeds
+        points = [p for p in e.points if not quick or p.label in e.quick_points]
+        for point in points:
+            for label in e.variants or ("Swift",):
+                variant_overrides = VARIANT[label].overrides if label in VARIANT else ()
+                for seed in range(1, n_seeds + 1):
+                    overrides = [*timeline(t), *variant_overrides, *point.overrides, f"seed={seed}"]
+                    spec, _ = load_scenario(exp_dir / e.toml, overrides)
+                    cell = Cell(key, point.label, label, seed, spec)
+                    cell.key = run_key(spec, fingerprint)
+                    cells.append(cell)
+    return cells
+
+
+_FLOW_COLUMNS = ("src", "dst", "start_us", "tx_packets", "rx_packets", "rx_bytes", "delay_sum_us", "first_tx_us",
+                 "last_rx_us", "retransmits", "drops")
+METRICS = ("thr_kbps", "delay_ms", "loss_pct", "jain", "agg_gbps", "hotspot_gbps")
+
+
+@dataclass
+class RunResult:
+    cell: Cell
+    record: dict[str, Any]
+    metrics: dict[str, float]
+
+
+def evaluate(cell: Cell, record: dict[str, Any]) -> RunResult:
+    if "error" in record:
+        return RunResult(cell, record, {m: math.nan for m in METRICS})
+    return RunResult(cell, record, study_metrics(record["flows"]))
+
+
+class Grid:
+    """Mean over seeds per (point, variant)."""
+
+    def __init__(self, exp: Experiment, results: list[RunResult]) -> None:
+        self.exp = exp
+        self.results = results
+        self.points = [p.label for p in exp.points if any(r.cell.point == p.label for r in results)]
+        self.variants = [v for v in (exp.variants or ("Swift",)) if any(r.cell.variant == v for r in results)]
+        self.seeds = max((r.cell.seed for r in results), default=0)
+
+    def mean(self, point: str, variant: str, metric: str) -> float:
+        return mean_sem([r.metrics[metric] for r in self.results
+                         if r.cell.point == point and r.cell.variant == variant])[0]
+
+
+# ---------------------------------------------------------------------------------------
+# The table
+
+
+def _num(x: float, metric: str) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "-"
+    if metric == "thr_kbps":
+        return f"{x:.0f}"
+    if metric in ("jain", "agg_gbps", "hotspot_gbps"):
+        return f"{x:.3f}"
+    if metric == "loss_pct":
+        return f"{x:.2f}"
+    return f"{x:.2f}"
+
+
+def _pad(rows: list[list[str]]) -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return [" | ".join(c.rjust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+
+
+_METRIC_TITLE = {"thr_kbps": "throughput [Kbps = Kibit/s]", "delay_ms": "delay [ms, one-way]",
+                 "loss_pct": "loss [%]", "jain": "Jain's index (ours only)",
+                 "agg_gbps": "aggregate = mean Kbps · 1.024 · flows [Gbit/s]",
+                 "hotspot_gbps": "into the busiest receiver [Gbit/s] (≤ 1: conservation)"}
+_STUDY_INDEX = {"thr_kbps": 0, "delay_ms": 1, "loss_pct": 2}
+
+
+def _study_value(exp: str, point: str, column: str, metric: str) -> float:
+    if metric not in _STUDY_INDEX:
+        return math.nan
+    if exp in STUDY_EXACT:
+        row = STUDY_EXACT[exp].get(point)
+        return row[_STUDY_INDEX[metric]] if row else math.nan
+    row = STUDY_CHART.get(exp, {}).get(point)
+    return row[column][_STUDY_INDEX[metric]] if row else math.nan
+
+
+def experiment_block(grid: Grid, quick: bool) -> str:
+    e = grid.exp
+    t = QUICK_T if quick else e.t_seconds
+    lines = [f"{e.key} — {e.title}, T = {t} s — mean over {grid.seeds} seed(s)"]
+    if e.key in STUDY_EXACT:
+        lines.append("study: exact numbers of its ns-3 profile (1 ms RTT quantisation, 1 s min RTO, study Swift "
+                     "constants, T = 15 s): study fact, profile differs — contrast only")
+    else:
+        lines.append("study: D, Sb, Se, S25 read from its charts (±5-10 %), ns-3 profile, T = "
+                     f"{e.t_seconds} s: study fact, profile differs" + (" (and T differs: --quick)" if quick else ""))
+    metrics = ["thr_kbps", "delay_ms", "loss_pct", "jain", "agg_gbps"] + (["hotspot_gbps"] if e.hotspot else [])
+    for metric in metrics:
+        lines.append("")
+        lines.append(_METRIC_TITLE[metric])
+        study_cols = [] if metric not in _STUDY_INDEX else (
+            ["study"] if e.key in STUDY_EXACT else [VARIANT[v].study for v in grid.variants if VARIANT[v].study])
+        header = [e.x_name] + grid.variants + [f"study {c}" if c != "study" else "study" for c in study_cols]
+        rows = [header]
+        for p in grid.points:
+            row = [p] + [_num(grid.mean(p, v, metric), metric) for v in grid.variants]
+            row += [_num(_study_value(e.key, p, c, metric), metric) for c in study_cols]
+            rows.append(row)
+        lines += _pad(rows)
+    return "\n".join(lines)
+
+
+@dataclass
+class Fact:
+    name: str
+    ours: str
+    study: str = "yes"
+    tag: str = "study fact, profile differs"
+
+
+def _holds(pairs: list[tuple[str, Optional[bool]]]) -> str:
+    known = [(p, ok) for p, ok in pairs if ok is not None]
+    if not known:
+        return "n/a (not run)"
+    bad = [p for p, ok in known if not ok]
+    verdict = "yes" if not bad else "no"
+    return f"{verdict} ({len(known) - len(bad)}/{len(known)})" + (f", fails at {', '.join(bad)}" if bad else "")
+
+
+def _cmp(values: list[float], test) -> Optional[bool]:
+    if any(math.isnan(v) for v in values):
+        return None
+    return bool(test(*values))
+
+
+def ordering_facts(grids: dict[str, Grid]) -> list[Fact]:
+    """The study's orderings C4-C9 (spec §5 C), evaluated on our E3-E6 grids."""
+    facts: list[Fact] = []
+    four = ("D250", "Sb", "Se", "S25")
+
+    def points(key: str, pred=lambda f: True) -> list[str]:
+        g = grids.get(key)
+        return [p for p in g.points if pred(int(p))] if g else []
+
+    def m(key: str, p: str, v: str, metric: str) -> float:
+        g = grids.get(key)
+        return g.mean(p, v, metric) if g and v in g.variants else math.nan
+
+    c4 = []
+    for key in ("E3", "E4", "E5", "E6"):
+        for p in points(key):
+            vals = [m(key, p, v, "thr_kbps") for v in four]
+            c4.append((f"{key}/{p}", _cmp(vals, lambda *x: all(abs(v - sum(x) / 4) <= 0.15 * sum(x) / 4 for v in x))))
+    facts.append(Fact("C4 throughputs of D, Sb, Se, S25 within ±15 % of their mean", _holds(c4)))
+    c4b = [(f"{k}/{p}", _cmp([grids[k].mean(p, v, "hotspot_gbps") for v in grids[k].variants],
+                             lambda *x: max(x) <= 1.0001))
+           for k in ("E1", "E2", "E3", "E5", "E6") if k in grids for p in grids[k].points]
+    facts.append(Fact("C4 delivered rate into the hotspot ≤ 1 Gbps (every variant)", _holds(c4b), "yes",
+                      "conservation (must hold)"))
+    c5 = []
+    for key in ("E3", "E5", "E6"):
+        for p in points(key):
+            for metric in ("loss_pct", "delay_ms"):
+                vals = [m(key, p, v, metric) for v in four]
+                c5.append((f"{key}/{p}/{metric[:4]}", _cmp(vals, lambda d, b, e, s: s >= max(d, b, e))))
+    facts.append(Fact("C5 S25 has the highest loss and delay (E3, E5, E6)", _holds(c5)))
+    c5b = [(f"E4/{p}", _cmp([m("E4", p, v, "delay_ms") for v in four], lambda d, b, e, s: s >= max(d, b, e)))
+           for p in points("E4")]
+    facts.append(Fact("C5 S25 has the highest delay in mode 2 (E4)", _holds(c5b)))
+    c6 = [(f"{k}/{p}", _cmp([m(k, p, v, "loss_pct") for v in ("Sb", "D250", "Se", "S25")],
+                            lambda b, d, e, s: b < d < e < s))
+          for k in ("E5", "E6") for p in points(k, lambda f: f >= 1500)]
+    facts.append(Fact("C6 loss Sb < D < Se < S25 at ≥ 1500 flows (E5, E6)", _holds(c6)))
+    c7 = [(f"E3/{p}", _cmp([m("E3", p, v, "delay_ms") for v in four], lambda d, b, e, s: d <= min(b, e, s)))
+          for p in points("E3", lambda f: f <= 500)]
+    c7 += [(f"{k}/{p}", _cmp([m(k, p, v, "delay_ms") for v in four], lambda d, b, e, s: d <= min(b, e, s)))
+           for k in ("E5", "E6") for p in points(k, lambda f: f >= 2000)]
+    facts.append(Fact("C7 DCTCP lowest delay at low N (E3 ≤ 500) and at scale (E5, E6 ≥ 2000)", _holds(c7)))
+    c8 = [(f"E4/{p}", _cmp([m("E4", p, v, "delay_ms") for v in four], lambda d, b, e, s: b <= min(d, e, s)))
+          for p in points("E4")]
+    facts.append(Fact("C8 Sb lowest delay in mode 2 (E4)", _holds(c8)))
+    c8b = [(f"E4/{p}", _cmp([m("E4", p, v, "thr_kbps") for v in four], lambda d, b, e, s: d >= max(b, e, s)))
+           for p in points("E4", lambda f: f >= 250)]
+    facts.append(Fact("C8 DCTCP highest throughput in mode 2 from 250 flows (E4)", _holds(c8b)))
+    c9 = [(f"E3/{p}", _cmp([m("E3", p, v, "thr_kbps") for v in ("D250", "Sb", "Se")], lambda d, b, e: min(b, e) >= d))
+          for p in points("E3", lambda f: f >= 250)]
+    facts.append(Fact("C9 Sb and Se throughput ≥ DCTCP at ≥ 250 flows (E3)", _holds(c9)))
+    return facts
+
+
+def facts_block(facts: list[Fact]) -> str:
+    rows = [["ordering", "ours", "study", "tag"]] + [[f.name, f.ours, f.study, f.tag] for f in facts]
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    return "\n".join(" | ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows)
+
+
+def run_notes(results: list[RunResult]) -> list[str]:
+    notes = []
+    for r in results:
+        if "error" in r.record:
+            notes.append(f"error ({r.cell.progress_label()}): {r.record['error']}")
+    totals: dict[str, float] = {}
+    for r in results:
+        for k in ("drops", "timeouts", "retransmits", "ecn_marks"):
+            totals[k] = totals.get(k, 0) + (r.record.get("stats", {}).get(k) or 0)
+    if results:
+        notes.append("over these runs: " + ", ".join(f"{k} {int(v)}" for k, v in totals.items()))
+    return notes
+
+
+def write_runs_csv(path: Path, results: list[RunResult]) -> None:
+    with path.open("w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["experiment", "point", "variant", "seed", "flows", *METRICS, "drops", "timeouts", "retransmits",
+                    "ecn_marks", "sim_time_us", "wall_seconds", "error"])
+        for r in results:
+            st = r.record.get("stats", {})
+            w.writerow([r.cell.exp, r.cell.point, r.cell.variant, r.cell.seed, int(r.metrics.get("flows", 0) or 0),
+                        *(r.metrics[m] for m in METRICS), st.get("drops"), st.get("timeouts"), st.get("retransmits"),
+                        st.get("ecn_marks"), r.record.get("sim_time_us"), round(r.record.get("wall_seconds", 0), 3),
+                        r.record.get("error", "")])
+
+
+def write_plots(out: Path, grids: dict[str, Grid]) -> list[Path]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    written = []
+    for key, g in grids.items():
+        fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
+        numeric = all(p.isdigit() for p in g.points)
+        xs = [float(p) if numeric else i for i, p in enumerate(g.points)]
+        for ax, metric in zip(axes, ("thr_kbps", "delay_ms", "loss_pct")):
+            for v in g.variants:
+                ax.plot(xs, [g.mean(p, v, metric) for p in g.points], marker="o", label=f"{v} (ours)")
+                study = VARIANT[v].study if v in VARIANT else ("study" if key in STUDY_EXACT else None)
+                if study:
+                    ax.plot(xs, [_study_value(key, p, study, metric) for p in g.points], linestyle="--",
+                            marker="x", alpha=0.6, label=f"study {study}")
+            ax.set_title(_METRIC_TITLE[metric])
+            ax.set_xlabel(g.exp.x_name)
+            if not numeric:
+                ax.set_xticks(xs)
+                ax.set_xticklabels(g.points)
+            if metric == "thr_kbps" and numeric:
+                ax.set_yscale("log")
+        axes[0].legend(fontsize=7)
+        fig.suptitle(f"{key}: {g.exp.title}")
+        fig.tight_layout()
+        path = out / f"{key.lower()}.png"
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        written.append(path)
+    return written
+
+
+def reproduce_dctcp_vs_swift(
+    *, quick: bool = False, seeds: Optional[int] = None, jobs: Optional[int] = None, only: Optional[str] = None,
+    out: Optional[str] = None, stream: Any = sys.stderr,
+) -> tuple[int, str]:
+    """Run the selected experiments and write the results; return (exit code, table text)."""
+    exps = parse_only(only)
+    n_seeds = seeds if seeds is not None else 3
+    if n_seeds < 1:
+        raise ValueError("--seeds must be at least 1")
+    n_jobs = jobs if jobs is not None else (os.cpu_count() or 1)
+    out_dir = Path(out) if out else Path("results") / "reproduce-dctcp-vs-swift"
+    exp_dir = experiments_dir()
+    started = time.perf_counter()
+    cells = build_cells(exps, n_seeds, quick, exp_dir, core_fingerprint())
+    out_dir.mkdir(parents=True, exist_ok=True)
+    records, interrupted = run_cells(cells, out_dir / "cache", exp_dir, n_jobs, _FLOW_COLUMNS, None, stream)
+    results = [evaluate(c, records[c.key]) for c in cells if c.key in records]
+    grids = {k: Grid(EXPERIMENTS[k], [r for r in results if r.cell.exp == k]) for k in exps}
+    grids = {k: g for k, g in grids.items() if g.results}
+
+    header = [
+        f"# DCTCP-vs-Swift reproduction (dcnsim) — {'quick' if quick else 'full'} mode, "
+        f"seeds 1..{1 if quick else n_seeds}",
+        "",
+        "Study: \"Data Center Congestion Control Comparison: DCTCP vs Swift\" (ns-3). We run the `paper` profile: "
+        "k-ary 3-tier fat trees at 1 Gbps / 10 µs, 1554 B packets, ECMP, 2666-packet FIFO drop-tail ports, exact "
+        "RTTs, min RTO 1 ms, On-Off sources (5 Gbps, 1 s ON / 1 s OFF, OFF first, 128 KiB send buffer) from 2 s to "
+        "T − 1, measured to T + 10 s.",
+        "Variants: " + "; ".join(f"{v.label} = {v.about}" for v in VARIANTS) + ".",
+        "The study's numbers come from its ns-3 profile (1 ms RTT quantisation, 1 s min RTO, no ECMP, RED NIC "
+        "rings, its Swift constants): compare orderings and trends, not values (digest §7-S4).",
+    ]
+    if quick:
+        header.append(f"--quick: T = {QUICK_T} s (one ON second), 2 points per sweep, 1 seed; the study's T is "
+                      "15 s (k = 4) or 7 s (k = 12), so per-flow throughputs are not comparable in scale.")
+    if interrupted:
+        header.append("INTERRUPTED: the table covers only the runs that finished.")
+    blocks = ["\n".join(header)]
+    for key in exps:
+        if key not in grids:
+            blocks.append(f"## {key}\n\nno finished runs")
+            continue
+        notes = run_notes(grids[key].results)
+        blocks.append(f"## {key}\n\n```\n{experiment_block(grids[key], quick)}\n" + "\n".join(notes) + "\n```")
+    blocks.append("## Orderings C4-C9 (spec §5 C; printed, not asserted)\n\n```\n"
+                  + facts_block(ordering_facts(grids)) + "\n```")
+    table = "\n\n".join(blocks) + "\n"
+    (out_dir / "table.md").write_text(table)
+    write_runs_csv(out_dir / "runs.csv", results)
+    try:
+        write_plots(out_dir, grids)
+    except Exception as exc:  # a plotting problem must not lose the table
+        print(f"note: plots not written: {exc}", file=stream)
+    print(f"reproduce: {len(results)} runs in {fmt_secs(time.perf_counter() - started)}; wrote "
+          f"{out_dir / 'table.md'}, {out_dir / 'runs.csv'} and the figures", file=stream, flush=True)
+    return (130 if interrupted else 0), table
