@@ -111,6 +111,18 @@ pub struct Sender {
 }
 
 impl Sender {
+    /// How long a hole waits for its original before it counts as lost.
+    fn reorder_wait(&self) -> Time {
+        match self.cc.reorder_window() {
+            ReorderWindow::Fixed(t) => t,
+            ReorderWindow::Rack if self.min_rtt == Time::MAX => Time::ZERO,
+            ReorderWindow::Rack => {
+                let widened = Time(self.min_rtt.0 / 4 * self.reo_wnd_mult as u64);
+                widened.min(self.srtt.unwrap_or(widened))
+            }
+        }
+    }
+
     /// RFC 8985 §6.2 step 4 (the DSACK case): widen the reorder window by min_RTT/4, at
     /// most once per round trip.
     fn premature_loss(&mut self) {
@@ -612,14 +624,7 @@ impl Flow {
     /// run of consecutive lost PSNs it belongs to (`runs`).
     fn detect_losses(&mut self, now: Time, cfg: &TransportConfig) {
         let s = &mut self.sender;
-        let wait = match s.cc.reorder_window() {
-            ReorderWindow::Fixed(t) => t,
-            ReorderWindow::Rack if s.min_rtt == Time::MAX => Time::ZERO,
-            ReorderWindow::Rack => {
-                let widened = Time(s.min_rtt.0 / 4 * s.reo_wnd_mult as u64);
-                widened.min(s.srtt.unwrap_or(widened))
-            }
-        };
+        let wait = s.reorder_wait();
         s.newly_lost.clear();
         s.runs.clear();
         let base = s.cum_acked;
@@ -973,6 +978,64 @@ mod tests {
                 assert_eq!(runs, vec![(2, 2), (2, 3), (2, 4), (2, 5), (2, 6)]);
             }
         }
+    }
+
+    /// RFC 8985 §6.2: the window starts at min_RTT/4, grows by min_RTT/4 at most once per
+    /// round trip in which an original turned up after its hole was declared, never beyond
+    /// SRTT, and falls back to min_RTT/4 after 16 loss recoveries without such evidence.
+    #[test]
+    fn rack_reorder_window_widens_on_premature_losses_and_decays() {
+        struct Rack;
+        impl CongestionControl for Rack {
+            fn name(&self) -> &'static str {
+                "rack"
+            }
+            fn on_ack(&mut self, _: &AckSample) {}
+            fn on_loss(&mut self, _: &LossEvent) {}
+            fn on_timeout(&mut self, _: Time, _: u32) {}
+            fn cwnd(&self) -> u64 {
+                1 << 30
+            }
+            fn reorder_window(&self) -> ReorderWindow {
+                ReorderWindow::Rack
+            }
+        }
+        let c = cfg(1);
+        let mut f = Flow::new(0, 0, 1, 1000 * 1000, Time::ZERO, Time::MAX, 0, Box::new(Rack), &c, 7, LbName::Ecmp, 8);
+        f.started = true;
+        let us = Time::from_us;
+        let s = &mut f.sender;
+        s.min_rtt = us(8);
+        s.srtt = Some(us(10));
+        assert_eq!(s.reorder_wait(), us(2));
+        s.next_new = 100;
+        s.premature_loss();
+        assert_eq!(s.reorder_wait(), us(4));
+        s.premature_loss();
+        assert_eq!(s.reorder_wait(), us(4), "once per round trip");
+        s.cum_acked = 100;
+        s.next_new = 200;
+        s.premature_loss();
+        s.cum_acked = 200;
+        s.next_new = 300;
+        s.premature_loss();
+        assert_eq!(s.reorder_wait(), us(8));
+        s.cum_acked = 300;
+        s.premature_loss();
+        assert_eq!(s.reorder_wait(), us(10), "capped at SRTT");
+        assert_eq!(s.reo_wnd_persist, 16);
+        // 16 loss recoveries: the window returns to min_RTT/4.
+        for k in 0..16 {
+            let s = &mut f.sender;
+            s.recovery_until = Some(s.cum_acked + 1);
+            let seq = s.cum_acked;
+            f.sender.state.clear();
+            f.sender.state.push_back(SENT);
+            f.sender.next_new = seq + 1;
+            let ack = Packet { psn: seq + 1, sacked_psn: seq, kind: PacketKind::Ack, ..data(seq, false) };
+            f.on_ack(Time::from_us(100 + k), &ack, &c);
+        }
+        assert_eq!(f.sender.reo_wnd_mult, 1);
     }
 
     /// A pacing rate spaces packets by their serialisation time at that rate.

@@ -67,15 +67,7 @@ fn measure(mut s: Simulation) -> Run {
     let mean_queue = p.mean_queue_since(end, warm, 0);
     let base = s.flows[0].base_rtt.as_us_f64();
     let goodputs: Vec<f64> = s.flows.iter().zip(&delivered0).map(|(f, d)| (f.receiver.delivered - d) as f64).collect();
-    let var = |f: &dcnsim::transport::Flow, name: &str| {
-        let mut v = f64::NAN;
-        f.sender.cc.observe(&mut |k, x| {
-            if k == name {
-                v = x
-            }
-        });
-        v
-    };
+    let var = common::observed;
     Run {
         utilisation: p.stats.tx_bytes as f64 * 8.0 / (RATE * secs),
         // A packet's RTT is the unloaded one plus the queue it waited behind.

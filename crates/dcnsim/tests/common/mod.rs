@@ -41,3 +41,14 @@ pub fn build_with_files(toml: &str, files: &[(&str, &str)]) -> Result<Simulation
 pub fn sim_with_files(toml: &str, files: &[(&str, &str)]) -> Simulation {
     build_with_files(toml, files).unwrap_or_else(|e| panic!("scenario rejected: {e}"))
 }
+
+/// The value an algorithm reports under `name` (its `observe` output); NaN if it has none.
+pub fn observed(f: &dcnsim::transport::Flow, name: &str) -> f64 {
+    let mut v = f64::NAN;
+    f.sender.cc.observe(&mut |k, x| {
+        if k == name {
+            v = x
+        }
+    });
+    v
+}
