@@ -195,9 +195,9 @@ FIGURES: dict[str, Figure] = {
                 Row("MSwift-P90", "mswift", ("transport.swift.percentile=90",))),
                quick_overrides=(_size_set(1, 4 * MIB),),
                paper="OPS: P10 beats MSwift; AR, REPS: neither P10 nor P90 beats the median"),
-        Figure("13", "E9", "baseline with two-class DRR at every switch port", None,
-               paper="Swift variants worse than FIFO, NSCC variants better; MSwift < LSwift; MNSCC ~ NSCC",
-               not_run="not run: needs two-class DRR scheduling"),
+        Figure("13", "E9", "baseline with two-class DRR at every switch port", "e9_drr.toml",
+               quick_overrides=(_size_set(1, 4 * MIB),),
+               paper="Swift variants worse than FIFO, NSCC variants better; MSwift < LSwift; MNSCC ~ NSCC"),
         Figure("14", "E10", "incast 32 -> 1, 8 MiB, initial window ceil(BDP/32) = 5", "e10_incast.toml",
                quick_overrides=("workload.0.senders=8", _size_set(0, 2 * MIB),
                                 f"transport.initial_window={math.ceil(BDP_PACKETS / 8)}"),
@@ -210,7 +210,7 @@ FIGURES: dict[str, Figure] = {
 }
 QUICK_NOTE = {
     "4": "4 MiB", "6": "4 MiB", "7": "full size", "8": "4 MiB, 1 seed", "9": "8 MiB", "10": "4 MiB",
-    "11": "4 MiB", "12": "4 MiB", "14": "8 senders x 2 MiB, initial window 19", "14b": "8 senders x 2 MiB",
+    "11": "4 MiB", "12": "4 MiB", "13": "4 MiB", "14": "8 senders x 2 MiB, initial window 19", "14b": "8 senders x 2 MiB",
 }
 
 
@@ -637,6 +637,26 @@ def _checks_fig12(g: Grid, grids: dict[str, Grid]) -> list[Check]:
     ]
 
 
+def _checks_fig13(g: Grid, grids: dict[str, Grid]) -> list[Check]:
+    e1 = grids.get("4")
+    if e1 is None:
+        up = Check("B14 LSwift and MSwift higher than Fig. 4", "-", "worse", "SKIP (needs Fig. 4 in --only)")
+    else:
+        comps = [(g.mean(r, lb), e1.mean(r, lb)) for r in ("LSwift", "MSwift") for lb in LBS]
+        ok = [a > b for a, b in comps if _all_finite(a, b)]
+        up = Check("B14 LSwift and MSwift higher than Fig. 4", f"{sum(ok)}/{len(comps)} cells", "worse",
+                   _ok(None if len(ok) < len(comps) else all(ok)))
+    less = [g.mean("MSwift", lb) < g.mean("LSwift", lb) for lb in LBS
+            if _all_finite(g.mean("MSwift", lb), g.mean("LSwift", lb))]
+    return [
+        up,
+        Check("B14 MSwift < LSwift every LB",
+              "/".join(_r(_ratio(g.mean("LSwift", lb), g.mean("MSwift", lb))) for lb in LBS) + " (LSwift/MSwift)",
+              "yes", _ok(None if len(less) < 3 else all(less))),
+        Check("B14 NSCC and MNSCC lower than Fig. 4", "needs NSCC", "better", "needs NSCC"),
+    ]
+
+
 def _checks_fig14(g: Grid, grids: dict[str, Grid]) -> list[Check]:
     le = [g.mean("MSwift", lb) <= 1.25 * g.mean("LSwift", lb) for lb in LBS
           if _all_finite(g.mean("MSwift", lb), g.mean("LSwift", lb))]
@@ -652,7 +672,8 @@ def _checks_fig14(g: Grid, grids: dict[str, Grid]) -> list[Check]:
 
 _CHECKS: dict[str, Callable[[Grid, dict[str, Grid]], list[Check]]] = {
     "4": _checks_fig4, "5": _checks_fig5, "6": _checks_fig6, "7": _checks_fig7, "8": _checks_fig8,
-    "9": _checks_fig9, "10": _checks_fig10, "11": _checks_fig11, "12": _checks_fig12, "14": _checks_fig14,
+    "9": _checks_fig9, "10": _checks_fig10, "11": _checks_fig11, "12": _checks_fig12, "13": _checks_fig13,
+    "14": _checks_fig14,
     "14b": _checks_fig14,
 }
 
