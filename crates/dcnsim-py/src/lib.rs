@@ -12,7 +12,12 @@ use pyo3::types::PyDict;
 
 use dcnsim::stats::{Column, Table};
 
-create_exception!(dcnsim._core, ScenarioError, PyValueError, "A scenario failed validation; the message names the field.");
+create_exception!(
+    dcnsim._core,
+    ScenarioError,
+    PyValueError,
+    "A scenario failed validation; the message names the field."
+);
 
 #[pyclass(unsendable, module = "dcnsim._core")]
 struct Simulation {

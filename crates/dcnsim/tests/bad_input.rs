@@ -151,3 +151,21 @@ fn values_beyond_what_the_model_represents_are_rejected() {
     let m = build_err(&format!("{TOPO}mtu = 65\n[transport]\nheader = 64\n{WORK}").replace("\"1MB\"", "\"5GB\""));
     assert_mentions(&m, &["workload", "packets", "mtu"]);
 }
+
+#[test]
+fn swift_reordering_and_target_options_name_their_allowed_values() {
+    let m = build_err(&with("[transport]\ncc = \"lswift\"\nswift = { loss_evidence = \"guessed\" }\n"));
+    assert_mentions(&m, &["loss_evidence", "declared", "confirmed"]);
+    let m = build_err(&with("[transport]\ncc = \"lswift\"\nswift = { reorder_wait = \"soon\" }\n"));
+    assert_mentions(&m, &["reorder_wait", "auto", "rack"]);
+    let m = build_err(&with("[transport]\ncc = \"swift\"\nswift = { target_mode = \"median\" }\n"));
+    assert_mentions(&m, &["target_mode", "formula", "min_rtt"]);
+}
+
+#[test]
+fn traffic_mode_workloads_name_their_allowed_modes() {
+    let m = build_err(&format!(
+        "{TOPO}[[workload]]\nkind = \"traffic_mode\"\nmode = \"hotspot\"\nflows = 10\nsize = \"infinite\"\n"
+    ));
+    assert_mentions(&m, &["mode", "fixed_hotspot", "random_hotspot", "random_pairs"]);
+}
