@@ -4,7 +4,7 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-PY_DEPS := maturin pytest numpy pandas pyarrow matplotlib
+PY_DEPS := maturin pytest numpy pandas pyarrow matplotlib distributed
 
 .PHONY: build run test bench
 

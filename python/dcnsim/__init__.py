@@ -17,13 +17,17 @@ from dcnsim._ext import ScenarioError, __version__
 from dcnsim._result import Result
 from dcnsim._run import RunInterrupted, run
 from dcnsim._scenario import apply_overrides, load_scenario
+from dcnsim._sweep import SweepInterrupted, SweepResult, sweep
 
 __all__ = [
     "Result",
     "RunInterrupted",
     "ScenarioError",
+    "SweepInterrupted",
+    "SweepResult",
     "__version__",
     "apply_overrides",
     "load_scenario",
     "run",
+    "sweep",
 ]

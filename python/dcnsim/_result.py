@@ -80,8 +80,9 @@ class Result:
         }
         return cls(flows, timeseries, summary)
 
-    def write(self, out_dir: StrPath) -> Path:
-        """Write the result directory and return its path.
+    def write(self, out_dir: StrPath, plots: bool = True) -> Path:
+        """Write the result directory and return its path (with PNG plots unless
+        ``plots`` is False, as sweeps do for their many points).
 
         ``flows.parquet`` depends only on the simulation (no wall-clock values), so two
         runs of the same scenario and seed give byte-identical files; wall time lives in
@@ -98,9 +99,10 @@ class Result:
         for name, table in self.timeseries.items():
             table.to_parquet(out / f"timeseries_{file_safe(name)}.parquet", engine="pyarrow", index=False)
 
-        from dcnsim import _plots  # matplotlib takes ~0.5 s to import; only writing needs it
+        if plots:
+            from dcnsim import _plots  # matplotlib takes ~0.5 s to import; only writing needs it
 
-        _plots.write_plots(self, out)
+            _plots.write_plots(self, out)
         return out
 
     def __repr__(self) -> str:

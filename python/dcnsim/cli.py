@@ -10,6 +10,7 @@ import argparse
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
@@ -53,6 +54,23 @@ def _parser() -> argparse.ArgumentParser:
     run_cmd.add_argument("--quiet", action="store_true", help="no progress bar and no summary table")
     run_cmd.set_defaults(command=_run_command)
 
+    sweep_cmd = commands.add_parser(
+        "sweep", help="run a sweep: a base scenario over grid/zip/seed axes",
+        description="Expand a sweep file (base scenario + axes), validate every point, run them on local "
+        "worker processes or a Dask cluster, and merge the results into OUT/flows.parquet and "
+        "OUT/summary.parquet. Points already complete in OUT are skipped, so an interrupted sweep resumes.",
+    )
+    sweep_cmd.add_argument("file", metavar="FILE", help="sweep TOML file (base = scenario, [axes])")
+    sweep_cmd.add_argument("--out", metavar="DIR", required=True, help="sweep directory")
+    sweep_cmd.add_argument("--jobs", type=int, metavar="N", help="worker processes (default: number of CPUs)")
+    sweep_cmd.add_argument("--dask", metavar="ADDRESS",
+                           help="run on Dask distributed: a scheduler address (tcp://host:8786) or 'local' "
+                           "for a LocalCluster of --jobs worker processes")
+    sweep_cmd.add_argument("--timeout", type=float, metavar="SECONDS",
+                           help="wall-time limit per point; a point over it is recorded as timed out")
+    sweep_cmd.add_argument("--fresh", action="store_true", help="run every point again, even those already done")
+    sweep_cmd.set_defaults(command=_sweep_command)
+
     bench_cmd = commands.add_parser(
         "bench", help="time the benchmark scenarios",
         description="Run each *.toml in a directory in its own process and report wall time, "
@@ -60,6 +78,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     bench_cmd.add_argument("--dir", default="benches", help="directory of scenarios (default: benches)")
     bench_cmd.add_argument("--only", metavar="SUBSTR", help="only scenarios whose file name contains SUBSTR")
+    bench_cmd.add_argument("--sweeps", action="store_true",
+                           help="instead, time each sweep in DIR/sweeps/ with 1 and with 2 local workers and "
+                           "report the speed-up")
     bench_cmd.set_defaults(command=_bench_command)
 
     repro_cmd = commands.add_parser(
@@ -82,6 +103,31 @@ def _parser() -> argparse.ArgumentParser:
     repro_cmd.add_argument("--out", metavar="DIR", help="output directory (default results/reproduce-<paper>)")
     repro_cmd.set_defaults(command=_reproduce_command)
     return parser
+
+
+def _sweep_command(args: argparse.Namespace) -> int:
+    from dcnsim._sweep import SweepInterrupted, sweep
+
+    if args.jobs is not None and args.jobs < 1:
+        print("error: --jobs: allowed 1 or more", file=sys.stderr)
+        return 2
+    try:
+        result = sweep(args.file, args.out, jobs=args.jobs, dask=args.dask, timeout=args.timeout, fresh=args.fresh)
+    except FileNotFoundError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except SweepInterrupted as exc:
+        done = int((exc.result.summary["status"] == "ok").sum())
+        print(f"interrupted: {done} of {len(exc.result.summary)} points done, merged into {args.out}; "
+              "run the same command again to finish", file=sys.stderr)
+        return 130
+    s = result.summary
+    failed = s[s["status"] != "ok"]
+    print(f"sweep: {len(s) - len(failed)} of {len(s)} points ok; wrote {result.out}/flows.parquet "
+          f"({len(result.flows)} flows) and {result.out}/summary.parquet")
+    for _, row in failed.iterrows():
+        print(f"  point {row['index']} ({row['point']}): {row['status']}: {row['error']}", file=sys.stderr)
+    return 0 if failed.empty else 1
 
 
 def _reproduce_command(args: argparse.Namespace) -> int:
@@ -157,7 +203,33 @@ def _ratio(x: Optional[float]) -> str:
     return "-" if x is None else f"{x:.2f}"
 
 
+def _bench_sweeps(directory: Path) -> int:
+    import tempfile
+
+    from dcnsim._sweep import sweep
+
+    files = sorted(directory.glob("*.toml"))
+    if not files:
+        print(f"error: no sweep (*.toml) in {directory}", file=sys.stderr)
+        return 2
+    for path in files:
+        walls = {}
+        for jobs in (1, 2):
+            with tempfile.TemporaryDirectory() as tmp:
+                began = time.perf_counter()
+                result = sweep(path, tmp, jobs=jobs, progress=False)
+                walls[jobs] = time.perf_counter() - began
+                if not result.complete:
+                    print(f"{path.stem}  FAILED: some points did not finish", file=sys.stderr)
+                    return 1
+        print(f"{path.stem}  points {len(result.summary)}  wall 1 worker {walls[1]:.2f} s  "
+              f"2 workers {walls[2]:.2f} s  speed-up {walls[1] / walls[2]:.2f}x", flush=True)
+    return 0
+
+
 def _bench_command(args: argparse.Namespace) -> int:
+    if args.sweeps:
+        return _bench_sweeps(Path(args.dir) / "sweeps")
     directory = Path(args.dir)
     if not directory.is_dir():
         print(f"error: no such directory: {directory}", file=sys.stderr)

@@ -4,6 +4,7 @@
 //! plain columns. Everything else lives in Rust (`crates/dcnsim`) or Python (`python/dcnsim`).
 
 use std::path::Path;
+use std::sync::{Mutex, MutexGuard};
 
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
@@ -19,9 +20,20 @@ create_exception!(
     "A scenario failed validation; the message names the field."
 );
 
-#[pyclass(unsendable, module = "dcnsim._core")]
+/// The core simulation. Python may hand it to any thread (Dask runs tasks on worker
+/// threads and may drop objects on its event loop), so it sits behind a mutex: each call
+/// holds it briefly, and `run_until` holds it while the GIL is released.
+#[pyclass(module = "dcnsim._core")]
 struct Simulation {
-    inner: dcnsim::Simulation,
+    inner: Mutex<dcnsim::Simulation>,
+}
+
+impl Simulation {
+    fn sim(&self) -> MutexGuard<'_, dcnsim::Simulation> {
+        // A panic inside the core poisons the lock; the state it left is still what the
+        // caller asks about (counters, flows so far), so read through the poison.
+        self.inner.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
 }
 
 fn table_to_dict<'py>(py: Python<'py>, t: &Table) -> PyResult<Bound<'py, PyDict>> {
@@ -43,76 +55,67 @@ impl Simulation {
     fn new(scenario_json: &str, base_dir: &str) -> PyResult<Self> {
         let scenario = dcnsim::Scenario::from_json(scenario_json).map_err(|e| ScenarioError::new_err(e.0))?;
         let inner = dcnsim::build(&scenario, Path::new(base_dir)).map_err(|e| ScenarioError::new_err(e.0))?;
-        Ok(Simulation { inner })
+        Ok(Simulation { inner: Mutex::new(inner) })
     }
 
     /// Advances simulated time to `t_ps` picoseconds; returns True once the run has ended.
-    fn run_until(&mut self, py: Python<'_>, t_ps: u64) -> bool {
-        let sim = &mut self.inner;
-        // The simulation is `unsendable` to Python, but running it on this same thread
-        // without the GIL is safe: nothing else can touch it meanwhile.
-        struct SendPtr(*mut dcnsim::Simulation);
-        unsafe impl Send for SendPtr {}
-        let ptr = SendPtr(sim as *mut _);
-        py.detach(move || {
-            let p = ptr;
-            // SAFETY: `p` points at `self.inner`, borrowed mutably for this whole call.
-            let sim = unsafe { &mut *p.0 };
-            sim.run_until(dcnsim::Time(t_ps))
-        })
+    fn run_until(&self, py: Python<'_>, t_ps: u64) -> bool {
+        // The GIL is released while the core runs, so other Python threads (a progress
+        // bar, a Dask worker's event loop) keep going.
+        py.detach(|| self.sim().run_until(dcnsim::Time(t_ps)))
     }
 
     #[getter]
     fn now_ps(&self) -> u64 {
-        self.inner.now().ps()
+        self.sim().now().ps()
     }
 
     #[getter]
     fn horizon_ps(&self) -> Option<u64> {
-        self.inner.duration.map(|d| d.ps())
+        self.sim().duration.map(|d| d.ps())
     }
 
     #[getter]
     fn finished(&self) -> bool {
-        self.inner.is_done()
+        self.sim().is_done()
     }
 
     #[getter]
     fn events(&self) -> u64 {
-        self.inner.events_processed()
+        self.sim().events_processed()
     }
 
     #[getter]
     fn packets(&self) -> u64 {
-        self.inner.packets()
+        self.sim().packets()
     }
 
     #[getter]
     fn flows_total(&self) -> usize {
-        self.inner.flows.len()
+        self.sim().flows.len()
     }
 
     #[getter]
     fn flows_finished(&self) -> u32 {
-        self.inner.flows_finished()
+        self.sim().flows_finished()
     }
 
     #[getter]
     fn description(&self) -> String {
-        self.inner.description.clone()
+        self.sim().description.clone()
     }
 
     fn resolved_json(&self) -> String {
-        self.inner.resolved_json.clone()
+        self.sim().resolved_json.clone()
     }
 
     fn flows<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        table_to_dict(py, &self.inner.flow_table())
+        table_to_dict(py, &self.sim().flow_table())
     }
 
     fn timeseries<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
-        for (name, t) in self.inner.timeseries() {
+        for (name, t) in self.sim().timeseries() {
             d.set_item(name, table_to_dict(py, &t)?)?;
         }
         Ok(d)
@@ -120,7 +123,7 @@ impl Simulation {
 
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
-        for (k, v) in self.inner.stats() {
+        for (k, v) in self.sim().stats() {
             if v.fract() == 0.0 && v.abs() < 9e15 {
                 d.set_item(k, v as i64)?;
             } else {

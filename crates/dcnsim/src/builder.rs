@@ -351,8 +351,15 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
     };
 
     // Workloads.
-    let defaults =
-        Defaults { cc: tr.cc, lb: tr.lb, n_hosts, duration: s.duration.map(|d| d.0), payload: cfg.payload() as u64 };
+    let host_rates = (0..n_hosts).map(|h| ports[routing.host_up_port[h as usize] as usize].rate).collect();
+    let defaults = Defaults {
+        cc: tr.cc,
+        lb: tr.lb,
+        n_hosts,
+        duration: s.duration.map(|d| d.0),
+        payload: cfg.payload() as u64,
+        host_rates,
+    };
     let mut wrng = Rng::stream(s.seed, "workload");
     let mut used = vec![false; n_hosts as usize];
     let mut specs = Vec::new();

@@ -596,6 +596,11 @@ pub enum WorkloadKind {
     /// The DCTCP-vs-Swift study's traffic (spec `dctcp-vs-swift.md` §3.2): `flows`
     /// sender-receiver pairs drawn by `mode`.
     TrafficMode,
+    /// Open-loop traffic at a target load: every host starts flows as a Poisson process
+    /// whose rate makes its offered load `load` × its link rate, sizes drawn from the flow
+    /// size CDF in `cdf`, destinations uniform over the other hosts (spec prioplus.md §4;
+    /// the pFabric/HPCC traffic generators' convention).
+    Poisson,
 }
 
 /// How `kind = "traffic_mode"` draws its pairs (the study's `mode` 0, 1, 2; spec
@@ -646,6 +651,12 @@ pub struct WorkloadCfg {
     /// An application per flow that decides what it may send (`app.rs`).
     #[serde(default)]
     pub app: Option<AppCfg>,
+    /// `poisson`: the flow-size CDF file (lines "bytes cumulative-probability") and the
+    /// offered load per host as a fraction of its link rate.
+    #[serde(default)]
+    pub cdf: Option<String>,
+    #[serde(default)]
+    pub load: Option<f64>,
     #[serde(default)]
     pub cc: Option<CcName>,
     #[serde(default)]

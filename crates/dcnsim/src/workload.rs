@@ -8,7 +8,7 @@ use std::path::Path;
 use crate::app::AppCfg;
 use crate::engine::Rng;
 use crate::scenario::{err, CcName, FlowSize, HostSet, LbName, ScenarioError, TrafficMode, WorkloadCfg, WorkloadKind};
-use crate::units::{parse_bytes, parse_time, Time};
+use crate::units::{parse_bytes, parse_time, Rate, Time};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct FlowSpec {
@@ -105,6 +105,7 @@ fn allowed_fields(kind: WorkloadKind) -> &'static [&'static str] {
         WorkloadKind::Permutation | WorkloadKind::AllToAll => &["size", "start", "stop", "hosts", "app"],
         WorkloadKind::Incast => &["size", "start", "stop", "senders", "receiver", "app"],
         WorkloadKind::TrafficMode => &["size", "start", "stop", "mode", "flows", "app"],
+        WorkloadKind::Poisson => &["start", "stop", "hosts", "cdf", "load"],
         WorkloadKind::HsdpRing => &["size", "start", "servers", "gpus_per_server"],
         WorkloadKind::Flows | WorkloadKind::HtsimCm => &["file"],
     }
@@ -124,6 +125,8 @@ fn check_fields(w: &WorkloadCfg, i: usize) -> Result<(), ScenarioError> {
         ("mode", w.mode.is_some()),
         ("flows", w.flows.is_some()),
         ("app", w.app.is_some()),
+        ("cdf", w.cdf.is_some()),
+        ("load", w.load.is_some()),
     ];
     let allowed = allowed_fields(w.kind);
     for (name, is) in present {
@@ -142,6 +145,8 @@ pub struct Defaults {
     pub duration: Option<Time>,
     /// Payload bytes of a full packet (an application's send buffer must hold one).
     pub payload: u64,
+    /// Each host's link rate (what a `poisson` workload's load is a fraction of).
+    pub host_rates: Vec<Rate>,
 }
 
 /// Expands workload `i` into flows, marking the hosts it uses in `used`.
@@ -322,6 +327,41 @@ fn generate_flows(
                 out.push(spec(src, dst, size, stop));
             }
         }
+        WorkloadKind::Poisson => {
+            let Some(file) = &w.cdf else {
+                return err(&field(i, "cdf"), "required: a flow-size CDF file (lines \"bytes probability\")");
+            };
+            let text = std::fs::read_to_string(base_dir.join(file))
+                .map_err(|e| ScenarioError(format!("{}: cannot read {file}: {e}", field(i, "cdf"))))?;
+            let cdf = SizeCdf::parse(&text).map_err(|e| ScenarioError(format!("{}: {file}: {e}", field(i, "cdf"))))?;
+            let load = match w.load {
+                Some(l) if l > 0.0 && l <= 1.0 => l,
+                Some(l) => {
+                    return err(&field(i, "load"), format!("{l}: allowed 0 < load <= 1 (a fraction of the link rate)"))
+                }
+                None => return err(&field(i, "load"), "required: offered load per host, a fraction of its link rate"),
+            };
+            let stop = match (w.stop, d.duration) {
+                (Some(s), _) if s.0 <= start => {
+                    return err(&field(i, "stop"), format!("must be after start ({start})"))
+                }
+                (Some(s), _) => s.0,
+                (None, Some(dur)) => dur,
+                (None, None) => {
+                    return err(
+                        &field(i, "stop"),
+                        "required (or the scenario's `duration`): when hosts stop starting flows",
+                    )
+                }
+            };
+            let hosts = select_hosts(&w.hosts, d.n_hosts, used, i, rng)?;
+            if hosts.len() < 2 {
+                return err(&field(i, "hosts"), "a Poisson workload needs at least 2 hosts");
+            }
+            for (src, dst, size, at) in poisson_arrivals(&cdf, load, &hosts, &d.host_rates, start, stop, rng) {
+                out.push(FlowSpec { start: at, ..spec(src, dst, size, Time::MAX) });
+            }
+        }
         WorkloadKind::Flows | WorkloadKind::HtsimCm => {
             let Some(file) = &w.file else {
                 return err(&field(i, "file"), "required: path of the flow file (relative to the scenario file)");
@@ -375,6 +415,106 @@ fn generate_flows(
 /// - `RandomPairs` (mode 2): per flow a receiver uniform, then a sender uniform ≠ it.
 ///
 /// Draws come from `rng` (the workload stream), with replacement.
+/// A flow-size distribution given as points of its CDF, linear in between (the format of
+/// `shared/workloads/*.cdf` and of the HPCC/pFabric generators: "bytes probability" per
+/// line, `#` comments, probabilities rising to 1).
+#[derive(Clone, Debug)]
+pub struct SizeCdf {
+    points: Vec<(f64, f64)>,
+}
+
+impl SizeCdf {
+    pub fn parse(text: &str) -> Result<SizeCdf, String> {
+        let mut points: Vec<(f64, f64)> = Vec::new();
+        for (n, line) in text.lines().enumerate() {
+            let line = line.split('#').next().unwrap_or("").trim();
+            if line.is_empty() {
+                continue;
+            }
+            let mut cols = line.split_whitespace().map(str::parse::<f64>);
+            let (Some(Ok(x)), Some(Ok(p)), None) = (cols.next(), cols.next(), cols.next()) else {
+                return Err(format!("line {}: expected two numbers \"bytes probability\", got {line:?}", n + 1));
+            };
+            if !(x >= 0.0 && x.is_finite() && (0.0..=1.0).contains(&p)) {
+                return Err(format!("line {}: size must be >= 0 and probability in [0, 1]", n + 1));
+            }
+            if let Some(&(px, pp)) = points.last() {
+                if x < px || p < pp {
+                    return Err(format!("line {}: sizes and probabilities must not decrease", n + 1));
+                }
+            }
+            points.push((x, p));
+        }
+        match points.last() {
+            None => Err("no points".into()),
+            Some(&(_, p)) if (p - 1.0).abs() > 1e-9 => Err(format!("the last probability is {p}, not 1")),
+            Some(_) => Ok(SizeCdf { points }),
+        }
+    }
+
+    /// Mean size: each segment holds its probability mass uniformly between its ends.
+    pub fn mean(&self) -> f64 {
+        let first = self.points[0];
+        let mut mean = first.0 * first.1;
+        for w in self.points.windows(2) {
+            mean += (w[0].0 + w[1].0) / 2.0 * (w[1].1 - w[0].1);
+        }
+        mean
+    }
+
+    /// The size at cumulative probability `u` in [0, 1) (inverse CDF, linear in segments).
+    pub fn quantile(&self, u: f64) -> f64 {
+        let first = self.points[0];
+        if u <= first.1 {
+            return first.0;
+        }
+        for w in self.points.windows(2) {
+            let ((x0, p0), (x1, p1)) = (w[0], w[1]);
+            if u <= p1 && p1 > p0 {
+                return x0 + (x1 - x0) * (u - p0) / (p1 - p0);
+            }
+        }
+        self.points[self.points.len() - 1].0
+    }
+}
+
+/// Flows (src, dst, bytes, start) of a Poisson workload: each host in `hosts` starts flows
+/// at rate load × its link rate / (8 × mean size), from `start` until `stop`, to a
+/// uniformly drawn other host of the set, with sizes drawn from `cdf` (at least 1 byte).
+/// Sorted by start time (ties by source).
+pub fn poisson_arrivals(
+    cdf: &SizeCdf,
+    load: f64,
+    hosts: &[u32],
+    host_rates: &[Rate],
+    start: Time,
+    stop: Time,
+    rng: &mut Rng,
+) -> Vec<(u32, u32, u64, Time)> {
+    let mean_bits = cdf.mean() * 8.0;
+    let mut out = Vec::new();
+    for (k, &src) in hosts.iter().enumerate() {
+        let per_second = load * host_rates[src as usize].as_gbps_f64() * 1e9 / mean_bits;
+        let mut t = start.as_secs_f64();
+        loop {
+            // 1 - u is in (0, 1], so the logarithm is finite.
+            t += -(1.0 - rng.next_f64()).ln() / per_second;
+            let at = Time::from_secs_f64(t);
+            if at >= stop {
+                break;
+            }
+            let mut j = rng.below(hosts.len() as u64 - 1) as usize;
+            if j >= k {
+                j += 1;
+            }
+            let size = cdf.quantile(rng.next_f64()).round().max(1.0) as u64;
+            out.push((src, hosts[j], size, at));
+        }
+    }
+    out.sort_by_key(|&(src, _, _, at)| (at, src));
+    out
+}
+
 pub fn traffic_mode_pairs(mode: TrafficMode, requested: u32, n_hosts: u32, rng: &mut Rng) -> Vec<(u32, u32)> {
     let n = n_hosts as u64;
     // Uniform over the hosts other than `not`: draw among N − 1 and step over it.
@@ -513,6 +653,45 @@ pub fn parse_htsim_cm(text: &str) -> Result<Vec<Row>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A hand-made CDF: half the flows uniform in [0, 100] B, half in [100, 300] B. Its mean
+    /// is 0.5·50 + 0.5·200 = 125 B, which is also ∫(1 − F) = 75 + 50.
+    const TWO_SEGMENTS: &str = "# comment\n0 0\n100 0.5\n300 1\n";
+
+    #[test]
+    fn size_cdf_mean_and_quantiles_follow_linear_segments() {
+        let cdf = SizeCdf::parse(TWO_SEGMENTS).unwrap();
+        assert!((cdf.mean() - 125.0).abs() < 1e-9);
+        assert_eq!(cdf.quantile(0.25), 50.0);
+        assert_eq!(cdf.quantile(0.5), 100.0);
+        assert_eq!(cdf.quantile(0.75), 200.0);
+        // A point mass: 20 % of flows are exactly 1000 B.
+        let steps = SizeCdf::parse("1000 0.2\n2000 1").unwrap();
+        assert!((steps.mean() - (0.2 * 1000.0 + 0.8 * 1500.0)).abs() < 1e-9);
+        assert!(SizeCdf::parse("0 0\n10 0.9").unwrap_err().contains("not 1"));
+        assert!(SizeCdf::parse("0 0\n10 0.6\n5 1").unwrap_err().contains("line 3"));
+    }
+
+    /// 16 hosts at 100 Gb/s offered load 0.5 with a 125 B mean size start 5e7 flows/s each:
+    /// over 10 µs, 8000 flows in expectation (Poisson, σ ≈ 89) carrying 1 MB in all.
+    #[test]
+    fn poisson_arrivals_offer_the_requested_load() {
+        let cdf = SizeCdf::parse(TWO_SEGMENTS).unwrap();
+        let hosts: Vec<u32> = (0..16).collect();
+        let rates = vec![Rate::gbps(100); 16];
+        let mut rng = Rng::stream(7, "workload");
+        let flows = poisson_arrivals(&cdf, 0.5, &hosts, &rates, Time::ZERO, Time::from_us(10), &mut rng);
+        let n = flows.len() as f64;
+        assert!((n - 8000.0).abs() < 4.0 * 8000f64.sqrt(), "{n} flows");
+        let bytes: u64 = flows.iter().map(|f| f.2).sum();
+        assert!((bytes as f64 / 1e6 - 1.0).abs() < 0.05, "{bytes} bytes offered");
+        assert!(flows.iter().all(|&(s, d, _, at)| s != d && at < Time::from_us(10)));
+        assert!(flows.windows(2).all(|w| w[0].3 <= w[1].3), "sorted by start");
+        let mut per_dst = [0u32; 16];
+        flows.iter().for_each(|f| per_dst[f.1 as usize] += 1);
+        let expected = n / 16.0;
+        assert!(per_dst.iter().all(|&c| (c as f64 - expected).abs() < 5.0 * expected.sqrt()), "{per_dst:?}");
+    }
 
     #[test]
     fn derangement_has_no_fixed_point_and_is_a_permutation() {
