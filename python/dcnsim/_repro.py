@@ -19,7 +19,6 @@ import json
 import math
 import os
 import re
-import signal
 import statistics
 import sys
 import time
@@ -164,17 +163,6 @@ def simulate(spec: dict[str, Any], base_dir: str, columns: Sequence[str],
     }
 
 
-def _worker_init() -> None:
-    # Ctrl-C is the parent's business: it terminates the pool and keeps what finished.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-Job = tuple[str, dict[str, Any], str, tuple[str, ...], Optional[float]]
-
-
-def _worker(job: Job) -> tuple[str, dict[str, Any]]:
-    key, spec, base_dir, columns, cap_us = job
-    return key, simulate(spec, base_dir, columns, cap_us)
 
 
 def fmt_secs(s: float) -> str:
@@ -207,9 +195,12 @@ class CellLike(Protocol):
 
 def run_cells(
     cells: Sequence[CellLike], cache_dir: Path, base_dir: Path, jobs: int, columns: Sequence[str],
-    cap_us: Optional[float] = None, stream: Any = sys.stderr,
+    cap_us: Optional[float] = None, stream: Any = sys.stderr, dask: Optional[str] = None,
 ) -> tuple[dict[str, dict[str, Any]], bool]:
-    """Run every cell not in the cache; return {key: record} and whether Ctrl-C stopped it."""
+    """Run every cell not in the cache; return {key: record} and whether Ctrl-C stopped it.
+
+    The runs go to the sweep machinery's executors (``dcnsim._sweep``): a local process
+    pool of ``jobs`` workers, or Dask when ``dask`` names a scheduler (or ``"local"``)."""
     cache_dir.mkdir(parents=True, exist_ok=True)
     records: dict[str, dict[str, Any]] = {}
     todo: dict[str, CellLike] = {}
@@ -225,8 +216,9 @@ def run_cells(
                 pass  # a damaged cache file is simply run again
         todo[cell.key] = cell
     total = len(records) + len(todo)
-    print(f"reproduce: {total} distinct runs, {len(records)} cached, {len(todo)} to run on {jobs} "
-          f"worker{'s' if jobs != 1 else ''}", file=stream, flush=True)
+    where = f"Dask {dask}" if dask else f"{jobs} worker{'s' if jobs != 1 else ''}"
+    print(f"reproduce: {total} distinct runs, {len(records)} cached, {len(todo)} to run on {where}",
+          file=stream, flush=True)
     if not todo:
         return records, False
 
@@ -236,8 +228,11 @@ def run_cells(
     def finished(key: str, record: dict[str, Any]) -> None:
         nonlocal done_here
         cell = todo[key]
-        write_json_atomic(cache_dir / f"{key}.json",
-                          {"key": key, **cell.cache_meta(), "scenario": cell.spec, "record": record})
+        if "wall_seconds" not in record:  # the executor lost the run (a dead worker): not cached
+            record = {**record, "wall_seconds": 0.0}
+        else:
+            write_json_atomic(cache_dir / f"{key}.json",
+                              {"key": key, **cell.cache_meta(), "scenario": cell.spec, "record": record})
         records[key] = record
         done_here += 1
         elapsed = time.perf_counter() - started
@@ -249,28 +244,23 @@ def run_cells(
             file=stream, flush=True,
         )
 
-    jobs_list: list[Job] = [(key, cell.spec, str(base_dir), tuple(columns), cap_us) for key, cell in todo.items()]
     interrupted = False
-    if jobs <= 1:
+    if jobs <= 1 and not dask:
         try:
-            for job in jobs_list:
-                key, record = _worker(job)
-                finished(key, record)
+            for key, cell in todo.items():
+                finished(key, simulate(cell.spec, str(base_dir), columns, cap_us))
         except KeyboardInterrupt:
             interrupted = True
     else:
-        import multiprocessing
+        from dcnsim._sweep import dask_executor, local_executor
 
-        pool = multiprocessing.get_context("spawn").Pool(jobs, initializer=_worker_init)
+        executor = dask_executor(dask, jobs) if dask else local_executor(jobs)
+        job_list = [(key, simulate, (cell.spec, str(base_dir), tuple(columns), cap_us)) for key, cell in todo.items()]
         try:
-            for key, record in pool.imap_unordered(_worker, jobs_list):
+            for key, record in executor(job_list):
                 finished(key, record)
-            pool.close()
         except KeyboardInterrupt:
             interrupted = True
-            pool.terminate()
-        finally:
-            pool.join()
     if interrupted:
         print(f"interrupted: {done_here} of {len(todo)} runs finished; writing the table from what finished",
               file=stream, flush=True)

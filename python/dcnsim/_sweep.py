@@ -31,6 +31,7 @@ import hashlib
 import itertools
 import json
 import math
+import multiprocessing
 import os
 import signal
 import sys
@@ -263,7 +264,10 @@ def local_executor(jobs: int) -> Callable[[Sequence[Job]], Iterator[tuple[str, d
 def _pool_round(group: Sequence[Job], workers: int) -> Iterator[tuple[str, dict[str, Any]]]:
     """Runs ``group`` on a fresh pool, yielding results; returns the jobs lost to a dead
     worker (the pool cannot tell which one died)."""
-    pool = ProcessPoolExecutor(max_workers=workers, initializer=_ignore_sigint)
+    # Spawned, not forked: forking a process that runs threads (a Dask client, a GUI,
+    # pyarrow's pools) can deadlock the child.
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=_ignore_sigint,
+                               mp_context=multiprocessing.get_context("spawn"))
     futures = {pool.submit(fn, *args): (key, fn, args) for key, fn, args in group}
     lost: list[Job] = []
     try:

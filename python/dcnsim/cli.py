@@ -101,6 +101,8 @@ def _parser() -> argparse.ArgumentParser:
                            help="mswift: figure numbers, e.g. 4,6; dctcp-vs-swift: experiments, e.g. E3,E4 "
                            "(default all)")
     repro_cmd.add_argument("--out", metavar="DIR", help="output directory (default results/reproduce-<paper>)")
+    repro_cmd.add_argument("--dask", metavar="ADDRESS",
+                           help="run the cells on Dask distributed (a scheduler address, or 'local')")
     repro_cmd.set_defaults(command=_reproduce_command)
     return parser
 
@@ -137,7 +139,8 @@ def _reproduce_command(args: argparse.Namespace) -> int:
         from dcnsim.reproduce import reproduce_mswift as reproduce_paper
 
     try:
-        code, table = reproduce_paper(quick=args.quick, seeds=args.seeds, jobs=args.jobs, only=args.only, out=args.out)
+        code, table = reproduce_paper(quick=args.quick, seeds=args.seeds, jobs=args.jobs, only=args.only, out=args.out,
+                                      dask=args.dask)
     except (ValueError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -925,7 +925,7 @@ def write_plots(out: Path, grids: dict[str, Grid]) -> list[Path]:
 
 def reproduce_mswift(
     *, quick: bool = False, seeds: Optional[int] = None, jobs: Optional[int] = None, only: Optional[str] = None,
-    out: Optional[str] = None, stream: Any = sys.stderr,
+    out: Optional[str] = None, stream: Any = sys.stderr, dask: Optional[str] = None,
 ) -> tuple[int, str]:
     """Run the selected figures and write the results; return (exit code, table text)."""
     figs = parse_only(only)
@@ -943,7 +943,7 @@ def reproduce_mswift(
 
     cells = build_cells(figs, n_seeds, quick, exp_dir, fingerprint, scale)
     out_dir.mkdir(parents=True, exist_ok=True)
-    records, interrupted = run_cells(cells, out_dir / "cache", exp_dir, n_jobs, _FLOW_COLUMNS, SIM_CAP_US, stream)
+    records, interrupted = run_cells(cells, out_dir / "cache", exp_dir, n_jobs, _FLOW_COLUMNS, SIM_CAP_US, stream, dask=dask)
 
     results = [evaluate(c, records[c.key]) for c in cells if c.key in records]
     grids: dict[str, Grid] = {}

@@ -564,7 +564,7 @@ def write_plots(out: Path, grids: dict[str, Grid]) -> list[Path]:
 
 def reproduce_dctcp_vs_swift(
     *, quick: bool = False, seeds: Optional[int] = None, jobs: Optional[int] = None, only: Optional[str] = None,
-    out: Optional[str] = None, stream: Any = sys.stderr,
+    out: Optional[str] = None, stream: Any = sys.stderr, dask: Optional[str] = None,
 ) -> tuple[int, str]:
     """Run the selected experiments and write the results; return (exit code, table text)."""
     exps = parse_only(only)
@@ -577,7 +577,7 @@ def reproduce_dctcp_vs_swift(
     started = time.perf_counter()
     cells = build_cells(exps, n_seeds, quick, exp_dir, core_fingerprint())
     out_dir.mkdir(parents=True, exist_ok=True)
-    records, interrupted = run_cells(cells, out_dir / "cache", exp_dir, n_jobs, _FLOW_COLUMNS, None, stream)
+    records, interrupted = run_cells(cells, out_dir / "cache", exp_dir, n_jobs, _FLOW_COLUMNS, None, stream, dask=dask)
     results = [evaluate(c, records[c.key]) for c in cells if c.key in records]
     grids = {k: Grid(EXPERIMENTS[k], [r for r in results if r.cell.exp == k]) for k in exps}
     grids = {k: g for k, g in grids.items() if g.results}
