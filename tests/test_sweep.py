@@ -136,3 +136,17 @@ def test_failing_points_are_reported_and_the_others_finish(tmp_path: Path, monke
     assert (s[s["status"] == "ok"]["flows_finished"] > 0).all() and (s["status"] == "ok").sum() == 9
     record = json.loads((tmp_path / "out" / "runs" / raised["point"].iloc[0] / "done.json").read_text())
     assert record["status"] == "error"
+
+
+def test_a_point_over_its_timeout_is_recorded_and_keeps_what_it_simulated(tmp_path: Path) -> None:
+    sweep = _tiny_dict()
+    sweep["axes"] = {"seeds": 2}
+    result = dcnsim.sweep(sweep, tmp_path / "out", jobs=1, timeout=0.001, progress=False)
+    s = result.summary
+    assert list(s["status"]) == ["timeout", "timeout"] and not result.complete
+    assert s["error"].str.contains("timeout after 0.001 s").all()
+    assert (s["complete"] == False).all()  # noqa: E712
+    assert (s["sim_time_us"] < 2000).all(), "stopped before the scenario's 2 ms"
+    # A timed-out point is tried again on the next run of the sweep.
+    again = dcnsim.sweep(sweep, tmp_path / "out", jobs=1, progress=False)
+    assert again.complete and (again.summary["sim_time_us"] == 2000).all()
