@@ -141,6 +141,8 @@ pub struct PortStats {
     pub tx_packets: u64,
     pub tx_bytes: u64,
     pub drops: u64,
+    /// Data packets cut to their header here.
+    pub trims: u64,
     pub ecn_marks: u64,
     pub max_queue: u64,
     pub queue_integral: u128,
@@ -171,7 +173,8 @@ pub struct Port {
     /// A failed link carries nothing; routing avoids it.
     pub up: bool,
     pub queue: VecDeque<u32>,
-    /// ACKs when `ack_priority` is on: served before `queue`, outside its buffer and ECN.
+    /// ACKs, NACKs and trimmed headers when `ack_priority` is on: served before `queue`,
+    /// outside its buffer and ECN.
     pub ctrl: VecDeque<u32>,
     /// Packets on the wire, oldest first, with their arrival times at the far end.
     pub pipe: VecDeque<(Time, u32)>,
@@ -179,6 +182,8 @@ pub struct Port {
     /// Two-class scheduling instead of one FIFO (switch ports with `scheduler = "drr"`).
     pub drr: Option<Box<Drr>>,
     pub ack_priority: bool,
+    /// Data that does not fit is trimmed to its header instead of dropped.
+    pub trimming: bool,
     /// Adaptive routing: the quantised queue level and when it was last read.
     pub ar_level: u8,
     pub ar_at: Time,
@@ -206,6 +211,7 @@ impl Port {
             ecn: None,
             drr: None,
             ack_priority: false,
+            trimming: false,
             ar_level: 0,
             ar_at: Time::ZERO,
             loss_rate: 0.0,
