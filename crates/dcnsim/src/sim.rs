@@ -612,8 +612,9 @@ impl Simulation {
             flow.sender.rto_deadline = Time::MAX;
             return;
         }
-        flow.on_timeout(now, &self.cfg);
-        self.counters.timeouts += 1;
+        if flow.on_timeout(now, &self.cfg) {
+            self.counters.timeouts += 1;
+        }
         self.arm_rto(f);
         self.make_ready(f);
     }
@@ -785,6 +786,80 @@ mod tests {
             lb = "ar"
         "#;
         crate::from_toml(toml, std::path::Path::new(".")).unwrap()
+    }
+
+    /// Spec smartt-nscc.md §6.1 U8 (switch part): a data packet arriving at a full data
+    /// queue of a trimming port becomes exactly one 64-byte header in the priority queue,
+    /// the data queue unchanged; headers and ACKs leave before queued data.
+    #[test]
+    fn u8_trimming_puts_one_header_in_the_priority_queue_and_it_overtakes_data() {
+        use crate::net::{flags, Packet, PacketKind};
+        let toml = r#"
+            [topology]
+            kind = "star"
+            hosts = 3
+            mtu = "4160B"
+            [switch]
+            buffer = "12480B"
+            trimming = true
+            [transport]
+            cc = "nscc"
+            [[workload]]
+            kind = "incast"
+            receiver = 0
+            senders = 2
+            size = "1MB"
+        "#;
+        let mut s = crate::from_toml(toml, std::path::Path::new(".")).unwrap();
+        let p = s.routing.host_down_port[0];
+        s.ports[p as usize].busy_until = Time::from_us(1);
+        let data = |psn| Packet {
+            flow: 0,
+            psn,
+            sacked_psn: 0,
+            size: 4160,
+            dst: 0,
+            entropy: 0,
+            sent_at: Time::ZERO,
+            kind: PacketKind::Data,
+            flags: flags::ECT,
+        };
+        for psn in 0..3 {
+            let h = s.arena.alloc(data(psn));
+            s.enqueue(p, h);
+        }
+        assert_eq!((s.ports[p as usize].queue.len(), s.ports[p as usize].queued_bytes), (3, 3 * 4160));
+        let h = s.arena.alloc(data(3));
+        s.enqueue(p, h);
+        let port = &s.ports[p as usize];
+        assert_eq!((port.queue.len(), port.queued_bytes, port.ctrl.len()), (3, 3 * 4160, 1));
+        let header = s.arena.get(port.ctrl[0]);
+        assert_eq!((header.psn, header.size), (3, 64));
+        assert!(header.has(flags::TRIMMED) && header.is_control());
+        assert_eq!((s.counters.trims, s.counters.drops, s.flows[0].trims), (1, 0, 1));
+        let ack = Packet { kind: PacketKind::Ack, size: 64, psn: 9, ..data(0) };
+        let h = s.arena.alloc(ack);
+        s.enqueue(p, h);
+        // Serve the port: the header, then the ACK, then the data in order.
+        let mut order = Vec::new();
+        for _ in 0..5 {
+            let t = s.ports[p as usize].busy_until;
+            s.events.advance_to(t);
+            s.port_start(p);
+            let &(_, h) = s.ports[p as usize].pipe.back().unwrap();
+            let pkt = s.arena.get(h);
+            order.push((pkt.kind, pkt.psn));
+        }
+        assert_eq!(
+            order,
+            vec![
+                (PacketKind::Data, 3),
+                (PacketKind::Ack, 9),
+                (PacketKind::Data, 0),
+                (PacketKind::Data, 1),
+                (PacketKind::Data, 2)
+            ]
+        );
     }
 
     /// Adaptive routing picks the port with the lowest quantised level, and spreads

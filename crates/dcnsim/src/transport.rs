@@ -714,11 +714,12 @@ impl Flow {
     }
 
     /// The retransmission timer fired at `now` (and its deadline has passed): every
-    /// outstanding packet not yet acknowledged is presumed lost.
-    pub fn on_timeout(&mut self, now: Time, cfg: &TransportConfig) {
+    /// outstanding packet not yet acknowledged is presumed lost (or, under
+    /// `TimeoutPolicy::Expired`, those outstanding for a whole RTO). Returns whether this
+    /// was a timeout (something was declared lost).
+    pub fn on_timeout(&mut self, now: Time, cfg: &TransportConfig) -> bool {
         if self.sender.timeout_policy == TimeoutPolicy::Expired {
-            self.timeout_expired(now);
-            return;
+            return self.timeout_expired(now);
         }
         let s = &mut self.sender;
         s.timeouts += 1;
@@ -736,13 +737,14 @@ impl Flow {
         s.backoff = (s.backoff + 1).min(16);
         let backed_off = Time(s.rto.0.saturating_mul(1 << s.backoff)).min(cfg.rto_max);
         s.rto_deadline = now + backed_off;
+        true
     }
 
     /// `TimeoutPolicy::Expired`: declares lost only the packets outstanding for a whole RTO,
     /// then re-arms the timer for the oldest packet still out. A timer that finds nothing
     /// expired (progress moved the deadline after it was set) only re-arms. The RTO is
     /// fixed by the algorithm, so there is no backoff.
-    fn timeout_expired(&mut self, now: Time) {
+    fn timeout_expired(&mut self, now: Time) -> bool {
         let (header, payload, last_payload) = (self.header, self.payload, self.last_payload);
         let s = &mut self.sender;
         let mut next = Time::MAX;
@@ -770,6 +772,7 @@ impl Flow {
         }
         // Retransmissions re-arm the timer when they leave (`emit`).
         s.rto_deadline = next;
+        expired
     }
 
     /// A NACK arrived: the transmission of `pkt.psn` sent at `pkt.sent_at` was trimmed.
@@ -1030,6 +1033,26 @@ mod tests {
         assert_eq!(r.psn, 2);
         assert!(r.has(flags::RETX));
         assert_eq!(f.sender.retransmits, 1);
+    }
+
+    /// NSCC turns SACK-hole loss detection off (spec mswift-mnscc §2.8 and §6 A9): a
+    /// packet overtaken by many others is never retransmitted while it is only late.
+    #[test]
+    fn nscc_never_retransmits_on_reordering() {
+        let c = cfg(1);
+        let info = crate::cc::test_info(1064, 1 << 20, Time::from_us(10), 2, Rate::gbps(100), 1 << 20);
+        let cc = Box::new(crate::cc::nscc::Nscc::new(&Default::default(), false, &info));
+        let mut f = Flow::new(0, 0, 1, 20 * 1000, Time::ZERO, Time::MAX, 0, cc, &c, 7, LbName::Ops, 8);
+        f.started = true;
+        let sent: Vec<Packet> = (0..20).map(|_| f.emit(Time::ZERO, 0)).collect();
+        for p in (0..20).filter(|&p| p != 2) {
+            round_trip(&mut f, &sent[p], &c);
+        }
+        assert_eq!(f.sender.cum_acked, 2);
+        assert_eq!(f.send_state(Time(3)), SendState::Blocked, "nothing to retransmit, nothing new");
+        round_trip(&mut f, &sent[2], &c);
+        assert!(f.sender_done());
+        assert_eq!(f.sender.retransmits, 0);
     }
 
     /// Records what the transport reports as confirmed losses.

@@ -309,6 +309,30 @@ mod tests {
         }
     }
 
+    /// Spec smartt-nscc.md §6.1 U8 (RED part) with the paper's Kmin = 20 %, Kmax = 80 % of
+    /// a 1-BDP queue (276 packets of 4160 B) and htsim's ramp to 1 at Kmax: the marked
+    /// fraction over 10⁵ dequeues is 0 at or below Kmin, 0.5 ± 0.02 at the midpoint and 1
+    /// above Kmax.
+    #[test]
+    fn u8_red_dequeue_mark_probability() {
+        let q = 276 * 4160u64;
+        let red = EcnPolicy { kmin: q / 5, kmax: q * 4 / 5, pmax: 1.0, at: MarkPoint::Dequeue, mark_if: MarkIf::Above };
+        let mut rng = crate::engine::Rng::stream(1, "red");
+        let mut fraction = |queued: u64| {
+            let marked = (0..100_000)
+                .filter(|_| match red.decide(queued) {
+                    MarkDecision::No => false,
+                    MarkDecision::Yes => true,
+                    MarkDecision::Ramp(p) => rng.next_f64() < p,
+                })
+                .count();
+            marked as f64 / 100_000.0
+        };
+        assert_eq!(fraction(q / 5), 0.0);
+        assert!((fraction(q / 2) - 0.5).abs() < 0.02);
+        assert_eq!(fraction(q * 4 / 5 + 1), 1.0);
+    }
+
     #[test]
     fn red_ramp_is_linear_between_thresholds() {
         let red = EcnPolicy { kmin: 100, kmax: 300, pmax: 0.5, at: MarkPoint::Dequeue, mark_if: MarkIf::Above };
