@@ -206,6 +206,15 @@ fn validate_numbers(s: &Scenario) -> Result<(), ScenarioError> {
     if let Err((field, msg)) = tr.swift.validate() {
         return err(&format!("transport.swift.{field}"), msg);
     }
+    if let Err((field, msg)) = tr.nscc.validate() {
+        return err(&format!("transport.nscc.{field}"), msg);
+    }
+    if sw.trimming && !sw.ack_priority {
+        return err(
+            "switch.trimming",
+            "trimmed headers travel in the priority queue; set ack_priority = true (the default) or trimming = false",
+        );
+    }
     if tr.dctcp.min_cwnd_pkts == 0 || tr.newreno.min_cwnd_pkts == 0 {
         return err("transport.min_cwnd_pkts", "allowed 1 or more");
     }
@@ -294,6 +303,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
             if from_switch {
                 p.ecn = ecn;
                 p.ack_priority = s.switch.ack_priority;
+                p.trimming = s.switch.trimming;
                 if s.switch.scheduler == Scheduler::Drr {
                     let w = s.switch.drr.weights;
                     p.drr = Some(Box::new(Drr::new(s.switch.drr.quantum.0, [w[0] as u64, w[1] as u64], p.buffer)));
@@ -429,7 +439,16 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
             InitialWindow::Packets(n) => n as u64,
             InitialWindow::Bdp => ((bottleneck.bytes_in(base_rtt) / mtu as f64).ceil() as u64).max(1),
         };
-        let info = FlowInfo { mtu, initial_window: iw_pkts * mtu, base_rtt, hops: fwd.len() as u32, bottleneck };
+        let info = FlowInfo {
+            mtu,
+            initial_window: iw_pkts * mtu,
+            base_rtt,
+            hops: fwd.len() as u32,
+            bottleneck,
+            header: cfg.header_bytes as u64,
+            switch_buffer: s.switch.buffer.0,
+            trimming: s.switch.trimming,
+        };
         let cc = crate::cc::make(sp.cc, tr, &info);
         let entropy = ecmp_rng.next_u64() as u32;
         // An application-fed flow drains its buffer after the app stops at `sp.stop`.

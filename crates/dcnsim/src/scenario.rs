@@ -10,6 +10,7 @@ use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 use crate::app::AppCfg;
 use crate::cc::dctcp::DctcpParams;
 use crate::cc::newreno::NewRenoParams;
+use crate::cc::nscc::NsccParams;
 use crate::cc::swift::SwiftParams;
 use crate::net::{MarkIf, MarkPoint};
 use crate::transport::LossRule;
@@ -374,6 +375,10 @@ pub struct SwitchCfg {
     pub drr: DrrCfg,
     #[serde(default)]
     pub ar: ArCfg,
+    /// A data packet that does not fit the buffer is cut to its header, which goes on in
+    /// the priority queue (spec `smartt-nscc.md` §2.16); the receiver NACKs it.
+    #[serde(default)]
+    pub trimming: bool,
 }
 
 impl Default for SwitchCfg {
@@ -385,6 +390,7 @@ impl Default for SwitchCfg {
             scheduler: Scheduler::Fifo,
             drr: DrrCfg::default(),
             ar: ArCfg::default(),
+            trimming: false,
         }
     }
 }
@@ -397,6 +403,8 @@ pub enum CcName {
     Swift,
     Lswift,
     Mswift,
+    Nscc,
+    Mnscc,
 }
 
 impl CcName {
@@ -407,6 +415,8 @@ impl CcName {
             CcName::Swift => "swift",
             CcName::Lswift => "lswift",
             CcName::Mswift => "mswift",
+            CcName::Nscc => "nscc",
+            CcName::Mnscc => "mnscc",
         }
     }
 }
@@ -556,6 +566,9 @@ pub struct TransportCfg {
     pub reps: RepsParams,
     #[serde(default)]
     pub swift: SwiftParams,
+    /// NSCC and MNSCC (`[transport.nscc]`).
+    #[serde(default)]
+    pub nscc: NsccParams,
     #[serde(default = "default_loss_rule")]
     pub loss_rule: LossRule,
     /// Pace every flow at one window per smoothed RTT (otherwise only algorithms that ask

@@ -28,6 +28,10 @@ pub struct Counters {
     pub data_packets: u64,
     pub ack_packets: u64,
     pub timeouts: u64,
+    /// Data packets cut to their header by a switch (trimming).
+    pub trims: u64,
+    /// NACKs the receivers sent for trimmed headers.
+    pub nacks: u64,
 }
 
 pub struct Simulation {
@@ -408,27 +412,33 @@ impl Simulation {
         choice
     }
 
-    /// Hands packet `h` to port `p`: ACKs to the priority queue when the port has one,
-    /// data through buffer admission and ECN (per class under DRR); sent at once if the
-    /// port is quiet, else queued until the serialiser frees.
+    /// Hands packet `h` to port `p`: control packets (ACKs, NACKs, trimmed headers) to the
+    /// priority queue when the port has one, data through buffer admission and ECN (per
+    /// class under DRR); data that does not fit is dropped, or trimmed to its header and
+    /// sent on as control when the port trims. Sent at once if the port is quiet, else
+    /// queued until the serialiser frees.
     fn enqueue(&mut self, p: u32, h: u32) {
         let now = self.now();
         let pkt = self.arena.get(h);
-        let size = pkt.size as u64;
-        let priority_ack = pkt.kind == PacketKind::Ack && self.ports[p as usize].ack_priority;
+        let mut size = pkt.size as u64;
+        let mut priority = pkt.is_control() && self.ports[p as usize].ack_priority;
         // With two-class scheduling, buffer and ECN act on the packet's class alone.
         let class = pkt.has(flags::CLASS1) as usize;
-        if !priority_ack {
+        if !priority {
             let port = &self.ports[p as usize];
             let (occupancy, capacity) = match &port.drr {
                 Some(d) => (d.bytes[class], d.class_buffer[class]),
                 None => (port.queued_bytes, port.buffer),
             };
             if occupancy + size > capacity {
-                self.drop_packet(p, h);
-                return;
-            }
-            if let Some(ecn) = port.ecn {
+                // Trimming ports always have a priority queue (validated).
+                if !port.trimming {
+                    self.drop_packet(p, h);
+                    return;
+                }
+                size = self.trim(p, h);
+                priority = true;
+            } else if let Some(ecn) = port.ecn {
                 if ecn.at == MarkPoint::Enqueue && self.mark(p, h, occupancy) {
                     self.drop_packet(p, h);
                     return;
@@ -440,7 +450,7 @@ impl Simulation {
             self.transmit(p, h);
             return;
         }
-        if priority_ack {
+        if priority {
             port.ctrl.push_back(h);
         } else {
             match port.drr.as_mut() {
@@ -450,6 +460,20 @@ impl Simulation {
             port.change_occupancy(now, size as i64);
         }
         self.wake_when_free(p);
+    }
+
+    /// Cuts data packet `h` to its header at port `p` (spec smartt-nscc.md §2.16: the
+    /// arriving packet is the one trimmed). Returns its new size.
+    fn trim(&mut self, p: u32, h: u32) -> u64 {
+        let header = self.cfg.header_bytes;
+        let pkt = self.arena.get_mut(h);
+        pkt.size = header;
+        pkt.flags |= flags::TRIMMED;
+        let f = pkt.flow;
+        self.flows[f as usize].trims += 1;
+        self.ports[p as usize].stats.trims += 1;
+        self.counters.trims += 1;
+        header as u64
     }
 
     fn drop_packet(&mut self, p: u32, h: u32) {
@@ -466,8 +490,10 @@ impl Simulation {
         let pkt: Packet = *self.arena.get(h);
         self.arena.free(h);
         match pkt.kind {
+            PacketKind::Data if pkt.has(flags::TRIMMED) => self.receive_trimmed(&pkt),
             PacketKind::Data => self.receive_data(&pkt),
             PacketKind::Ack => self.receive_ack(&pkt),
+            PacketKind::Nack => self.receive_nack(&pkt),
         }
     }
 
@@ -492,7 +518,35 @@ impl Simulation {
         }
     }
 
+    /// A trimmed header reached its receiver: NACK it (or ACK it, if the PSN arrived anyway).
+    fn receive_trimmed(&mut self, pkt: &Packet) {
+        let (reply, nack) = self.flows[pkt.flow as usize].on_trimmed(pkt);
+        if nack {
+            self.counters.nacks += 1;
+            self.send_reply(pkt.flow, reply, PacketKind::Nack);
+        } else {
+            self.send_reply(pkt.flow, reply, PacketKind::Ack);
+        }
+    }
+
+    fn receive_nack(&mut self, pkt: &Packet) {
+        let now = self.now();
+        let f = pkt.flow;
+        let flow = &mut self.flows[f as usize];
+        if flow.sender_done() {
+            return;
+        }
+        if flow.on_nack(now, pkt) {
+            self.make_ready(f);
+        }
+    }
+
     fn send_ack(&mut self, f: u32, a: AckToSend) {
+        self.send_reply(f, a, PacketKind::Ack);
+    }
+
+    /// An ACK or NACK from flow `f`'s receiver back to its sender.
+    fn send_reply(&mut self, f: u32, a: AckToSend, kind: PacketKind) {
         let flow = &self.flows[f as usize];
         let pkt = Packet {
             flow: f,
@@ -502,7 +556,7 @@ impl Simulation {
             dst: flow.src,
             entropy: a.entropy,
             sent_at: a.sent_at,
-            kind: PacketKind::Ack,
+            kind,
             flags: if a.ece { flags::ECE } else { 0 }
                 | if a.retx { flags::RETX } else { 0 }
                 | if flow.lb.sprays() { 0 } else { flags::CLASS1 },
@@ -558,8 +612,9 @@ impl Simulation {
             flow.sender.rto_deadline = Time::MAX;
             return;
         }
-        flow.on_timeout(now, &self.cfg);
-        self.counters.timeouts += 1;
+        if flow.on_timeout(now, &self.cfg) {
+            self.counters.timeouts += 1;
+        }
         self.arm_rto(f);
         self.make_ready(f);
     }
@@ -684,6 +739,7 @@ impl Simulation {
         t.push("delay_sum_us", Column::F64(delay_sum));
         t.push("first_tx_us", Column::F64(first_tx));
         t.push("last_rx_us", Column::F64(last_rx));
+        t.push("trims", Column::I64(self.flows.iter().map(|f| f.trims as i64).collect()));
         t
     }
 
@@ -703,6 +759,8 @@ impl Simulation {
             ("drops", c.drops as f64),
             ("ecn_marks", c.ecn_marks as f64),
             ("timeouts", c.timeouts as f64),
+            ("trims", c.trims as f64),
+            ("nacks", c.nacks as f64),
             ("retransmits", self.flows.iter().map(|f| f.sender.retransmits).sum::<u64>() as f64),
             ("peak_packets_in_flight", self.arena.peak_live() as f64),
             ("sim_time_us", self.now().as_us_f64()),
@@ -728,6 +786,80 @@ mod tests {
             lb = "ar"
         "#;
         crate::from_toml(toml, std::path::Path::new(".")).unwrap()
+    }
+
+    /// Spec smartt-nscc.md §6.1 U8 (switch part): a data packet arriving at a full data
+    /// queue of a trimming port becomes exactly one 64-byte header in the priority queue,
+    /// the data queue unchanged; headers and ACKs leave before queued data.
+    #[test]
+    fn u8_trimming_puts_one_header_in_the_priority_queue_and_it_overtakes_data() {
+        use crate::net::{flags, Packet, PacketKind};
+        let toml = r#"
+            [topology]
+            kind = "star"
+            hosts = 3
+            mtu = "4160B"
+            [switch]
+            buffer = "12480B"
+            trimming = true
+            [transport]
+            cc = "nscc"
+            [[workload]]
+            kind = "incast"
+            receiver = 0
+            senders = 2
+            size = "1MB"
+        "#;
+        let mut s = crate::from_toml(toml, std::path::Path::new(".")).unwrap();
+        let p = s.routing.host_down_port[0];
+        s.ports[p as usize].busy_until = Time::from_us(1);
+        let data = |psn| Packet {
+            flow: 0,
+            psn,
+            sacked_psn: 0,
+            size: 4160,
+            dst: 0,
+            entropy: 0,
+            sent_at: Time::ZERO,
+            kind: PacketKind::Data,
+            flags: flags::ECT,
+        };
+        for psn in 0..3 {
+            let h = s.arena.alloc(data(psn));
+            s.enqueue(p, h);
+        }
+        assert_eq!((s.ports[p as usize].queue.len(), s.ports[p as usize].queued_bytes), (3, 3 * 4160));
+        let h = s.arena.alloc(data(3));
+        s.enqueue(p, h);
+        let port = &s.ports[p as usize];
+        assert_eq!((port.queue.len(), port.queued_bytes, port.ctrl.len()), (3, 3 * 4160, 1));
+        let header = s.arena.get(port.ctrl[0]);
+        assert_eq!((header.psn, header.size), (3, 64));
+        assert!(header.has(flags::TRIMMED) && header.is_control());
+        assert_eq!((s.counters.trims, s.counters.drops, s.flows[0].trims), (1, 0, 1));
+        let ack = Packet { kind: PacketKind::Ack, size: 64, psn: 9, ..data(0) };
+        let h = s.arena.alloc(ack);
+        s.enqueue(p, h);
+        // Serve the port: the header, then the ACK, then the data in order.
+        let mut order = Vec::new();
+        for _ in 0..5 {
+            let t = s.ports[p as usize].busy_until;
+            s.events.advance_to(t);
+            s.port_start(p);
+            let &(_, h) = s.ports[p as usize].pipe.back().unwrap();
+            let pkt = s.arena.get(h);
+            order.push((pkt.kind, pkt.psn));
+        }
+        assert_eq!(
+            order,
+            vec![
+                (PacketKind::Data, 3),
+                (PacketKind::Ack, 9),
+                (PacketKind::Data, 0),
+                (PacketKind::Data, 1),
+                (PacketKind::Data, 2)
+            ]
+        );
     }
 
     /// Adaptive routing picks the port with the lowest quantised level, and spreads

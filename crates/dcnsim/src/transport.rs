@@ -16,7 +16,7 @@
 use std::collections::{BTreeSet, VecDeque};
 
 use crate::app::OnOffApp;
-use crate::cc::{AckSample, CongestionControl, LossEvent, ReorderWindow};
+use crate::cc::{AckSample, CongestionControl, LossEvent, NackSample, ReorderWindow, TimeoutPolicy};
 use crate::net::{flags, Packet, PacketKind};
 use crate::scenario::LbName;
 use crate::units::{Rate, Time};
@@ -73,6 +73,13 @@ pub struct Sender {
     n_pkts: u32,
     /// PSNs `cum_acked..next_new` and their state.
     state: VecDeque<u8>,
+    /// When each of those PSNs was last transmitted (ages for `TimeoutPolicy::Expired`,
+    /// and telling a NACK of an old transmission from one of the current).
+    sent_at: VecDeque<Time>,
+    /// The algorithm's choices, read once: SACK-hole loss detection, fixed RTO, timeout scope.
+    sack_loss: bool,
+    fixed_rto: Option<Time>,
+    timeout_policy: TimeoutPolicy,
     pub next_new: u32,
     pub cum_acked: u32,
     highest_acked: u32,
@@ -108,6 +115,8 @@ pub struct Sender {
     pub stop_at: Time,
     pub retransmits: u64,
     pub timeouts: u64,
+    /// NACKs that marked a packet lost.
+    pub nacks: u64,
 }
 
 impl Sender {
@@ -205,6 +214,8 @@ pub struct Flow {
     pub receiver: Receiver,
     /// Data packets of this flow dropped anywhere (ACK drops count only at the ports).
     pub drops: u64,
+    /// Data packets of this flow trimmed to their header anywhere.
+    pub trims: u64,
     /// Scheduling flags used by the host NIC.
     pub in_ready: bool,
     pub wake_pending: bool,
@@ -263,6 +274,7 @@ impl Flow {
             let last = size - (n - 1) * payload as u64;
             (n as u32, last as u32)
         };
+        let (sack_loss, fixed_rto, timeout_policy) = (cc.sack_loss_detection(), cc.fixed_rto(), cc.timeout_policy());
         Flow {
             id,
             src,
@@ -283,6 +295,10 @@ impl Flow {
                 cc,
                 n_pkts,
                 state: VecDeque::new(),
+                sent_at: VecDeque::new(),
+                sack_loss,
+                fixed_rto,
+                timeout_policy,
                 next_new: 0,
                 cum_acked: 0,
                 highest_acked: 0,
@@ -301,7 +317,7 @@ impl Flow {
                 reo_grown_until: 0,
                 reo_wnd_persist: 0,
                 recovery_until: None,
-                rto: cfg.rto_initial,
+                rto: fixed_rto.unwrap_or(cfg.rto_initial),
                 backoff: 0,
                 rto_deadline: Time::MAX,
                 rto_event_at: Time::MAX,
@@ -310,6 +326,7 @@ impl Flow {
                 stop_at,
                 retransmits: 0,
                 timeouts: 0,
+                nacks: 0,
             },
             receiver: Receiver {
                 rcv_next: 0,
@@ -325,6 +342,7 @@ impl Flow {
                 finish: None,
             },
             drops: 0,
+            trims: 0,
             in_ready: false,
             wake_pending: false,
             started: false,
@@ -446,6 +464,7 @@ impl Flow {
                 let p = self.sender.next_new;
                 self.sender.next_new += 1;
                 self.sender.state.push_back(SENT);
+                self.sender.sent_at.push_back(now);
                 (p, false)
             }
         };
@@ -453,6 +472,7 @@ impl Flow {
         let s = &mut self.sender;
         if retx {
             s.state[(psn - s.cum_acked) as usize] = RESENT;
+            s.sent_at[(psn - s.cum_acked) as usize] = now;
             s.retransmits += 1;
         }
         s.in_flight += size as u64;
@@ -503,7 +523,7 @@ impl Flow {
             }
         }
         let base = s.srtt.unwrap().0 + 4 * s.rttvar.0;
-        s.rto = Time(base).max(cfg.rto_min).min(cfg.rto_max);
+        s.rto = s.fixed_rto.unwrap_or(Time(base).max(cfg.rto_min).min(cfg.rto_max));
     }
 
     /// Processes an ACK at the sender.
@@ -556,6 +576,7 @@ impl Flow {
         while self.sender.cum_acked < cum.min(self.sender.next_new) {
             let p = self.sender.cum_acked;
             let st = self.sender.state.pop_front().unwrap();
+            self.sender.sent_at.pop_front();
             if st != ACKED {
                 let sz = self.wire_size(p) as u64;
                 if st != LOST {
@@ -580,7 +601,9 @@ impl Flow {
         }
         self.update_rtt(now.saturating_sub(ack.sent_at), cfg);
 
-        self.detect_losses(now, cfg);
+        if self.sender.sack_loss {
+            self.detect_losses(now, cfg);
+        }
         let lost_any = !self.sender.newly_lost.is_empty();
         let s = &mut self.sender;
 
@@ -691,8 +714,13 @@ impl Flow {
     }
 
     /// The retransmission timer fired at `now` (and its deadline has passed): every
-    /// outstanding packet not yet acknowledged is presumed lost.
-    pub fn on_timeout(&mut self, now: Time, cfg: &TransportConfig) {
+    /// outstanding packet not yet acknowledged is presumed lost (or, under
+    /// `TimeoutPolicy::Expired`, those outstanding for a whole RTO). Returns whether this
+    /// was a timeout (something was declared lost).
+    pub fn on_timeout(&mut self, now: Time, cfg: &TransportConfig) -> bool {
+        if self.sender.timeout_policy == TimeoutPolicy::Expired {
+            return self.timeout_expired(now);
+        }
         let s = &mut self.sender;
         s.timeouts += 1;
         s.retx.clear();
@@ -709,6 +737,91 @@ impl Flow {
         s.backoff = (s.backoff + 1).min(16);
         let backed_off = Time(s.rto.0.saturating_mul(1 << s.backoff)).min(cfg.rto_max);
         s.rto_deadline = now + backed_off;
+        true
+    }
+
+    /// `TimeoutPolicy::Expired`: declares lost only the packets outstanding for a whole RTO,
+    /// then re-arms the timer for the oldest packet still out. A timer that finds nothing
+    /// expired (progress moved the deadline after it was set) only re-arms. The RTO is
+    /// fixed by the algorithm, so there is no backoff.
+    fn timeout_expired(&mut self, now: Time) -> bool {
+        let (header, payload, last_payload) = (self.header, self.payload, self.last_payload);
+        let s = &mut self.sender;
+        let mut next = Time::MAX;
+        let mut expired = false;
+        for i in 0..s.state.len() {
+            let st = s.state[i];
+            if st != SENT && st != RESENT {
+                continue;
+            }
+            let due = s.sent_at[i] + s.rto;
+            if due > now {
+                next = next.min(due);
+                continue;
+            }
+            let psn = s.cum_acked + i as u32;
+            s.state[i] = LOST;
+            s.retx.push_back(psn);
+            let sz = if psn + 1 == s.n_pkts { last_payload + header } else { payload + header };
+            s.in_flight -= sz as u64;
+            expired = true;
+        }
+        if expired {
+            s.timeouts += 1;
+            s.cc.on_timeout(now, s.next_new);
+        }
+        // Retransmissions re-arm the timer when they leave (`emit`).
+        s.rto_deadline = next;
+        expired
+    }
+
+    /// A NACK arrived: the transmission of `pkt.psn` sent at `pkt.sent_at` was trimmed.
+    /// Marks it lost, queues its retransmission and tells the algorithm. Returns whether
+    /// anything changed (a NACK of an older transmission, or of a packet since
+    /// acknowledged, is stale).
+    pub fn on_nack(&mut self, now: Time, pkt: &Packet) -> bool {
+        let psn = pkt.psn;
+        if psn < self.sender.cum_acked || psn >= self.sender.next_new {
+            return false;
+        }
+        let size = self.wire_size(psn) as u64;
+        let s = &mut self.sender;
+        let i = (psn - s.cum_acked) as usize;
+        if !(s.state[i] == SENT || s.state[i] == RESENT) || s.sent_at[i] != pkt.sent_at {
+            return false;
+        }
+        s.state[i] = LOST;
+        s.retx.push_back(psn);
+        s.in_flight -= size;
+        s.nacks += 1;
+        let nack = NackSample {
+            now,
+            psn,
+            bytes: size,
+            rtt: now.saturating_sub(pkt.sent_at),
+            cum_ack: s.cum_acked,
+            snd_nxt: s.next_new,
+            in_flight: s.in_flight,
+        };
+        s.cc.on_nack(&nack);
+        true
+    }
+
+    /// A trimmed header of this flow reached the receiver: the reply is a NACK echoing its
+    /// PSN, send time and entropy (`true`), or, if that PSN already arrived, a plain ACK.
+    pub fn on_trimmed(&mut self, pkt: &Packet) -> (AckToSend, bool) {
+        let r = &self.receiver;
+        let psn = pkt.psn;
+        let have = psn < r.rcv_next || r.ooo.get((psn - r.rcv_next) as usize) == Some(&true);
+        let reply = AckToSend {
+            cum: if have { r.rcv_next } else { psn },
+            sacked_psn: psn,
+            ece: pkt.has(flags::CE),
+            sent_at: pkt.sent_at,
+            entropy: pkt.entropy,
+            retx: false,
+        };
+        (reply, !have)
     }
 
     /// Outstanding data exists (the timer matters).
@@ -920,6 +1033,26 @@ mod tests {
         assert_eq!(r.psn, 2);
         assert!(r.has(flags::RETX));
         assert_eq!(f.sender.retransmits, 1);
+    }
+
+    /// NSCC turns SACK-hole loss detection off (spec mswift-mnscc §2.8 and §6 A9): a
+    /// packet overtaken by many others is never retransmitted while it is only late.
+    #[test]
+    fn nscc_never_retransmits_on_reordering() {
+        let c = cfg(1);
+        let info = crate::cc::test_info(1064, 1 << 20, Time::from_us(10), 2, Rate::gbps(100), 1 << 20);
+        let cc = Box::new(crate::cc::nscc::Nscc::new(&Default::default(), false, &info));
+        let mut f = Flow::new(0, 0, 1, 20 * 1000, Time::ZERO, Time::MAX, 0, cc, &c, 7, LbName::Ops, 8);
+        f.started = true;
+        let sent: Vec<Packet> = (0..20).map(|_| f.emit(Time::ZERO, 0)).collect();
+        for p in (0..20).filter(|&p| p != 2) {
+            round_trip(&mut f, &sent[p], &c);
+        }
+        assert_eq!(f.sender.cum_acked, 2);
+        assert_eq!(f.send_state(Time(3)), SendState::Blocked, "nothing to retransmit, nothing new");
+        round_trip(&mut f, &sent[2], &c);
+        assert!(f.sender_done());
+        assert_eq!(f.sender.retransmits, 0);
     }
 
     /// Records what the transport reports as confirmed losses.

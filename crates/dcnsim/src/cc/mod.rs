@@ -6,6 +6,7 @@
 pub mod dctcp;
 pub mod median;
 pub mod newreno;
+pub mod nscc;
 pub mod swift;
 
 use crate::units::{Rate, Time};
@@ -53,6 +54,33 @@ pub struct LossEvent<'a> {
     pub runs: &'a [(u32, u32)],
 }
 
+/// A NACK: a switch trimmed data packet `psn` to its header and the receiver reported
+/// it (spec `smartt-nscc.md` §2.8). The transport has already marked it lost and queued
+/// its retransmission.
+#[derive(Clone, Copy, Debug)]
+pub struct NackSample {
+    pub now: Time,
+    pub psn: u32,
+    /// Wire bytes of the trimmed packet.
+    pub bytes: u64,
+    /// Round-trip time of the trimmed transmission (sent to NACK received).
+    pub rtt: Time,
+    pub cum_ack: u32,
+    pub snd_nxt: u32,
+    /// Wire bytes in flight after the trimmed packet left the count.
+    pub in_flight: u64,
+}
+
+/// Which packets a retransmission timeout declares lost.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimeoutPolicy {
+    /// Every outstanding packet (RFC 6298 go-back style).
+    AllOutstanding,
+    /// Only packets outstanding for at least one RTO; the timer is then re-armed for the
+    /// oldest remaining one (htsim's UEC sender, spec `smartt-nscc.md` §2.9).
+    Expired,
+}
+
 /// What an algorithm may know about its flow's path when it is created.
 #[derive(Clone, Copy, Debug)]
 pub struct FlowInfo {
@@ -66,6 +94,12 @@ pub struct FlowInfo {
     pub hops: u32,
     /// Slowest link on the forward path.
     pub bottleneck: Rate,
+    /// Header bytes of every packet (payload = mtu - header).
+    pub header: u64,
+    /// Bytes a switch output port can queue.
+    pub switch_buffer: u64,
+    /// Switches trim instead of dropping (NACKs will come).
+    pub trimming: bool,
 }
 
 pub trait CongestionControl: Send {
@@ -82,6 +116,24 @@ pub trait CongestionControl: Send {
     /// new PSN. Reordering never produces these; only real loss (or a delay longer than a
     /// retransmission round trip) does. Most algorithms react in `on_loss` instead.
     fn on_loss_confirmed(&mut self, _now: Time, _runs: &[(u32, u32)]) {}
+    /// Whether the transport declares holes lost from selective ACKs (`on_loss`). NSCC
+    /// ignores reordering and recovers by NACK and timeout only.
+    fn sack_loss_detection(&self) -> bool {
+        true
+    }
+    /// A NACK for a trimmed packet; by default, a loss of that one packet.
+    fn on_nack(&mut self, n: &NackSample) {
+        let lost = [n.psn];
+        let runs = [(n.psn, n.psn)];
+        self.on_loss(&LossEvent { now: n.now, cum_ack: n.cum_ack, snd_nxt: n.snd_nxt, newly_lost: &lost, runs: &runs });
+    }
+    /// A fixed retransmission timeout replacing the transport's RTT estimator (no backoff).
+    fn fixed_rto(&self) -> Option<Time> {
+        None
+    }
+    fn timeout_policy(&self) -> TimeoutPolicy {
+        TimeoutPolicy::AllOutstanding
+    }
     /// How long a hole must stay unfilled before it counts as lost (reordering tolerance).
     fn reorder_window(&self) -> ReorderWindow {
         ReorderWindow::Fixed(Time::ZERO)
@@ -132,6 +184,8 @@ pub fn make(
         CcName::Swift => Box::new(swift::Swift::new(&t.swift, swift::Variant::Swift, info)),
         CcName::Lswift => Box::new(swift::Swift::new(&t.swift, swift::Variant::LSwift, info)),
         CcName::Mswift => Box::new(swift::Swift::new(&t.swift, swift::Variant::MSwift, info)),
+        CcName::Nscc => Box::new(nscc::Nscc::new(&t.nscc, false, info)),
+        CcName::Mnscc => Box::new(nscc::Nscc::new(&t.nscc, true, info)),
     }
 }
 
@@ -147,6 +201,22 @@ pub(crate) fn test_ack(cum_ack: u32, snd_nxt: u32, bytes: u64, ece: bool) -> Ack
         snd_nxt,
         in_flight: 0,
         in_flight_before: u64::MAX / 4,
+    }
+}
+
+/// Path facts for unit tests: `base_rtt`, one bottleneck `rate`, 64-byte headers, a
+/// buffer of `buffer` bytes, no trimming.
+#[cfg(test)]
+pub(crate) fn test_info(mtu: u64, initial_window: u64, base_rtt: Time, hops: u32, rate: Rate, buffer: u64) -> FlowInfo {
+    FlowInfo {
+        mtu,
+        initial_window,
+        base_rtt,
+        hops,
+        bottleneck: rate,
+        header: 64,
+        switch_buffer: buffer,
+        trimming: false,
     }
 }
 

@@ -516,13 +516,7 @@ mod tests {
     const MTU: u64 = 1500;
 
     fn info() -> FlowInfo {
-        FlowInfo {
-            mtu: MTU,
-            initial_window: 10 * MTU,
-            base_rtt: Time::from_us(100),
-            hops: 2,
-            bottleneck: Rate::gbps(1),
-        }
+        crate::cc::test_info(MTU, 10 * MTU, Time::from_us(100), 2, Rate::gbps(1), 1_000_000)
     }
 
     fn swift(p: SwiftParams, cwnd: f64) -> Swift {

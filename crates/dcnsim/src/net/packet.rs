@@ -7,6 +7,8 @@ use crate::units::Time;
 pub enum PacketKind {
     Data,
     Ack,
+    /// The receiver's report of a trimmed data packet (`psn`), spec smartt-nscc.md §2.8.
+    Nack,
 }
 
 pub mod flags {
@@ -25,6 +27,8 @@ pub mod flags {
     /// Traffic class 1 of two-class scheduling (flows on one ECMP path; sprayed flows are
     /// class 0).
     pub const CLASS1: u8 = 64;
+    /// Data: a switch cut this packet to its header (trimming); it carries no payload.
+    pub const TRIMMED: u8 = 128;
 }
 
 /// One packet. Data and ACKs share the struct so a port needs only one queue type.
@@ -51,6 +55,12 @@ impl Packet {
     #[inline]
     pub fn has(&self, f: u8) -> bool {
         self.flags & f != 0
+    }
+
+    /// Control traffic (ACKs, NACKs, trimmed headers): what a port's priority queue carries.
+    #[inline]
+    pub fn is_control(&self) -> bool {
+        self.kind != PacketKind::Data || self.has(flags::TRIMMED)
     }
 }
 

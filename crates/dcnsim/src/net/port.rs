@@ -141,6 +141,8 @@ pub struct PortStats {
     pub tx_packets: u64,
     pub tx_bytes: u64,
     pub drops: u64,
+    /// Data packets cut to their header here.
+    pub trims: u64,
     pub ecn_marks: u64,
     pub max_queue: u64,
     pub queue_integral: u128,
@@ -171,7 +173,8 @@ pub struct Port {
     /// A failed link carries nothing; routing avoids it.
     pub up: bool,
     pub queue: VecDeque<u32>,
-    /// ACKs when `ack_priority` is on: served before `queue`, outside its buffer and ECN.
+    /// ACKs, NACKs and trimmed headers when `ack_priority` is on: served before `queue`,
+    /// outside its buffer and ECN.
     pub ctrl: VecDeque<u32>,
     /// Packets on the wire, oldest first, with their arrival times at the far end.
     pub pipe: VecDeque<(Time, u32)>,
@@ -179,6 +182,8 @@ pub struct Port {
     /// Two-class scheduling instead of one FIFO (switch ports with `scheduler = "drr"`).
     pub drr: Option<Box<Drr>>,
     pub ack_priority: bool,
+    /// Data that does not fit is trimmed to its header instead of dropped.
+    pub trimming: bool,
     /// Adaptive routing: the quantised queue level and when it was last read.
     pub ar_level: u8,
     pub ar_at: Time,
@@ -206,6 +211,7 @@ impl Port {
             ecn: None,
             drr: None,
             ack_priority: false,
+            trimming: false,
             ar_level: 0,
             ar_at: Time::ZERO,
             loss_rate: 0.0,
@@ -301,6 +307,30 @@ mod tests {
             let ratio = sent[0] as f64 / sent[1] as f64;
             assert!((ratio - expect).abs() / expect < 0.01, "weights {weights:?}: ratio {ratio}");
         }
+    }
+
+    /// Spec smartt-nscc.md §6.1 U8 (RED part) with the paper's Kmin = 20 %, Kmax = 80 % of
+    /// a 1-BDP queue (276 packets of 4160 B) and htsim's ramp to 1 at Kmax: the marked
+    /// fraction over 10⁵ dequeues is 0 at or below Kmin, 0.5 ± 0.02 at the midpoint and 1
+    /// above Kmax.
+    #[test]
+    fn u8_red_dequeue_mark_probability() {
+        let q = 276 * 4160u64;
+        let red = EcnPolicy { kmin: q / 5, kmax: q * 4 / 5, pmax: 1.0, at: MarkPoint::Dequeue, mark_if: MarkIf::Above };
+        let mut rng = crate::engine::Rng::stream(1, "red");
+        let mut fraction = |queued: u64| {
+            let marked = (0..100_000)
+                .filter(|_| match red.decide(queued) {
+                    MarkDecision::No => false,
+                    MarkDecision::Yes => true,
+                    MarkDecision::Ramp(p) => rng.next_f64() < p,
+                })
+                .count();
+            marked as f64 / 100_000.0
+        };
+        assert_eq!(fraction(q / 5), 0.0);
+        assert!((fraction(q / 2) - 0.5).abs() < 0.02);
+        assert_eq!(fraction(q * 4 / 5 + 1), 1.0);
     }
 
     #[test]

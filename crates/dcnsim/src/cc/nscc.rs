@@ -1,0 +1,1091 @@
+//! SMaRTT / UEC NSCC (Bonato et al., "SMaRTT: Sender-based Marked Rapidly-adapting Trimmed
+//! & Timed Transport", arXiv 2404.01630 v4, §III, Algorithms 1–4, Eqs. 1–3; spec
+//! `smartt-nscc.md` §2) and MNSCC ("Congestion Control for Spraying with Congested Paths",
+//! Gerstein, Silberstein, Keslassy, arXiv 2509.07907 v2, §III; spec `mswift-mnscc.md`
+//! §2.8–2.9).
+//!
+//! One window (bytes) covers every path of a sprayed flow. Each ACK is sorted by its ECN
+//! echo and its delay against a target (spec §2.5.1):
+//!
+//! | ECN | delay ≥ target | reaction |
+//! |-----|----------------|----------|
+//! | yes | yes | multiplicative decrease from the averaged delay, once per base RTT |
+//! | yes | no  | none: the load balancer (REPS) drops the entropy (the transport does that) |
+//! | no  | yes | fair increase: about `fi` MTU per RTT whatever the window |
+//! | no  | no  | proportional increase (≤ 1 MTU per RTT unscaled), then fair increase |
+//!
+//! On top: **QuickAdapt** (§III-E) sets the window to the bytes actually delivered in the
+//! last target RTT after a trim (NACK), or after a very high delay when switches do not
+//! trim, then ignores the feedback of the packets already in flight; **FastIncrease**
+//! (§III-F) adds 2 MTU per ACK once a window's worth of bytes came back uncongested.
+//! Increase constants scale with the path BDP over a 150 KB reference (§III-J).
+//!
+//! Two modes (spec §2.17–2.18): `smartt_paper` (default) follows the paper's pseudocode
+//! with the spec's readings of what it leaves open (§7); `nscc_htsim` follows the UEC
+//! NSCC of uet-htsim as the spec describes it (queueing-delay target, batched increases,
+//! η, htsim's QuickAdapt gate and ignore rule). MNSCC is either mode deciding on the
+//! median of the last H delays, H = max(min(⌊W/2⌋, 4), 1) (spec mswift-mnscc §2.5).
+//!
+//! NSCC tolerates reordering: it never declares a loss from SACK holes (the transport
+//! asks `sack_loss_detection`); recovery is by NACK (trimming) and a fixed RTO that only
+//! retransmits packets outstanding for a whole RTO (`TimeoutPolicy::Expired`).
+
+use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
+
+use super::median::{nyquist_history, PercentileWindow};
+use super::swift::History;
+use super::{AckSample, CongestionControl, FlowInfo, LossEvent, NackSample, TimeoutPolicy};
+use crate::scenario::{BytesVal, TimeVal};
+use crate::units::{parse_time, Time};
+
+/// htsim's reference round trip for its scaling constants (spec §2.17: 100 Gbps, 12 µs).
+const REFERENCE_RTT: Time = Time::from_us(12);
+
+/// Which description of the algorithm a flow follows (spec §2.17–2.18).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NsccMode {
+    /// The paper's Algorithms 1–4 (RTT against trtt = target_ratio × base RTT).
+    #[default]
+    SmarttPaper,
+    /// uet-htsim's NSCC: queueing delay against an absolute target, batched increases.
+    NsccHtsim,
+}
+
+/// A time derived from the flow's path unless given.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AutoTime {
+    Auto,
+    Fixed(Time),
+}
+
+impl AutoTime {
+    fn or(self, auto: Time) -> Time {
+        match self {
+            AutoTime::Auto => auto,
+            AutoTime::Fixed(t) => t,
+        }
+    }
+}
+
+impl Serialize for AutoTime {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            AutoTime::Auto => s.serialize_str("auto"),
+            AutoTime::Fixed(t) => TimeVal(*t).serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for AutoTime {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        const ALLOWED: &str = "allowed: \"auto\" or a time such as \"1us\"";
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            N(#[allow(dead_code)] i64),
+            S(String),
+        }
+        match Raw::deserialize(d).map_err(|_| de::Error::custom(ALLOWED))? {
+            Raw::S(s) if s == "auto" => Ok(AutoTime::Auto),
+            Raw::S(s) => parse_time(&s).map(AutoTime::Fixed).map_err(|e| de::Error::custom(format!("{e}; {ALLOWED}"))),
+            Raw::N(_) => Err(de::Error::custom(ALLOWED)),
+        }
+    }
+}
+
+/// Where the window starts (spec §2.11 and §7 item 12: not in the paper; htsim starts at
+/// the largest window, i.e. line rate from the first RTT).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InitialCwnd {
+    #[default]
+    Maxwnd,
+    Bdp,
+    /// `transport.initial_window`.
+    Transport,
+}
+
+/// Parameters of NSCC and MNSCC. Defaults: the SMaRTT paper where it gives a value, else
+/// the spec's decision (`smartt-nscc.md` §2.4, §7).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NsccParams {
+    pub mode: NsccMode,
+    /// Paper: target RTT = `target_ratio` × base RTT (1.5, §III-J).
+    pub target_ratio: f64,
+    /// htsim: queueing-delay target; `auto` = 0.75 × network RTT with trimming, 1 × without.
+    pub target_qdelay: AutoTime,
+    /// htsim: the network RTT its constants scale with; `auto` = the flow's unloaded RTT.
+    pub network_rtt: AutoTime,
+    /// Largest window, in BDPs of the flow's path (1.5, §III-J; Alg. 4 says 1).
+    pub max_cwnd_bdp: f64,
+    /// Smallest window, in MTUs (1, §III-J).
+    pub min_cwnd_pkts: f64,
+    pub initial_cwnd: InitialCwnd,
+    /// Multiplicative decrease gain (0.8, Eq. 1) and largest cut (0.5).
+    pub beta: f64,
+    pub max_mdf: f64,
+    /// Paper: fair-increase constant, MTU per RTT before BDP scaling (not in the paper; §7.2).
+    pub fi: f64,
+    /// Paper: proportional-increase constant; absent = base RTT / (target − base RTT) (Eq. 3).
+    pub pi: Option<f64>,
+    /// Paper: the fair increase also follows the proportional increase (§III-I4; htsim removed it).
+    pub fi_after_pi: bool,
+    /// BDP the increase constants are scaled against (htsim's 100 Gbps × 12 µs).
+    pub bdp_ref: BytesVal,
+    /// Gain of the averaged RTT (paper) or queueing delay (htsim) (§7.4).
+    pub ewma_gain: f64,
+    pub fast_increase: bool,
+    /// Paper: FastIncrease step, MTU per ACK (2, §III-F).
+    pub fast_increase_k: f64,
+    /// "RTT ≈ base RTT" for FastIncrease: RTT − base RTT below this (§7.5).
+    pub fast_increase_delay: TimeVal,
+    pub quick_adapt: bool,
+    /// QuickAdapt's window = delivered bytes × this (1, §III-E).
+    pub qa_scaling: f64,
+    /// After QuickAdapt, ignore the feedback of the bytes then in flight (Fig. 9).
+    pub qa_ignore: bool,
+    /// Without trimming, QuickAdapt fires when the delay (RTT − base RTT) exceeds this many
+    /// target queueing delays (htsim's 4, §7.11)...
+    pub qa_delay_factor: f64,
+    /// ...and fewer than maxwnd / 2^qa_gate bytes arrived in the window (htsim's 3).
+    pub qa_gate: u32,
+    /// Paper mode: Algorithm 4 exactly during the ignore phase (the QuickAdapt window does
+    /// not roll and NACKs still arm it) instead of the spec's §7.8 decision.
+    pub qa_literal: bool,
+    /// Fixed retransmission timeout; `auto` = 15 µs + 6 × one switch buffer's drain time at
+    /// the bottleneck rate (htsim's formula, ≈ 84 µs in the paper, §III-D).
+    pub rto: AutoTime,
+    /// MNSCC: delays the decision looks at; `auto` = max(min(⌊cwnd/2⌋, 4), 1).
+    pub history: History,
+    /// MNSCC: which percentile of them (50 = median).
+    pub percentile: u32,
+    /// MNSCC: the averaged delay is fed the median too (spec mswift-mnscc §2.9 alternative).
+    pub median_feeds_ewma: bool,
+}
+
+impl Default for NsccParams {
+    fn default() -> Self {
+        NsccParams {
+            mode: NsccMode::SmarttPaper,
+            target_ratio: 1.5,
+            target_qdelay: AutoTime::Auto,
+            network_rtt: AutoTime::Auto,
+            max_cwnd_bdp: 1.5,
+            min_cwnd_pkts: 1.0,
+            initial_cwnd: InitialCwnd::Maxwnd,
+            beta: 0.8,
+            max_mdf: 0.5,
+            fi: 1.0,
+            pi: None,
+            fi_after_pi: true,
+            bdp_ref: BytesVal(150_000),
+            ewma_gain: 0.0125,
+            fast_increase: true,
+            fast_increase_k: 2.0,
+            fast_increase_delay: TimeVal(Time::from_us(1)),
+            quick_adapt: true,
+            qa_scaling: 1.0,
+            qa_ignore: true,
+            qa_delay_factor: 4.0,
+            qa_gate: 3,
+            qa_literal: false,
+            rto: AutoTime::Auto,
+            history: History::Auto,
+            percentile: 50,
+            median_feeds_ewma: false,
+        }
+    }
+}
+
+impl NsccParams {
+    /// Checks ranges; `Err` names the field and what is allowed.
+    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+        let positive = [
+            ("max_cwnd_bdp", self.max_cwnd_bdp),
+            ("min_cwnd_pkts", self.min_cwnd_pkts),
+            ("beta", self.beta),
+            ("qa_scaling", self.qa_scaling),
+            ("qa_delay_factor", self.qa_delay_factor),
+        ];
+        for (name, v) in positive {
+            if !(v > 0.0 && v.is_finite()) {
+                return Err((name, format!("{v}: must be positive")));
+            }
+        }
+        let non_negative = [("fi", self.fi), ("fast_increase_k", self.fast_increase_k)];
+        for (name, v) in non_negative {
+            if !(v >= 0.0 && v.is_finite()) {
+                return Err((name, format!("{v}: must be 0 or more")));
+            }
+        }
+        if !(self.target_ratio > 1.0 && self.target_ratio.is_finite()) {
+            return Err((
+                "target_ratio",
+                format!("{}: allowed above 1 (the target RTT exceeds the base RTT)", self.target_ratio),
+            ));
+        }
+        if !(self.max_mdf > 0.0 && self.max_mdf < 1.0) {
+            return Err(("max_mdf", format!("{}: allowed 0 < max_mdf < 1", self.max_mdf)));
+        }
+        if !(self.ewma_gain > 0.0 && self.ewma_gain <= 1.0) {
+            return Err(("ewma_gain", format!("{}: allowed 0 < ewma_gain <= 1", self.ewma_gain)));
+        }
+        if let Some(pi) = self.pi {
+            if !(pi >= 0.0 && pi.is_finite()) {
+                return Err(("pi", format!("{pi}: must be 0 or more")));
+            }
+        }
+        if self.bdp_ref.0 == 0 {
+            return Err(("bdp_ref", "must be positive".into()));
+        }
+        if self.qa_gate > 30 {
+            return Err(("qa_gate", format!("{}: allowed 0 to 30", self.qa_gate)));
+        }
+        for (name, t) in [("target_qdelay", self.target_qdelay), ("network_rtt", self.network_rtt), ("rto", self.rto)] {
+            if t == AutoTime::Fixed(Time::ZERO) {
+                return Err((name, "must be positive (or \"auto\")".into()));
+            }
+        }
+        if !(1..=100).contains(&self.percentile) {
+            return Err(("percentile", format!("{}: allowed 1 to 100", self.percentile)));
+        }
+        Ok(())
+    }
+}
+
+pub struct Nscc {
+    p: NsccParams,
+    /// MNSCC: decides on a percentile of recent delays.
+    window: Option<PercentileWindow>,
+    mtu: f64,
+    /// Bottleneck rate of the path, bytes per second.
+    rate: f64,
+    trimming: bool,
+    /// Unloaded RTT; lowered by any smaller sample (spec §2.12).
+    brtt: Time,
+    // Derived from `brtt` (`set_base_rtt`).
+    trtt: Time,
+    maxwnd: f64,
+    scale: f64,
+    pi: f64,
+    // htsim constants (spec §2.17), fixed per flow.
+    network_rtt: Time,
+    target_q: Time,
+    h_alpha: f64,
+    h_fi: f64,
+    h_eta: f64,
+    h_fi_scale: f64,
+    min_cwnd: f64,
+    cwnd: f64,
+    /// The transport's bytes in flight at the latest ACK/NACK (the paper's `unacked`).
+    in_flight_now: f64,
+    rto: Time,
+    /// Averaged RTT (paper) or queueing delay (htsim), seconds; `None` before a sample.
+    avg: Option<f64>,
+    last_md: Option<Time>,
+    /// QuickAdapt: bytes delivered in the current window, which ends at `qa_end` (0: none yet).
+    acked: f64,
+    qa_end: Time,
+    trigger_qa: bool,
+    bytes_to_ignore: f64,
+    bytes_ignored: f64,
+    /// FastIncrease: uncongested bytes in a row, and whether it is on.
+    fi_count: f64,
+    increasing: bool,
+    // htsim batching (spec §2.13 variant a).
+    inc_bytes: f64,
+    received: f64,
+    last_adjust: Time,
+    last_decision_delay: Time,
+    md_count: u64,
+    qa_count: u64,
+    fast_increase_acks: u64,
+    ignored_acks: u64,
+    nacks: u64,
+    timeouts: u64,
+}
+
+impl Nscc {
+    /// `median`: MNSCC.
+    pub fn new(p: &NsccParams, median: bool, info: &FlowInfo) -> Nscc {
+        let mtu = info.mtu as f64;
+        let rate = info.bottleneck.bps() as f64 / 8.0;
+        let network_rtt = p.network_rtt.or(info.base_rtt);
+        let auto_q = if info.trimming { network_rtt.mul_f64(0.75) } else { network_rtt };
+        let target_q = p.target_qdelay.or(auto_q);
+        let mss = (info.mtu - info.header.min(info.mtu - 1)) as f64;
+        let sa = rate * network_rtt.as_secs_f64() / p.bdp_ref.0 as f64;
+        let sb = target_q.as_secs_f64() / REFERENCE_RTT.as_secs_f64();
+        let drain = Time::from_secs_f64(info.switch_buffer as f64 / rate);
+        let window = median.then(|| {
+            PercentileWindow::new(match p.history {
+                History::Auto => 4,
+                History::Fixed(n) => n as usize,
+            })
+        });
+        let mut n = Nscc {
+            p: p.clone(),
+            window,
+            mtu,
+            rate,
+            trimming: info.trimming,
+            brtt: info.base_rtt,
+            trtt: Time::ZERO,
+            maxwnd: 0.0,
+            scale: 0.0,
+            pi: 0.0,
+            network_rtt,
+            target_q,
+            h_alpha: 4.0 * mss * sa * sb / target_q.as_secs_f64(),
+            h_fi: 5.0 * mss * sa,
+            h_eta: 0.15 * mss * sa,
+            h_fi_scale: 0.25 * sa,
+            min_cwnd: p.min_cwnd_pkts * mtu,
+            cwnd: 0.0,
+            in_flight_now: 0.0,
+            rto: p.rto.or(Time::from_us(15) + drain.mul_f64(6.0)),
+            avg: None,
+            last_md: None,
+            acked: 0.0,
+            qa_end: Time::ZERO,
+            trigger_qa: false,
+            bytes_to_ignore: 0.0,
+            bytes_ignored: 0.0,
+            fi_count: 0.0,
+            increasing: false,
+            inc_bytes: 0.0,
+            received: 0.0,
+            last_adjust: Time::ZERO,
+            last_decision_delay: Time::ZERO,
+            md_count: 0,
+            qa_count: 0,
+            fast_increase_acks: 0,
+            ignored_acks: 0,
+            nacks: 0,
+            timeouts: 0,
+        };
+        n.set_base_rtt(info.base_rtt);
+        n.cwnd = match p.initial_cwnd {
+            InitialCwnd::Maxwnd => n.maxwnd,
+            InitialCwnd::Bdp => n.rate * n.brtt.as_secs_f64(),
+            InitialCwnd::Transport => info.initial_window as f64,
+        };
+        n.clamp();
+        n
+    }
+
+    /// Recomputes what depends on the base RTT: target, BDP-scaled constants, largest window.
+    fn set_base_rtt(&mut self, brtt: Time) {
+        self.brtt = brtt;
+        let bdp = self.rate * brtt.as_secs_f64();
+        self.trtt = brtt.mul_f64(self.p.target_ratio);
+        self.maxwnd = (self.p.max_cwnd_bdp * bdp).max(self.min_cwnd);
+        self.scale = bdp / self.p.bdp_ref.0 as f64;
+        let headroom = (self.trtt - brtt).as_secs_f64();
+        self.pi = self.p.pi.unwrap_or(if headroom > 0.0 { brtt.as_secs_f64() / headroom } else { 0.0 });
+    }
+
+    pub fn cwnd_bytes(&self) -> f64 {
+        self.cwnd
+    }
+
+    pub fn max_cwnd(&self) -> f64 {
+        self.maxwnd
+    }
+
+    pub fn target_rtt(&self) -> Time {
+        self.trtt
+    }
+
+    fn clamp(&mut self) {
+        self.cwnd = self.cwnd.clamp(self.min_cwnd, self.maxwnd);
+    }
+
+    fn ignoring(&self) -> bool {
+        self.bytes_ignored < self.bytes_to_ignore
+    }
+
+    /// The RTT the decisions use: the sample itself, or (MNSCC) a percentile of the last H
+    /// samples, H = max(min(⌊W/2⌋, 4), 1) with W the window in packets (spec §2.5).
+    fn decision_rtt(&mut self, sample: Time) -> Time {
+        let h = self.history_len();
+        let Some(w) = self.window.as_mut() else { return sample };
+        w.push(sample);
+        w.percentile(h, self.p.percentile).unwrap_or(sample)
+    }
+
+    /// MNSCC's H: NSCC adds about one packet per 8 packets or per RTT, whichever is first,
+    /// so K = min(W, 8) and H = max(⌊K/2⌋, 1) (MSwift paper Eq. 7–9).
+    fn history_len(&self) -> usize {
+        match self.p.history {
+            History::Auto => nyquist_history((self.cwnd / self.mtu).min(8.0)),
+            History::Fixed(n) => n as usize,
+        }
+    }
+
+    fn ewma(&mut self, x: f64) {
+        let g = self.p.ewma_gain;
+        self.avg = Some(match self.avg {
+            None => x,
+            Some(a) => g * x + (1.0 - g) * a,
+        });
+    }
+
+    /// Eq. 1, at most once per base RTT; a no-op while the average is at or below target.
+    fn multiplicative_decrease(&mut self, now: Time, target: f64) {
+        if self.last_md.is_some_and(|t| now - t < self.brtt) {
+            return;
+        }
+        let Some(avg) = self.avg.filter(|&a| a > target) else { return };
+        self.cwnd *= (1.0 - self.p.beta * (avg - target) / avg).max(1.0 - self.p.max_mdf);
+        self.last_md = Some(now);
+        self.md_count += 1;
+    }
+
+    // ---- smartt_paper ------------------------------------------------------------------
+
+    /// Algorithm 2. `delay_trigger`: without trimming, the high-delay condition of §III-E-a.
+    fn quick_adapt(&mut self, now: Time, delay_trigger: bool) -> bool {
+        if !self.p.quick_adapt || now < self.qa_end {
+            return false;
+        }
+        let mut adapted = false;
+        if self.qa_end != Time::ZERO && (self.trigger_qa || delay_trigger) {
+            self.trigger_qa = false;
+            adapted = true;
+            self.cwnd = (self.acked * self.p.qa_scaling).max(self.mtu);
+            if self.p.qa_ignore {
+                self.bytes_to_ignore = self.in_flight_now;
+            }
+            self.bytes_ignored = 0.0;
+            self.qa_count += 1;
+        }
+        self.qa_end = now + self.trtt;
+        self.acked = 0.0;
+        adapted
+    }
+
+    /// Algorithm 3.
+    fn fast_increase(&mut self, rtt: Time, ece: bool, newly: f64) -> bool {
+        if !self.p.fast_increase {
+            return false;
+        }
+        if rtt.saturating_sub(self.brtt) < self.p.fast_increase_delay.0 && !ece {
+            self.fi_count += newly;
+            if self.fi_count > self.cwnd || self.increasing {
+                self.cwnd += self.p.fast_increase_k * self.mtu;
+                self.increasing = true;
+                self.fast_increase_acks += 1;
+                return true;
+            }
+        } else {
+            self.fi_count = 0.0;
+            self.increasing = false;
+        }
+        false
+    }
+
+    /// Algorithm 1 / Eqs. 1–3.
+    fn core_cases(&mut self, now: Time, rtt: Time, ece: bool, newly: f64) {
+        let trtt = self.trtt.as_secs_f64();
+        let fair = newly / self.cwnd * self.mtu * self.p.fi * self.scale;
+        match (ece, rtt >= self.trtt) {
+            (true, true) => self.multiplicative_decrease(now, trtt),
+            // Case 2: the window stays; REPS does not recycle a marked entropy.
+            (true, false) => {}
+            (false, true) => self.cwnd += fair,
+            (false, false) => {
+                let r = rtt.as_secs_f64().max(1e-12);
+                let proportional = (trtt - r) / r * (newly / self.cwnd) * self.mtu * self.pi * self.scale;
+                self.cwnd += proportional.min(newly);
+                if self.p.fi_after_pi {
+                    self.cwnd += fair;
+                }
+            }
+        }
+    }
+
+    fn on_ack_paper(&mut self, a: &AckSample, rtt: Time, raw: Time) {
+        let newly = a.newly_acked as f64;
+        let feed = if self.p.median_feeds_ewma { rtt } else { raw };
+        self.ewma(feed.as_secs_f64());
+        self.acked += newly;
+        self.bytes_ignored += newly;
+        if self.ignoring() {
+            self.ignored_acks += 1;
+            // Spec §7.8: the measurement window keeps rolling so QuickAdapt never measures
+            // over more than one target RTT; it just cannot fire.
+            if !self.p.qa_literal && a.now >= self.qa_end && self.qa_end != Time::ZERO {
+                self.qa_end = a.now + self.trtt;
+                self.acked = 0.0;
+            }
+            return;
+        }
+        let delay_trigger = !self.trimming && self.delay_is_extreme(rtt) && self.acked_is_low();
+        let adapted = self.quick_adapt(a.now, delay_trigger);
+        let fast = self.fast_increase(rtt, a.ece, newly);
+        if !(adapted || fast) {
+            self.core_cases(a.now, rtt, a.ece, newly);
+        }
+        self.clamp();
+    }
+
+    /// Without trimming (§III-E-a, thresholds from htsim per spec §7.11): the queueing
+    /// delay exceeds `qa_delay_factor` target queueing delays.
+    fn delay_is_extreme(&self, rtt: Time) -> bool {
+        let allowed = (self.trtt - self.brtt).mul_f64(self.p.qa_delay_factor);
+        rtt.saturating_sub(self.brtt) > allowed
+    }
+
+    fn acked_is_low(&self) -> bool {
+        self.acked < self.maxwnd / (1u64 << self.p.qa_gate) as f64
+    }
+
+    fn on_nack_paper(&mut self, now: Time, bytes: f64) {
+        self.bytes_ignored += bytes;
+        // Spec §7.10: the paper subtracts the trimmed packet even while ignoring.
+        self.cwnd -= bytes;
+        if !self.ignoring() {
+            self.trigger_qa = true;
+            self.quick_adapt(now, false);
+        } else if self.p.qa_literal {
+            self.trigger_qa = true;
+        }
+        self.clamp();
+    }
+
+    // ---- nscc_htsim --------------------------------------------------------------------
+
+    /// The averaged queueing delay; stale high delay without ECN pulls it towards brtt/4
+    /// (spec §2.12).
+    fn htsim_avg_delay(&mut self, delay: Time, ecn: bool) {
+        let x = if !ecn && delay > self.target_q { self.brtt.mul_f64(0.25) } else { delay };
+        self.ewma(x.as_secs_f64());
+    }
+
+    /// htsim's QuickAdapt. Returns true when the rest of the ACK must be skipped (it fired,
+    /// or this is marked feedback of the ignored bytes).
+    fn htsim_quick_adapt(&mut self, now: Time, is_loss: bool, ecn: bool, delay: Time) -> bool {
+        if !self.p.quick_adapt {
+            return false;
+        }
+        let mut done = false;
+        if self.ignoring() && ecn {
+            self.ignored_acks += 1;
+            done = true;
+        } else if now > self.qa_end {
+            let threshold = self.target_q.mul_f64(self.p.qa_delay_factor);
+            let triggered = self.trigger_qa || is_loss || delay > threshold;
+            if self.qa_end != Time::ZERO && triggered && self.acked_is_low() {
+                self.cwnd = (self.acked * self.p.qa_scaling).max(self.min_cwnd);
+                if self.p.qa_ignore {
+                    self.bytes_to_ignore = self.in_flight_now;
+                }
+                self.bytes_ignored = 0.0;
+                self.trigger_qa = false;
+                self.qa_count += 1;
+                done = true;
+            }
+            self.acked = 0.0;
+            self.qa_end = now + self.brtt + self.target_q;
+        }
+        if done {
+            self.inc_bytes = 0.0;
+            self.received = 0.0;
+        }
+        done
+    }
+
+    fn on_ack_htsim(&mut self, a: &AckSample, rtt: Time, raw: Time) {
+        let now = a.now;
+        let newly = a.newly_acked as f64;
+        self.acked += newly;
+        self.received += newly;
+        self.bytes_ignored += newly;
+        let delay = rtt.saturating_sub(self.brtt);
+        let feed = if self.p.median_feeds_ewma { delay } else { raw.saturating_sub(self.brtt) };
+        self.htsim_avg_delay(feed, a.ece);
+        if self.htsim_quick_adapt(now, false, a.ece, delay) {
+            self.clamp();
+            return;
+        }
+        let target = self.target_q;
+        match (a.ece, delay >= target) {
+            (false, true) => self.inc_bytes += self.h_fi * newly,
+            (false, false) => {
+                let mut fast = false;
+                if self.p.fast_increase && delay < self.p.fast_increase_delay.0 {
+                    self.fi_count += newly;
+                    if self.fi_count > self.cwnd || self.increasing {
+                        self.cwnd += newly * self.h_fi_scale;
+                        self.increasing = true;
+                        self.fast_increase_acks += 1;
+                        fast = true;
+                    }
+                } else {
+                    self.fi_count = 0.0;
+                    self.increasing = false;
+                }
+                if !fast {
+                    self.inc_bytes += self.h_alpha * newly * (target - delay).as_secs_f64();
+                }
+            }
+            (true, true) => {
+                self.fi_count = 0.0;
+                self.increasing = false;
+                self.multiplicative_decrease(now, target.as_secs_f64());
+            }
+            (true, false) => {}
+        }
+        self.clamp();
+        if self.received > 8.0 * self.mtu || now - self.last_adjust > self.network_rtt {
+            self.cwnd += self.inc_bytes / self.cwnd;
+            if now - self.last_adjust >= self.network_rtt {
+                self.cwnd += self.h_eta;
+                self.last_adjust = now;
+            }
+            self.inc_bytes = 0.0;
+            self.received = 0.0;
+        }
+        self.clamp();
+    }
+
+    fn on_nack_htsim(&mut self, now: Time, bytes: f64) {
+        self.bytes_ignored += bytes;
+        // A trim stands for a full queue: feed the average a marked sample of one network RTT.
+        self.htsim_avg_delay(self.network_rtt, true);
+        self.trigger_qa = true;
+        let skipped = self.htsim_quick_adapt(now, true, true, self.network_rtt);
+        if !skipped {
+            self.cwnd -= bytes;
+        }
+        self.clamp();
+    }
+}
+
+impl CongestionControl for Nscc {
+    fn name(&self) -> &'static str {
+        if self.window.is_some() {
+            "mnscc"
+        } else {
+            "nscc"
+        }
+    }
+
+    fn ecn_capable(&self) -> bool {
+        true
+    }
+
+    fn sack_loss_detection(&self) -> bool {
+        false
+    }
+
+    fn fixed_rto(&self) -> Option<Time> {
+        Some(self.rto)
+    }
+
+    fn timeout_policy(&self) -> TimeoutPolicy {
+        TimeoutPolicy::Expired
+    }
+
+    fn on_ack(&mut self, a: &AckSample) {
+        self.in_flight_now = a.in_flight as f64;
+        let raw = a.rtt;
+        if raw > Time::ZERO && raw < self.brtt {
+            self.set_base_rtt(raw);
+        }
+        let rtt = self.decision_rtt(raw);
+        self.last_decision_delay = rtt;
+        match self.p.mode {
+            NsccMode::SmarttPaper => self.on_ack_paper(a, rtt, raw),
+            NsccMode::NsccHtsim => self.on_ack_htsim(a, rtt, raw),
+        }
+    }
+
+    /// Never called: NSCC turns SACK-hole loss detection off.
+    fn on_loss(&mut self, _ev: &LossEvent) {}
+
+    fn on_nack(&mut self, n: &NackSample) {
+        self.nacks += 1;
+        self.in_flight_now = n.in_flight as f64;
+        match self.p.mode {
+            NsccMode::SmarttPaper => self.on_nack_paper(n.now, n.bytes as f64),
+            NsccMode::NsccHtsim => self.on_nack_htsim(n.now, n.bytes as f64),
+        }
+    }
+
+    /// One packet's worth off the window; the paper ignores timeouts of packets sent before
+    /// a QuickAdapt cut (§III-E-a).
+    fn on_timeout(&mut self, _now: Time, _snd_nxt: u32) {
+        self.timeouts += 1;
+        if self.p.mode == NsccMode::SmarttPaper && self.ignoring() {
+            return;
+        }
+        self.cwnd = (self.cwnd - self.mtu).max(self.mtu);
+        self.clamp();
+    }
+
+    fn cwnd(&self) -> u64 {
+        (self.cwnd as u64).max(1)
+    }
+
+    fn observe(&self, out: &mut dyn FnMut(&'static str, f64)) {
+        out("cwnd_pkts", self.cwnd / self.mtu);
+        out("maxwnd_pkts", self.maxwnd / self.mtu);
+        out("base_rtt_us", self.brtt.as_us_f64());
+        out(
+            "target_us",
+            match self.p.mode {
+                NsccMode::SmarttPaper => self.trtt.as_us_f64(),
+                NsccMode::NsccHtsim => self.target_q.as_us_f64(),
+            },
+        );
+        out("avg_us", self.avg.unwrap_or(0.0) * 1e6);
+        out("decision_delay_us", self.last_decision_delay.as_us_f64());
+        out("md", self.md_count as f64);
+        out("quick_adapt", self.qa_count as f64);
+        out("fast_increase_acks", self.fast_increase_acks as f64);
+        out("ignored_acks", self.ignored_acks as f64);
+        out("nacks", self.nacks as f64);
+        out("timeouts", self.timeouts as f64);
+        out("rto_us", self.rto.as_us_f64());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::test_ack;
+    use crate::units::Rate;
+
+    const MTU: u64 = 4160;
+
+    /// The paper's inter-pod path (spec §2.2): 11.453 µs at 800 Gbps, 1-BDP buffers.
+    fn paper_info(trimming: bool) -> FlowInfo {
+        FlowInfo {
+            trimming,
+            ..crate::cc::test_info(MTU, 10 * MTU, Time::from_ps(11_453_000), 6, Rate::gbps(800), 276 * MTU)
+        }
+    }
+
+    fn nscc(p: NsccParams, trimming: bool) -> Nscc {
+        Nscc::new(&p, false, &paper_info(trimming))
+    }
+
+    fn ack(now: Time, rtt: Time, ece: bool) -> AckSample {
+        AckSample { now, rtt, in_flight: 50 * MTU, ..test_ack(1, 10, MTU, ece) }
+    }
+
+    fn nack(now: Time, in_flight: u64) -> NackSample {
+        NackSample { now, psn: 3, bytes: MTU, rtt: Time::from_us(12), cum_ack: 0, snd_nxt: 100, in_flight }
+    }
+
+    fn pkts(n: &Nscc) -> f64 {
+        n.cwnd / MTU as f64
+    }
+
+    fn us(v: f64) -> Time {
+        Time::from_secs_f64(v * 1e-6)
+    }
+
+    /// Increase constants at scale 1 (the reference BDP is the path's).
+    fn unscaled() -> NsccParams {
+        NsccParams { bdp_ref: BytesVal((800e9 / 8.0 * 11.453e-6) as u64), ..NsccParams::default() }
+    }
+
+    /// Spec §2.2: trtt = 1.5 brtt = 17.18 µs, maxwnd = 1.5 BDP ≈ 1.72 MB ≈ 413 packets,
+    /// mincwnd = 1 MTU, initial window = maxwnd; scale = BDP / 150 000 B ≈ 7.64 (§2.5).
+    #[test]
+    fn derived_quantities_of_the_paper_setup() {
+        let n = nscc(NsccParams::default(), true);
+        assert!((n.trtt.as_us_f64() - 17.18).abs() < 0.01);
+        assert!((n.maxwnd - 1.5 * 1_145_300.0).abs() < 1.5 * 100.0, "{}", n.maxwnd);
+        assert!((n.maxwnd / MTU as f64 - 413.0).abs() < 1.0);
+        assert_eq!(n.cwnd, n.maxwnd);
+        assert!((n.scale - 7.636).abs() < 0.001, "{}", n.scale);
+        assert!((n.pi - 2.0).abs() < 1e-9, "Eq. 3: brtt / (trtt - brtt) = 2");
+        // U9: htsim's RTO, 15 µs + 6 × (276 × 4160 B at 800 Gbps) = 83.9 µs.
+        assert!((n.rto.as_us_f64() - 83.9).abs() < 0.05, "{}", n.rto);
+    }
+
+    /// U1: the four (ECN, delay) cases invoke MD / nothing / FI / PI + FI, and case 2
+    /// leaves the window bit-identical.
+    #[test]
+    fn u1_case_routing() {
+        let p = NsccParams { fast_increase: false, ..NsccParams::default() };
+        let trtt = 1.5 * 11.453;
+        let fresh = || {
+            let mut n = nscc(p.clone(), true);
+            n.cwnd = 100.0 * MTU as f64;
+            n.on_ack(&ack(us(1.0), us(trtt + 5.0), false)); // opens the QA window, adds FI
+            n.cwnd = 100.0 * MTU as f64;
+            n
+        };
+        let (hi, lo) = (us(2.0 * trtt), us(12.0));
+        let mut n = fresh();
+        n.on_ack(&ack(us(2.0), hi, true));
+        assert_eq!(n.md_count, 1, "case 1: MD");
+        let mut n = fresh();
+        let before = n.cwnd.to_bits();
+        n.on_ack(&ack(us(2.0), lo, true));
+        assert_eq!(n.cwnd.to_bits(), before, "case 2: no change");
+        let mut n = fresh();
+        n.on_ack(&ack(us(2.0), hi, false));
+        let fi = MTU as f64 / n_cwnd0() * MTU as f64 * n.scale;
+        assert!((n.cwnd - 100.0 * MTU as f64 - fi).abs() < 1e-6, "case 3: FI only");
+        let mut n = fresh();
+        n.on_ack(&ack(us(2.0), lo, false));
+        let pi = ((trtt - 12.0) / 12.0 * MTU as f64 / n_cwnd0() * MTU as f64 * 2.0 * n.scale).min(MTU as f64);
+        assert!((n.cwnd - 100.0 * MTU as f64 - pi - fi).abs() < 1e-6, "case 4: PI + FI");
+    }
+
+    fn n_cwnd0() -> f64 {
+        100.0 * MTU as f64
+    }
+
+    /// U2: cwnd 100 MTU with avg_rtt = 2·trtt → 60 MTU; again within brtt: unchanged; one
+    /// brtt later: cut again; avg_rtt = 10·trtt: floored at half.
+    #[test]
+    fn u2_multiplicative_decrease() {
+        let mut n = nscc(NsccParams::default(), true);
+        n.cwnd = 100.0 * MTU as f64;
+        let high = n.trtt.mul_f64(2.0);
+        n.on_ack(&ack(us(1.0), high, true));
+        assert!((pkts(&n) - 60.0).abs() < 1e-9, "{}", pkts(&n));
+        n.on_ack(&ack(us(1.0 + 11.0), high, true));
+        assert!((pkts(&n) - 60.0).abs() < 1e-9, "within one brtt");
+        n.on_ack(&ack(us(1.0 + 11.453), high, true));
+        assert!((pkts(&n) - 36.0).abs() < 1e-9, "one brtt later: {}", pkts(&n));
+        let mut n = nscc(NsccParams::default(), true);
+        n.cwnd = 100.0 * MTU as f64;
+        n.on_ack(&ack(us(1.0), n.trtt.mul_f64(10.0), true));
+        assert!((pkts(&n) - 50.0).abs() < 1e-9);
+    }
+
+    /// Feeds `count` unmarked ACKs of one MTU at `rtt`, 10 ns apart, returns the increase.
+    fn window_of_acks(n: &mut Nscc, count: usize, rtt: Time) -> f64 {
+        let start = n.cwnd;
+        for i in 0..count {
+            n.on_ack(&ack(us(1.0 + 0.01 * i as f64), rtt, false));
+        }
+        n.cwnd - start
+    }
+
+    /// U3: unscaled pi = 2 adds 1 MTU per window at rtt = brtt, 0.4 MTU at 1.25·brtt.
+    #[test]
+    fn u3_proportional_increase_bound() {
+        for (rtt_factor, expect) in [(1.0, 1.0), (1.25, 0.4)] {
+            let p = NsccParams { fast_increase: false, fi_after_pi: false, ..unscaled() };
+            let mut n = nscc(p, true);
+            n.cwnd = 100.0 * MTU as f64;
+            let rtt = Time::from_ps(11_453_000).mul_f64(rtt_factor);
+            n.on_ack(&ack(us(0.5), rtt, false));
+            n.cwnd = 100.0 * MTU as f64;
+            let start = n.cwnd;
+            for i in 0..100 {
+                n.on_ack(&ack(us(1.0 + 0.01 * i as f64), rtt, false));
+            }
+            let gained = (n.cwnd - start) / MTU as f64;
+            assert!((gained - expect).abs() <= 0.01 * expect, "rtt {rtt_factor} brtt: {gained} MTU");
+        }
+    }
+
+    /// U4: FI adds (size/cwnd)·mtu·fi·scale per ACK, so about fi·scale MTU per window
+    /// whatever the window (checked at 10 and 200 MTU with scale 1). As dW/dn = MTU²/W, a
+    /// window of n = W0/MTU ACKs ends at √(W0² + 2n·MTU²): 0.954 MTU gained from 10, 0.9975
+    /// from 200.
+    #[test]
+    fn u4_fair_increase_is_independent_of_the_window() {
+        let high = Time::from_us(30);
+        let mut n = nscc(NsccParams::default(), true);
+        n.on_ack(&ack(us(0.5), high, false));
+        n.cwnd = 10.0 * MTU as f64;
+        n.on_ack(&ack(us(1.0), high, false));
+        let per_ack = 1.0 / 10.0 * MTU as f64 * 1.0 * n.scale;
+        assert!((n.cwnd - 10.0 * MTU as f64 - per_ack).abs() < 1e-6);
+        for w in [10.0f64, 200.0] {
+            let mut n = nscc(unscaled(), true);
+            n.on_ack(&ack(us(0.5), high, false));
+            n.cwnd = w * MTU as f64;
+            let gained = window_of_acks(&mut n, w as usize, high) / MTU as f64;
+            let model = (w * w + 2.0 * w).sqrt() - w;
+            assert!((gained - model).abs() <= 0.01 * model, "window {w}: {gained} MTU, model {model}");
+        }
+    }
+
+    /// U5: no FastIncrease until more than cwnd uncongested bytes; then exactly 2 MTU per
+    /// ACK; one ECN or high-RTT ACK resets it.
+    #[test]
+    fn u5_fast_increase() {
+        let base = Time::from_ps(11_453_000);
+        let mut n = nscc(NsccParams::default(), true);
+        n.on_ack(&ack(us(0.5), base, false));
+        n.cwnd = 10.0 * MTU as f64;
+        n.fi_count = 0.0;
+        let mut t = 1.0;
+        let mut next = |n: &mut Nscc, rtt: Time, ece: bool| {
+            t += 0.01;
+            let before = n.cwnd;
+            n.on_ack(&ack(us(t), rtt, ece));
+            n.cwnd - before
+        };
+        while n.fi_count + MTU as f64 <= n.cwnd {
+            next(&mut n, base, false);
+            assert_eq!(n.fast_increase_acks, 0, "count {} <= cwnd {}", n.fi_count, n.cwnd);
+        }
+        for _ in 0..5 {
+            assert_eq!(next(&mut n, base, false), 2.0 * MTU as f64);
+        }
+        next(&mut n, base, true);
+        assert!(n.fi_count == 0.0 && !n.increasing, "ECN resets");
+        assert!(next(&mut n, base, false) < 2.0 * MTU as f64);
+        n.increasing = true;
+        next(&mut n, Time::from_us(20), false);
+        assert!(n.fi_count == 0.0 && !n.increasing, "high RTT resets");
+    }
+
+    /// U6: QuickAdapt sets the window to the bytes delivered in the last trtt at the first
+    /// feedback after the window ends, ignores the bytes then in flight, fires at most once
+    /// per trtt and never in the first window.
+    #[test]
+    fn u6_quick_adapt() {
+        let p = NsccParams { fast_increase: false, ..NsccParams::default() };
+        // A NACK as the very first feedback opens the first window but cannot fire.
+        let mut n = nscc(p.clone(), true);
+        n.on_nack(&nack(us(1.0), 300 * MTU));
+        assert_eq!(n.qa_count, 0);
+        assert!(n.qa_end > Time::ZERO);
+        let mut n = nscc(p, true);
+        let trtt = n.trtt.as_us_f64();
+        n.on_ack(&ack(us(1.0), Time::from_us(20), false));
+        // A window later: deliver A bytes, then a NACK arms QuickAdapt.
+        let start = 1.0 + trtt;
+        let delivered = 20;
+        for i in 0..delivered {
+            n.on_ack(&ack(us(start + 0.1 * i as f64), Time::from_us(20), false));
+        }
+        let a = n.acked;
+        n.on_nack(&nack(us(start + 5.0), 300 * MTU));
+        assert!(n.trigger_qa && n.qa_count == 0, "armed, window not over");
+        let end = n.qa_end.as_us_f64();
+        n.on_nack(&nack(us(end + 0.1), 280 * MTU));
+        assert_eq!(n.qa_count, 1);
+        assert_eq!(n.cwnd, a.max(MTU as f64));
+        assert_eq!(n.bytes_to_ignore, 280.0 * MTU as f64);
+        // Feedback for fewer bytes than were in flight changes nothing.
+        let (cwnd, qa_end) = (n.cwnd, n.qa_end);
+        for i in 0..200 {
+            n.on_ack(&ack(us(end + 0.2 + 0.01 * i as f64), Time::from_us(40), i % 2 == 0));
+        }
+        assert_eq!((n.cwnd, n.qa_end, n.qa_count, n.trigger_qa), (cwnd, qa_end, 1, false));
+        // After the ignore phase, a NACK within trtt of the cut arms but cannot fire.
+        n.bytes_ignored = n.bytes_to_ignore;
+        n.on_nack(&nack(us(end + 3.0), 10 * MTU));
+        assert_eq!(n.qa_count, 1);
+        n.on_nack(&nack(qa_end + us(0.1), 10 * MTU));
+        assert_eq!(n.qa_count, 2, "fires at the next window's end");
+    }
+
+    /// U7: after any event MTU ≤ cwnd ≤ maxwnd (a pseudo-random mix of ACKs and NACKs
+    /// in both modes).
+    #[test]
+    fn u7_window_bounds_hold_after_every_event() {
+        for mode in [NsccMode::SmarttPaper, NsccMode::NsccHtsim] {
+            for median in [false, true] {
+                let mut n = Nscc::new(&NsccParams { mode, ..NsccParams::default() }, median, &paper_info(true));
+                let mut x = 12345u64;
+                for i in 0..20_000u64 {
+                    x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    let now = Time::from_ns(10 * i + 10);
+                    let rtt = Time::from_ns(11_453 + (x >> 40) % 40_000);
+                    match (x >> 20) % 10 {
+                        0 => n.on_nack(&nack(now, (x >> 8) % (400 * MTU))),
+                        1 => n.on_timeout(now, 0),
+                        k => n.on_ack(&ack(now, rtt, k < 5)),
+                    }
+                    assert!(n.cwnd >= MTU as f64 && n.cwnd <= n.maxwnd, "{mode:?} {median}: {}", n.cwnd);
+                }
+            }
+        }
+    }
+
+    /// Spec §2.17's table for the paper's network with trimming (network RTT 11.453 µs):
+    /// target 8.59 µs, sa 7.636, sb 0.716, fi ≈ 156.4 KB, η ≈ 4.69 KB, fi_scale 1.91,
+    /// QA threshold 34.4 µs; and mswift-mnscc §2.8's for the MSwift network (6.253 µs, 1 µs
+    /// target, no trimming): fi ≈ 85.4 KB, η ≈ 2.56 KB, fi_scale ≈ 1.04, α·target ≈ 5.7 KB.
+    #[test]
+    fn htsim_constants_match_the_spec_tables() {
+        let htsim = NsccParams { mode: NsccMode::NsccHtsim, ..NsccParams::default() };
+        let n = nscc(htsim.clone(), true);
+        assert!((n.target_q.as_us_f64() - 8.59).abs() < 0.01);
+        assert!((n.h_fi - 156_400.0).abs() < 200.0, "{}", n.h_fi);
+        assert!((n.h_eta - 4_690.0).abs() < 10.0, "{}", n.h_eta);
+        assert!((n.h_fi_scale - 1.91).abs() < 0.01);
+        let sa: f64 = 7.636;
+        let sb: f64 = 8.59 / 12.0;
+        assert!((sb - 0.716).abs() < 0.001);
+        assert!((n.h_alpha * n.target_q.as_secs_f64() - 4.0 * 4096.0 * sa * sb).abs() < 50.0);
+        assert!((n.target_q.mul_f64(n.p.qa_delay_factor).as_us_f64() - 34.4).abs() < 0.05);
+        let info = FlowInfo {
+            trimming: false,
+            ..crate::cc::test_info(MTU, MTU, Time::from_ps(6_253_440), 6, Rate::gbps(800), 800_000)
+        };
+        let p = NsccParams { target_qdelay: AutoTime::Fixed(Time::from_us(1)), ..htsim };
+        let m = Nscc::new(&p, false, &info);
+        assert!((m.h_fi - 85_400.0).abs() < 100.0, "{}", m.h_fi);
+        assert!((m.h_eta - 2_560.0).abs() < 10.0, "{}", m.h_eta);
+        assert!((m.h_fi_scale - 1.04).abs() < 0.005);
+        assert!((m.h_alpha * 1e-6 - 5_700.0).abs() < 50.0, "{}", m.h_alpha * 1e-6);
+        // maxwnd = 1.5 × BDP(6.253 µs) ≈ 938 KB (mswift-mnscc §2.8).
+        assert!((m.maxwnd - 938_000.0).abs() < 500.0);
+        // ≈ 63 µs RTO for 800 KB buffers.
+        assert!((m.rto.as_us_f64() - 63.0).abs() < 0.1, "{}", m.rto);
+    }
+
+    /// htsim mode's MD acts on the averaged queueing delay: avg = 2 × target → × 0.6.
+    #[test]
+    fn htsim_multiplicative_decrease_on_queueing_delay() {
+        let mut n = nscc(NsccParams { mode: NsccMode::NsccHtsim, ..NsccParams::default() }, true);
+        n.cwnd = 100.0 * MTU as f64;
+        let q = n.target_q.mul_f64(2.0);
+        n.avg = Some(q.as_secs_f64());
+        n.qa_end = Time::from_ms(1); // keep QuickAdapt out of it
+        n.on_ack(&ack(us(1.0), n.brtt + q, true));
+        assert!((pkts(&n) - 60.0).abs() < 1e-6, "{}", pkts(&n));
+    }
+
+    /// mswift-mnscc §6 A6: H_MNSCC = max(min(⌊W/2⌋, 4), 1).
+    #[test]
+    fn mnscc_history_rule() {
+        let mut m = Nscc::new(&NsccParams::default(), true, &paper_info(true));
+        for (w, h) in [(150.0, 4), (9.0, 4), (7.0, 3), (1.5, 1), (0.2, 1)] {
+            m.cwnd = w * MTU as f64;
+            assert_eq!(m.history_len(), h, "W = {w}");
+        }
+    }
+
+    /// MNSCC: one marked, delayed ACK in four has a low median delay, so it is case 2
+    /// (no cut); NSCC cuts on it.
+    #[test]
+    fn mnscc_ignores_a_minority_of_delayed_samples() {
+        let p = NsccParams {
+            mode: NsccMode::NsccHtsim,
+            target_qdelay: AutoTime::Fixed(Time::from_us(4)),
+            quick_adapt: false,
+            ..NsccParams::default()
+        };
+        let mut m = Nscc::new(&p, true, &paper_info(true));
+        let mut n = Nscc::new(&p, false, &paper_info(true));
+        for i in 0..400u64 {
+            let slow = i % 4 == 3;
+            let rtt = if slow { Time::from_us(40) } else { Time::from_us(12) };
+            let a = ack(Time::from_us(i + 1), rtt, slow);
+            m.on_ack(&a);
+            n.on_ack(&a);
+        }
+        assert_eq!(m.md_count, 0);
+        assert!(n.md_count > 0);
+    }
+}
