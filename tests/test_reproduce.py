@@ -164,7 +164,7 @@ def test_quick_fig4_table_structure(tmp_path: Path, child_env: dict[str, str]) -
     assert proc.stdout.strip() == table.strip()
     for name in ("runs.csv", "fig4.png", "fig5_fct_cdf.png"):
         assert (out / name).is_file(), name
-    assert "9 to run" in proc.stderr and "[   9/9]" in proc.stderr
+    assert "15 to run" in proc.stderr and "[  15/15]" in proc.stderr
 
     block = table.split("## Fig. 4")[1].split("## Fig. 5")[0]
     assert "(LB = 13.858 µs)" in block  # 1 MiB = 256 packets, inter-pod: (256 + 6 - 1) * 0.0416 + 6 * 0.5 us
@@ -172,19 +172,17 @@ def test_quick_fig4_table_structure(tmp_path: Path, child_env: dict[str, str]) -
     rows = {line.split("|")[0].strip(): [c.strip() for c in line.split("|")[1:]]
             for line in block.splitlines() if line.count("|") == 3}
     assert rows["CCA"] == ["OPS", "AR", "REPS"]
-    for cca in ("Swift", "LSwift", "MSwift"):
+    for cca in ("Swift", "LSwift", "MSwift", "NSCC", "MNSCC"):
         assert len(rows[cca]) == 3 and all(number.match(c) for c in rows[cca]), rows[cca]
-    for cca in ("NSCC", "MNSCC"):
-        assert rows[cca] == ["not implemented (issue 4)"] * 3
-    assert "B1 " in block and "B2 " in block and "B3 " in block
-    assert "needs NSCC" in block and "INFO" in block and "PASS" not in block.replace("INFO (pass)", "")
+    assert "B1 " in block and "B2 " in block and "B3 " in block and "B4 " in block and "B5 " in block
+    assert "needs NSCC" not in block and "INFO" in block and "PASS" not in block.replace("INFO (pass)", "")
     assert "unfinished 0; errors 0" in block
     assert "## Fig. 5" in table and "B6 " in table
 
     with (out / "runs.csv").open() as f:
         runs = list(csv.DictReader(f))
-    assert len(runs) == 9
-    assert {(r["cc"], r["lb"]) for r in runs} == {(c, lb) for c in ("swift", "lswift", "mswift")
+    assert len(runs) == 15
+    assert {(r["cc"], r["lb"]) for r in runs} == {(c, lb) for c in ("swift", "lswift", "mswift", "nscc", "mnscc")
                                                   for lb in ("ops", "ar", "reps")}
     for r in runs:
         assert r["complete"] == "True" and r["sprayed_flows"] == r["sprayed_finished"] == "124"
@@ -194,5 +192,5 @@ def test_quick_fig4_table_structure(tmp_path: Path, child_env: dict[str, str]) -
     # again: everything comes from the cache, and the table is identical
     again = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
     assert again.returncode == 0, again.stderr
-    assert "9 cached, 0 to run" in again.stderr
+    assert "15 cached, 0 to run" in again.stderr
     assert again.stdout == proc.stdout
