@@ -25,6 +25,9 @@ pub mod flags {
     /// Traffic class 1 of two-class scheduling (flows on one ECMP path; sprayed flows are
     /// class 0).
     pub const CLASS1: u8 = 64;
+    /// A PrioPlus probe (data kind, minimum size, outside the flow's PSN space) or its echo
+    /// (ACK kind). Spec `prioplus.md` §2.6.
+    pub const PROBE: u8 = 128;
 }
 
 /// One packet. Data and ACKs share the struct so a port needs only one queue type.
@@ -45,6 +48,9 @@ pub struct Packet {
     pub sent_at: Time,
     pub kind: PacketKind,
     pub flags: u8,
+    /// The flow's priority level, larger = more important (spec `prioplus.md` §2.1); 0 when
+    /// the scenario gives none. Sits in what was padding: the packet did not grow.
+    pub priority: u8,
 }
 
 impl Packet {
