@@ -31,6 +31,8 @@ pub enum Event {
     Sample,
     /// Scenario `duration` reached.
     Stop,
+    /// A flow's probe timer (PrioPlus; checked lazily against what the algorithm wants).
+    Probe(u32),
 }
 
 #[derive(Copy, Clone)]
