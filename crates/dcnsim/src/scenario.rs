@@ -379,6 +379,43 @@ pub struct SwitchCfg {
     /// the priority queue (spec `smartt-nscc.md` §2.16); the receiver NACKs it.
     #[serde(default)]
     pub trimming: bool,
+    /// Priority flow control; absent: off (`net/pfc.rs`).
+    #[serde(default)]
+    pub pfc: Option<PfcCfg>,
+}
+
+/// A PFC priority class (`net::pfc`): the data queue or the priority queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PfcClass {
+    Data,
+    Control,
+}
+
+/// `[switch.pfc]`: per-class ingress accounting with PAUSE above `xoff` and RESUME at
+/// `xon` (spec `smartt-nscc.md` §3.3). Thresholds left out are derived per ingress link.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PfcCfg {
+    #[serde(default = "default_true")]
+    pub enabled: bool,
+    /// Classes that are paused instead of dropped.
+    #[serde(default = "default_lossless")]
+    pub lossless: Vec<PfcClass>,
+    /// Bytes past `xoff` an ingress link may still deliver; default: what arrives while a
+    /// PAUSE travels back and the upstream finishes its packet.
+    #[serde(default)]
+    pub headroom: Option<BytesVal>,
+    /// Default: `switch.buffer` − headroom (the spec's XOFF = queue − headroom).
+    #[serde(default)]
+    pub xoff: Option<BytesVal>,
+    /// Default: xoff − 2 MTU (the spec's choice).
+    #[serde(default)]
+    pub xon: Option<BytesVal>,
+}
+
+fn default_lossless() -> Vec<PfcClass> {
+    vec![PfcClass::Data]
 }
 
 impl Default for SwitchCfg {
@@ -391,6 +428,7 @@ impl Default for SwitchCfg {
             drr: DrrCfg::default(),
             ar: ArCfg::default(),
             trimming: false,
+            pfc: None,
         }
     }
 }
@@ -405,6 +443,8 @@ pub enum CcName {
     Mswift,
     Nscc,
     Mnscc,
+    /// No congestion control: line rate, window unbounded (lossless RoCEv2 without DCQCN).
+    None,
 }
 
 impl CcName {
@@ -417,6 +457,7 @@ impl CcName {
             CcName::Mswift => "mswift",
             CcName::Nscc => "nscc",
             CcName::Mnscc => "mnscc",
+            CcName::None => "none",
         }
     }
 }

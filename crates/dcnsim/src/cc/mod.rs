@@ -8,6 +8,7 @@ pub mod median;
 pub mod newreno;
 pub mod nscc;
 pub mod swift;
+pub mod uncontrolled;
 
 use crate::units::{Rate, Time};
 
@@ -186,6 +187,7 @@ pub fn make(
         CcName::Mswift => Box::new(swift::Swift::new(&t.swift, swift::Variant::MSwift, info)),
         CcName::Nscc => Box::new(nscc::Nscc::new(&t.nscc, false, info)),
         CcName::Mnscc => Box::new(nscc::Nscc::new(&t.nscc, true, info)),
+        CcName::None => Box::new(uncontrolled::Uncontrolled),
     }
 }
 
