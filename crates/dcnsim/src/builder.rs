@@ -207,6 +207,9 @@ fn validate_numbers(s: &Scenario) -> Result<(), ScenarioError> {
     if let Err((field, msg)) = tr.swift.validate() {
         return err(&format!("transport.swift.{field}"), msg);
     }
+    if let Err((field, msg)) = tr.dcqcn.validate() {
+        return err(&format!("transport.dcqcn.{field}"), msg);
+    }
     if let Err((field, msg)) = tr.nscc.validate() {
         return err(&format!("transport.nscc.{field}"), msg);
     }
@@ -388,6 +391,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         delayed_ack_timeout: tr.delayed_ack_timeout.0,
         dupack_threshold: tr.dupack_threshold,
         loss_rule: tr.loss_rule,
+        loss_recovery: tr.loss_recovery,
         pace_window: tr.pacing,
         rto_min: tr.rto_min.0,
         rto_max: tr.rto_max.0,

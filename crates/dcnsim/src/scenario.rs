@@ -8,12 +8,13 @@ use std::path::Path;
 use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::app::AppCfg;
+use crate::cc::dcqcn::DcqcnParams;
 use crate::cc::dctcp::DctcpParams;
 use crate::cc::newreno::NewRenoParams;
 use crate::cc::nscc::NsccParams;
 use crate::cc::swift::SwiftParams;
 use crate::net::{MarkIf, MarkPoint};
-use crate::transport::LossRule;
+use crate::transport::{LossRecovery, LossRule};
 use crate::units::{parse_bytes, parse_rate, parse_time, Rate, Time};
 
 /// Bad input: the message starts with the field's path (e.g. `topology.hosts: ...`).
@@ -445,6 +446,8 @@ pub enum CcName {
     Mnscc,
     /// No congestion control: line rate, window unbounded (lossless RoCEv2 without DCQCN).
     None,
+    /// DCQCN (rate based, CNPs), `cc/dcqcn.rs`.
+    Dcqcn,
 }
 
 impl CcName {
@@ -458,6 +461,7 @@ impl CcName {
             CcName::Nscc => "nscc",
             CcName::Mnscc => "mnscc",
             CcName::None => "none",
+            CcName::Dcqcn => "dcqcn",
         }
     }
 }
@@ -610,6 +614,12 @@ pub struct TransportCfg {
     /// NSCC and MNSCC (`[transport.nscc]`).
     #[serde(default)]
     pub nscc: NsccParams,
+    /// DCQCN (`[transport.dcqcn]`).
+    #[serde(default)]
+    pub dcqcn: DcqcnParams,
+    /// How lost packets are recovered: selective (`"sack"`) or RoCE's go-back-N.
+    #[serde(default)]
+    pub loss_recovery: LossRecovery,
     #[serde(default = "default_loss_rule")]
     pub loss_rule: LossRule,
     /// Pace every flow at one window per smoothed RTT (otherwise only algorithms that ask

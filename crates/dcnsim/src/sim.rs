@@ -33,6 +33,8 @@ pub struct Counters {
     pub trims: u64,
     /// NACKs the receivers sent for trimmed headers.
     pub nacks: u64,
+    /// Congestion notification packets the receivers sent (DCQCN).
+    pub cnps: u64,
 }
 
 pub struct Simulation {
@@ -568,6 +570,7 @@ impl Simulation {
             PacketKind::Data => self.receive_data(&pkt),
             PacketKind::Ack => self.receive_ack(&pkt),
             PacketKind::Nack => self.receive_nack(&pkt),
+            PacketKind::Cnp => self.receive_cnp(&pkt),
         }
     }
 
@@ -578,6 +581,18 @@ impl Simulation {
         let out = self.flows[f as usize].on_data(now, pkt, &self.cfg);
         for a in out.acks.into_iter().flatten() {
             self.send_ack(f, a);
+        }
+        if pkt.has(flags::CE) && self.flows[f as usize].cnp_due(now) {
+            let cnp = AckToSend {
+                cum: 0,
+                sacked_psn: pkt.psn,
+                ece: true,
+                sent_at: pkt.sent_at,
+                entropy: pkt.entropy,
+                retx: false,
+            };
+            self.counters.cnps += 1;
+            self.send_reply(f, cnp, PacketKind::Cnp);
         }
         if out.arm_delayed_ack {
             self.flows[f as usize].receiver.delayed_ack_pending = true;
@@ -612,6 +627,14 @@ impl Simulation {
         }
         if flow.on_nack(now, pkt) {
             self.make_ready(f);
+        }
+    }
+
+    fn receive_cnp(&mut self, pkt: &Packet) {
+        let now = self.now();
+        let flow = &mut self.flows[pkt.flow as usize];
+        if !flow.sender_done() {
+            flow.sender.cc.on_cnp(now);
         }
     }
 
@@ -835,6 +858,7 @@ impl Simulation {
             ("timeouts", c.timeouts as f64),
             ("trims", c.trims as f64),
             ("nacks", c.nacks as f64),
+            ("cnps", c.cnps as f64),
             ("retransmits", self.flows.iter().map(|f| f.sender.retransmits).sum::<u64>() as f64),
             ("peak_packets_in_flight", self.arena.peak_live() as f64),
             ("sim_time_us", self.now().as_us_f64()),

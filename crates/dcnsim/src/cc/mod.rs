@@ -3,6 +3,7 @@
 //! algorithm answers with a window (bytes on the wire) and optionally a pacing rate.
 //! A new algorithm is a new module implementing `CongestionControl`, nothing more.
 
+pub mod dcqcn;
 pub mod dctcp;
 pub mod median;
 pub mod newreno;
@@ -147,6 +148,13 @@ pub trait CongestionControl: Send {
     fn pacing_rate(&self) -> Option<Rate> {
         None
     }
+    /// Whether the receiver sends this flow CNPs (congestion notification packets) for
+    /// ECN-marked arrivals, and at most how often (DCQCN's NP).
+    fn cnp_interval(&self) -> Option<Time> {
+        None
+    }
+    /// A CNP arrived (only if `cnp_interval` asked for them).
+    fn on_cnp(&mut self, _now: Time) {}
     /// Internal variables for time series and tests (e.g. DCTCP's alpha).
     fn observe(&self, _out: &mut dyn FnMut(&'static str, f64)) {}
 }
@@ -188,6 +196,7 @@ pub fn make(
         CcName::Nscc => Box::new(nscc::Nscc::new(&t.nscc, false, info)),
         CcName::Mnscc => Box::new(nscc::Nscc::new(&t.nscc, true, info)),
         CcName::None => Box::new(uncontrolled::Uncontrolled),
+        CcName::Dcqcn => Box::new(dcqcn::Dcqcn::new(&t.dcqcn, info)),
     }
 }
 
