@@ -207,6 +207,9 @@ fn validate_numbers(s: &Scenario) -> Result<(), ScenarioError> {
     if let Err((field, msg)) = tr.swift.validate() {
         return err(&format!("transport.swift.{field}"), msg);
     }
+    if let Err((field, msg)) = tr.mprdma.validate() {
+        return err(&format!("transport.mprdma.{field}"), msg);
+    }
     if let Err((field, msg)) = tr.dcqcn.validate() {
         return err(&format!("transport.dcqcn.{field}"), msg);
     }

@@ -10,6 +10,7 @@ use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 use crate::app::AppCfg;
 use crate::cc::dcqcn::DcqcnParams;
 use crate::cc::dctcp::DctcpParams;
+use crate::cc::mprdma::MprdmaParams;
 use crate::cc::newreno::NewRenoParams;
 use crate::cc::nscc::NsccParams;
 use crate::cc::swift::SwiftParams;
@@ -448,6 +449,8 @@ pub enum CcName {
     None,
     /// DCQCN (rate based, CNPs), `cc/dcqcn.rs`.
     Dcqcn,
+    /// MP-RDMA's per-packet ECN window, `cc/mprdma.rs`.
+    Mprdma,
 }
 
 impl CcName {
@@ -462,6 +465,7 @@ impl CcName {
             CcName::Mnscc => "mnscc",
             CcName::None => "none",
             CcName::Dcqcn => "dcqcn",
+            CcName::Mprdma => "mprdma",
         }
     }
 }
@@ -614,6 +618,9 @@ pub struct TransportCfg {
     /// NSCC and MNSCC (`[transport.nscc]`).
     #[serde(default)]
     pub nscc: NsccParams,
+    /// MPRDMA (`[transport.mprdma]`).
+    #[serde(default)]
+    pub mprdma: MprdmaParams,
     /// DCQCN (`[transport.dcqcn]`).
     #[serde(default)]
     pub dcqcn: DcqcnParams,

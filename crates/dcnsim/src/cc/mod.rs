@@ -6,6 +6,7 @@
 pub mod dcqcn;
 pub mod dctcp;
 pub mod median;
+pub mod mprdma;
 pub mod newreno;
 pub mod nscc;
 pub mod swift;
@@ -197,6 +198,7 @@ pub fn make(
         CcName::Mnscc => Box::new(nscc::Nscc::new(&t.nscc, true, info)),
         CcName::None => Box::new(uncontrolled::Uncontrolled),
         CcName::Dcqcn => Box::new(dcqcn::Dcqcn::new(&t.dcqcn, info)),
+        CcName::Mprdma => Box::new(mprdma::Mprdma::new(&t.mprdma, info)),
     }
 }
 
