@@ -21,9 +21,20 @@ def test_bench_prints_one_line_per_scenario(dcnsim_cli: Cli, tiny_toml: Path, tm
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert len(lines) == 1
-    assert re.fullmatch(
-        r"tiny  wall \d+\.\d{3} s  events \d+  events/s \S+  packets/s \S+  peak RSS \d+\.\d MiB  peak in flight \d+ pkts", lines[0]
-    ), lines[0]
+    m = re.fullmatch(
+        r"tiny  wall \d+\.\d{3} s  events (\d+)  events/s \S+  data packets/s \S+  peak RSS \d+\.\d MiB"
+        r"  peak in flight \d+ pkts  FCT min/median/max [\d.]+/[\d.]+/[\d.]+ us \((\d+)/(\d+) flows\)", lines[0]
+    )
+    assert m, lines[0]
+    assert m.group(2) == m.group(3), "every flow of the tiny scenario finishes"
+
+    # --save, then --compare against it: a rerun is the same simulation (determinism).
+    saved = tmp_path / "bench.json"
+    assert dcnsim_cli("bench", "--dir", str(benches), "--save", str(saved)).returncode == 0
+    again = dcnsim_cli("bench", "--dir", str(benches), "--compare", str(saved))
+    assert again.returncode == 0, again.stderr
+    compare = again.stdout.splitlines()[1]
+    assert re.search(r"vs saved: wall \S+x  events/s \S+x  peak RSS \S+x  \(same events and FCTs\)", compare), compare
 
 
 def test_bench_without_matching_scenarios_is_an_error(dcnsim_cli: Cli, tiny_toml: Path) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import resource
+import statistics
 import sys
 import time
 from typing import Optional, Sequence
@@ -37,12 +38,22 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     wall = time.perf_counter() - started
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     rss_bytes = rss if sys.platform == "darwin" else rss * 1024  # Linux reports KiB
+    stats = sim.stats()
+    # The behaviour beside the speed: a faster run with different FCTs is a different run.
+    flows = sim.flows()
+    fcts = sorted(f for f, done in zip(flows["fct_us"], flows["finished"]) if done)
     print(json.dumps({
         "wall_seconds": wall,
         "events": sim.events,
         "packets": sim.packets,
+        "data_packets": stats["data_packets"],
         "peak_rss_bytes": rss_bytes,
-        "peak_packets_in_flight": sim.stats()["peak_packets_in_flight"],
+        "peak_packets_in_flight": stats["peak_packets_in_flight"],
+        "flows": len(flows["fct_us"]),
+        "flows_finished": len(fcts),
+        "fct_min_us": fcts[0] if fcts else None,
+        "fct_median_us": statistics.median(fcts) if fcts else None,
+        "fct_max_us": fcts[-1] if fcts else None,
     }))
     return 0
 

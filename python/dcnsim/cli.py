@@ -78,6 +78,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     bench_cmd.add_argument("--dir", default="benches", help="directory of scenarios (default: benches)")
     bench_cmd.add_argument("--only", metavar="SUBSTR", help="only scenarios whose file name contains SUBSTR")
+    bench_cmd.add_argument("--save", metavar="FILE", help="also write the figures as JSON (for a later --compare)")
+    bench_cmd.add_argument("--compare", metavar="OLD.json",
+                           help="print each scenario's ratio against a run saved with --save (wall, events/s, "
+                           "peak RSS) and whether its events and FCTs changed")
     bench_cmd.add_argument("--sweeps", action="store_true",
                            help="instead, time each sweep in DIR/sweeps/ with 1 and with 2 local workers and "
                            "report the speed-up")
@@ -206,6 +210,24 @@ def _ratio(x: Optional[float]) -> str:
     return "-" if x is None else f"{x:.2f}"
 
 
+def _us(value: Optional[float]) -> str:
+    return "-" if value is None else f"{value:.1f}"
+
+
+def _comparison(old: dict[str, Any], new: dict[str, Any]) -> str:
+    """One line: new/old ratios of the costs, and whether the simulated behaviour moved."""
+    def ratio(key: str) -> str:
+        return f"{new[key] / old[key]:.2f}x" if old.get(key) else "n/a"
+
+    rate = lambda m: m["events"] / max(m["wall_seconds"], 1e-9)  # noqa: E731
+    same = all(old.get(k) == new.get(k) for k in ("events", "fct_min_us", "fct_median_us", "fct_max_us"))
+    behaviour = "same events and FCTs" if same else (
+        f"BEHAVIOUR CHANGED: events {old.get('events')} -> {new['events']}, FCT median "
+        f"{_us(old.get('fct_median_us'))} -> {_us(new['fct_median_us'])} us")
+    return (f"vs saved: wall {ratio('wall_seconds')}  events/s {rate(new) / rate(old):.2f}x  "
+            f"peak RSS {ratio('peak_rss_bytes')}  ({behaviour})")
+
+
 def _bench_sweeps(directory: Path) -> int:
     import tempfile
 
@@ -243,8 +265,16 @@ def _bench_command(args: argparse.Namespace) -> int:
         print(f"error: no scenario (*.toml){matching} in {directory}", file=sys.stderr)
         return 2
 
+    old: dict[str, Any] = {}
+    if args.compare:
+        try:
+            old = json.loads(Path(args.compare).read_text())["scenarios"]
+        except (OSError, ValueError, KeyError) as exc:
+            print(f"error: --compare {args.compare}: not a file written by --save ({exc})", file=sys.stderr)
+            return 2
     width = max(len(p.stem) for p in files)
     failures = 0
+    saved: dict[str, Any] = {}
     for path in files:
         child = subprocess.run(
             [sys.executable, "-m", "dcnsim._bench_one", str(path)], capture_output=True, text=True
@@ -255,12 +285,19 @@ def _bench_command(args: argparse.Namespace) -> int:
             sys.stderr.write(child.stderr)
             continue
         m = json.loads(child.stdout.strip().splitlines()[-1])
+        saved[path.stem] = m
         wall = max(m["wall_seconds"], 1e-9)
         print(
             f"{path.stem:<{width}}  wall {wall:.3f} s  events {m['events']}"
-            f"  events/s {_fmt.si(m['events'] / wall)}  packets/s {_fmt.si(m['packets'] / wall)}"
+            f"  events/s {_fmt.si(m['events'] / wall)}  data packets/s {_fmt.si(m['data_packets'] / wall)}"
             f"  peak RSS {m['peak_rss_bytes'] / 2**20:.1f} MiB"
-            f"  peak in flight {m['peak_packets_in_flight']} pkts",
+            f"  peak in flight {m['peak_packets_in_flight']} pkts"
+            f"  FCT min/median/max {_us(m['fct_min_us'])}/{_us(m['fct_median_us'])}/{_us(m['fct_max_us'])} us"
+            f" ({m['flows_finished']}/{m['flows']} flows)",
             flush=True,
         )
+        if path.stem in old:
+            print(" " * (width + 2) + _comparison(old[path.stem], m), flush=True)
+    if args.save:
+        Path(args.save).write_text(json.dumps({"version": __version__, "scenarios": saved}, indent=2) + "\n")
     return 1 if failures else 0

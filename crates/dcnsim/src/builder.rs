@@ -8,12 +8,12 @@ use crate::app::OnOffApp;
 use crate::cc::FlowInfo;
 use crate::engine::{Event, EventQueue, Rng};
 use crate::net::pfc::{self, Pfc, PfcThresholds};
-use crate::net::{Drr, EcnPolicy, PacketArena, Port};
+use crate::net::{Drr, EcnPolicy, PacketArena, Port, PrioQueues, PrioService};
 use crate::routing::Routing;
 use crate::scenario::{
     err, FailureModel, FlowSize, InitialWindow, QueueSampling, Scenario, ScenarioError, TopologyKind,
 };
-use crate::scenario::{PfcCfg, PfcClass, Scheduler};
+use crate::scenario::{PfcCfg, PfcClass, PriorityService, QueueCount, Scheduler};
 use crate::sim::{ArRule, Counters, Simulation};
 use crate::stats::{ideal_fct, FlowMonitor, Hop, Sampler};
 use crate::topology::{self, FatTreeShape, Tier, TierLinks, Topology};
@@ -203,6 +203,9 @@ fn validate_numbers(s: &Scenario) -> Result<(), ScenarioError> {
     }
     if !(0.0..=1.0).contains(&tr.dctcp.alpha_init) {
         return err("transport.dctcp.alpha_init", format!("{}: allowed 0 <= alpha_init <= 1", tr.dctcp.alpha_init));
+    }
+    if let Err((field, msg)) = tr.prioplus.validate() {
+        return err(&format!("transport.prioplus.{field}"), msg);
     }
     if let Err((field, msg)) = tr.swift.validate() {
         return err(&format!("transport.swift.{field}"), msg);
@@ -436,7 +439,42 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         return err("workload", "too many flows");
     }
 
+    // Priority levels: the highest level any flow has (0: priorities unused).
+    let levels = specs.iter().map(|f| f.priority).max().unwrap_or(0);
+    if s.switch.scheduler == Scheduler::Priority {
+        let pq = &s.switch.priority;
+        let n = match pq.queues {
+            QueueCount::Fixed(n) => n as usize,
+            QueueCount::Ideal => (levels as usize).max(1),
+        };
+        let service = match pq.service {
+            PriorityService::Strict => {
+                if pq.weights.is_some() {
+                    return err("switch.priority.weights", "only used with service = \"drr\"");
+                }
+                PrioService::Strict
+            }
+            PriorityService::Drr => {
+                let weights = pq.weights.clone().unwrap_or_else(|| vec![1; n]);
+                if weights.len() != n || weights.contains(&0) {
+                    return err(
+                        "switch.priority.weights",
+                        format!("{} weights given; allowed: {n} positive weights, one per queue", weights.len()),
+                    );
+                }
+                PrioService::Drr {
+                    quantum: s.switch.drr.quantum.0,
+                    weights: weights.iter().map(|&w| w as u64).collect(),
+                }
+            }
+        };
+        for p in ports.iter_mut().filter(|p| p.node >= n_hosts) {
+            p.prio = Some(Box::new(PrioQueues::new(n, service.clone())));
+        }
+    }
+
     let mut ecmp_rng = Rng::stream(s.seed, "ecmp");
+    let cc_seed = Rng::stream(s.seed, "cc").next_u64();
     let mtu = cfg.mtu as u64;
     let mut flows = Vec::with_capacity(specs.len());
     for (id, sp) in specs.iter().enumerate() {
@@ -489,7 +527,17 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
             header: cfg.header_bytes as u64,
             switch_buffer: s.switch.buffer.0,
             trimming: s.switch.trimming,
+            priority: sp.priority,
+            levels,
+            seed: crate::engine::splitmix64(cc_seed ^ id as u64),
+            start: sp.start,
         };
+        if sp.cc == crate::scenario::CcName::Prioplus && sp.priority == 0 {
+            return err(
+                &format!("workload (tag {}).priority", tags[sp.tag as usize]),
+                "prioplus needs a priority level on every flow (e.g. priority = 1, or by size)",
+            );
+        }
         let cc = crate::cc::make(sp.cc, tr, &info);
         let entropy = ecmp_rng.next_u64() as u32;
         // An application-fed flow drains its buffer after the app stops at `sp.stop`.
@@ -509,6 +557,8 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
             tr.reps.buffer as usize,
         );
         flow.base_rtt = base_rtt;
+        flow.priority = sp.priority;
+        flow.uses_probes = flow.sender.cc.uses_probes();
         flow.app = sp.app.as_ref().map(|a| OnOffApp::new(a, sp.start, sp.stop));
         flow.ideal_fct = if n_pkts == u64::MAX { Time::ZERO } else { ideal_fct(&hops, n_pkts) };
         flows.push(flow);

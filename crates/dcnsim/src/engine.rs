@@ -33,6 +33,8 @@ pub enum Event {
     Pfc(u32),
     /// Scenario `duration` reached.
     Stop,
+    /// A flow's probe timer (PrioPlus; checked lazily against what the algorithm wants).
+    Probe(u32),
 }
 
 #[derive(Copy, Clone)]

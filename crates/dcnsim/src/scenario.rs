@@ -13,6 +13,7 @@ use crate::cc::dctcp::DctcpParams;
 use crate::cc::mprdma::MprdmaParams;
 use crate::cc::newreno::NewRenoParams;
 use crate::cc::nscc::NsccParams;
+use crate::cc::prioplus::PrioPlusParams;
 use crate::cc::swift::SwiftParams;
 use crate::net::{MarkIf, MarkPoint};
 use crate::transport::{LossRecovery, LossRule};
@@ -375,6 +376,9 @@ pub struct SwitchCfg {
     pub scheduler: Scheduler,
     #[serde(default)]
     pub drr: DrrCfg,
+    /// `scheduler = "priority"`: the physical priority queues (`net/prio.rs`).
+    #[serde(default)]
+    pub priority: PriorityQueuesCfg,
     #[serde(default)]
     pub ar: ArCfg,
     /// A data packet that does not fit the buffer is cut to its header, which goes on in
@@ -428,6 +432,7 @@ impl Default for SwitchCfg {
             ack_priority: true,
             scheduler: Scheduler::Fifo,
             drr: DrrCfg::default(),
+            priority: PriorityQueuesCfg::default(),
             ar: ArCfg::default(),
             trimming: false,
             pfc: None,
@@ -445,6 +450,8 @@ pub enum CcName {
     Mswift,
     Nscc,
     Mnscc,
+    /// PrioPlus over Swift (spec `prioplus.md` §2): virtual priorities in one queue.
+    Prioplus,
     /// No congestion control: line rate, window unbounded (lossless RoCEv2 without DCQCN).
     None,
     /// DCQCN (rate based, CNPs), `cc/dcqcn.rs`.
@@ -463,6 +470,7 @@ impl CcName {
             CcName::Mswift => "mswift",
             CcName::Nscc => "nscc",
             CcName::Mnscc => "mnscc",
+            CcName::Prioplus => "prioplus",
             CcName::None => "none",
             CcName::Dcqcn => "dcqcn",
             CcName::Mprdma => "mprdma",
@@ -513,6 +521,160 @@ pub enum Scheduler {
     /// Deficit round robin between sprayed flows (class 0) and ECMP flows (class 1), each
     /// with its own FIFO and a weighted share of the buffer (the MSwift paper, Fig. 13).
     Drr,
+    /// Physical priority queues by the packets' priority level, one shared buffer
+    /// (`[switch.priority]`; spec `prioplus.md` §3, "Physical + Swift").
+    Priority,
+}
+
+/// How many physical priority queues a port has: a number, or `"ideal"` (as many as the
+/// scenario has priority levels, the paper's "Physical*").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueueCount {
+    Fixed(u32),
+    Ideal,
+}
+
+impl Serialize for QueueCount {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            QueueCount::Fixed(n) => s.serialize_u32(*n),
+            QueueCount::Ideal => s.serialize_str("ideal"),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for QueueCount {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        const ALLOWED: &str = "allowed: a number of queues from 1 to 64, or \"ideal\"";
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            N(i64),
+            S(String),
+        }
+        match Raw::deserialize(d).map_err(|_| de::Error::custom(ALLOWED))? {
+            Raw::S(s) if s == "ideal" => Ok(QueueCount::Ideal),
+            Raw::N(n) if (1..=64).contains(&n) => Ok(QueueCount::Fixed(n as u32)),
+            Raw::N(n) => Err(de::Error::custom(format!("{n}: {ALLOWED}"))),
+            Raw::S(s) => Err(de::Error::custom(format!("{s:?}: {ALLOWED}"))),
+        }
+    }
+}
+
+/// How the priority queues share the link.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PriorityService {
+    /// The highest non-empty queue sends.
+    #[default]
+    Strict,
+    /// Deficit round robin, `drr.quantum` × the queue's weight per turn.
+    Drr,
+}
+
+/// `[switch.priority]`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PriorityQueuesCfg {
+    pub queues: QueueCount,
+    pub service: PriorityService,
+    /// `service = "drr"`: one weight per queue, lowest level first (default: all 1).
+    pub weights: Option<Vec<u32>>,
+}
+
+impl Default for PriorityQueuesCfg {
+    fn default() -> Self {
+        PriorityQueuesCfg { queues: QueueCount::Fixed(8), service: PriorityService::Strict, weights: None }
+    }
+}
+
+/// A workload's priority (spec `prioplus.md` §2.1, §4.4 L1): one level for every flow, or
+/// a level by flow size, smaller flows higher. Levels are 1..=64, larger = more important.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PrioritySpec {
+    Level(u8),
+    /// Ascending size edges e1 < ... < ek: k + 1 levels; a flow smaller than e1 gets
+    /// level k + 1, one of at least ek (or infinite) level 1.
+    Edges(Vec<u64>),
+    /// `levels` equal-width size ranges over [0, max) (the artefact's grouping, spec
+    /// §7 item 17); larger sizes fall in the last range.
+    EqualWidth {
+        levels: u8,
+        max: u64,
+    },
+}
+
+impl PrioritySpec {
+    /// The level of a flow of `size` payload bytes (`u64::MAX`: infinite).
+    pub fn level(&self, size: u64) -> u8 {
+        match self {
+            PrioritySpec::Level(l) => *l,
+            PrioritySpec::Edges(e) => (e.len() + 1 - e.iter().filter(|&&x| size >= x).count()) as u8,
+            PrioritySpec::EqualWidth { levels, max } => {
+                let n = *levels as u64;
+                let bucket = if size >= *max { n - 1 } else { (size as u128 * n as u128 / *max as u128) as u64 };
+                (n - bucket) as u8
+            }
+        }
+    }
+}
+
+impl Serialize for PrioritySpec {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        match self {
+            PrioritySpec::Level(l) => s.serialize_u8(*l),
+            PrioritySpec::Edges(e) => {
+                let mut m = s.serialize_map(Some(1))?;
+                m.serialize_entry("edges", e)?;
+                m.end()
+            }
+            PrioritySpec::EqualWidth { levels, max } => {
+                let mut m = s.serialize_map(Some(2))?;
+                m.serialize_entry("levels", levels)?;
+                m.serialize_entry("max", max)?;
+                m.end()
+            }
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for PrioritySpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        const ALLOWED: &str = "allowed: a level from 1 to 64 (larger = higher), { edges = [\"300KB\", \"6MB\"] } (ascending sizes; smaller flows higher), or { levels = 8, max = \"30MB\" } (equal-width size ranges)";
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Table {
+            edges: Option<Vec<BytesVal>>,
+            levels: Option<i64>,
+            max: Option<BytesVal>,
+        }
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            N(i64),
+            T(Table),
+        }
+        let bad = |what: String| de::Error::custom(format!("{what}; {ALLOWED}"));
+        match Raw::deserialize(d).map_err(|_| de::Error::custom(ALLOWED))? {
+            Raw::N(n) if (1..=64).contains(&n) => Ok(PrioritySpec::Level(n as u8)),
+            Raw::N(n) => Err(bad(format!("level {n}"))),
+            Raw::T(Table { edges: Some(e), levels: None, max: None }) => {
+                let e: Vec<u64> = e.into_iter().map(|b| b.0).collect();
+                if e.is_empty() || e.len() > 63 || e.windows(2).any(|w| w[0] >= w[1]) || e[0] == 0 {
+                    return Err(bad("edges must be 1 to 63 positive, strictly ascending sizes".into()));
+                }
+                Ok(PrioritySpec::Edges(e))
+            }
+            Raw::T(Table { edges: None, levels: Some(l), max: Some(m) }) => {
+                if !(1..=64).contains(&l) || m.0 == 0 {
+                    return Err(bad(format!("levels = {l}, max = {}: levels 1..=64 and max > 0", m.0)));
+                }
+                Ok(PrioritySpec::EqualWidth { levels: l as u8, max: m.0 })
+            }
+            Raw::T(_) => Err(bad("give either `edges`, or both `levels` and `max`".into())),
+        }
+    }
 }
 
 /// Two-class DRR settings (MSwift paper: 50/50, 4 KB quantum).
@@ -627,6 +789,9 @@ pub struct TransportCfg {
     /// How lost packets are recovered: selective (`"sack"`) or RoCE's go-back-N.
     #[serde(default)]
     pub loss_recovery: LossRecovery,
+    /// PrioPlus's own parameters; the Swift it wraps reads `swift` (spec prioplus.md §2.5).
+    #[serde(default)]
+    pub prioplus: PrioPlusParams,
     #[serde(default = "default_loss_rule")]
     pub loss_rule: LossRule,
     /// Pace every flow at one window per smoothed RTT (otherwise only algorithms that ask
@@ -728,6 +893,9 @@ pub struct WorkloadCfg {
     pub cdf: Option<String>,
     #[serde(default)]
     pub load: Option<f64>,
+    /// Priority level of the flows: fixed, or by flow size (see `PrioritySpec`).
+    #[serde(default)]
+    pub priority: Option<PrioritySpec>,
     #[serde(default)]
     pub cc: Option<CcName>,
     #[serde(default)]

@@ -35,6 +35,9 @@ pub struct Counters {
     pub nacks: u64,
     /// Congestion notification packets the receivers sent (DCQCN).
     pub cnps: u64,
+    /// PrioPlus probes sent (and their bytes on the wire).
+    pub probe_packets: u64,
+    pub probe_bytes: u64,
 }
 
 pub struct Simulation {
@@ -142,6 +145,7 @@ impl Simulation {
             }
             Event::Sample => self.sample(),
             Event::Pfc(v) => self.pfc_frame_arrives(PfcFrame::decode(v)),
+            Event::Probe(f) => self.probe_fired(f),
             Event::Stop => match self.duration {
                 Some(d) if self.now() >= d => self.done = true,
                 // The last infinite flow stopped: the run ends once finite flows are done.
@@ -160,6 +164,9 @@ impl Simulation {
             }
             self.flows[f as usize].started = true;
             self.next_start += 1;
+            if self.flows[f as usize].uses_probes {
+                self.arm_probe(f);
+            }
             self.make_ready(f);
         }
         self.check_done();
@@ -289,6 +296,19 @@ impl Simulation {
             port.change_occupancy(now, -(size as i64));
             if let Some(ecn) = port.ecn {
                 if ecn.at == MarkPoint::Dequeue && self.mark(p, h, class_left) {
+                    self.drop_packet(p, h);
+                    return self.port_start(p);
+                }
+            }
+            h
+        } else if let Some(pq) = port.prio.as_mut().filter(|_| !data_paused) {
+            // Physical priority queues: ECN at dequeue sees the packet's own queue.
+            let Some((h, q)) = pq.pop(|h| arena.get(h).size as u64) else { return };
+            let queue_left = pq.bytes[q];
+            let size = arena.get(h).size;
+            port.change_occupancy(now, -(size as i64));
+            if let Some(ecn) = port.ecn {
+                if ecn.at == MarkPoint::Dequeue && self.mark(p, h, queue_left) {
                     self.drop_packet(p, h);
                     return self.port_start(p);
                 }
@@ -455,6 +475,7 @@ impl Simulation {
             Some(f) => (f.holds(h), f.is_paused(p, pfc::class_of(pkt))),
             None => (false, false),
         };
+        let level = pkt.priority;
         if !priority {
             let port = &self.ports[p as usize];
             let (occupancy, capacity) = match &port.drr {
@@ -470,7 +491,12 @@ impl Simulation {
                 size = self.trim(p, h);
                 priority = true;
             } else if let Some(ecn) = port.ecn {
-                if ecn.at == MarkPoint::Enqueue && self.mark(p, h, occupancy) {
+                // Priority queues share the buffer but mark on their own occupancy.
+                let marked_on = match &port.prio {
+                    Some(pq) => pq.bytes[pq.classify(level)],
+                    None => occupancy,
+                };
+                if ecn.at == MarkPoint::Enqueue && self.mark(p, h, marked_on) {
                     self.drop_packet(p, h);
                     return;
                 }
@@ -486,7 +512,13 @@ impl Simulation {
         } else {
             match port.drr.as_mut() {
                 Some(d) => d.push(class, h, size),
-                None => port.queue.push_back(h),
+                None => match port.prio.as_mut() {
+                    Some(pq) => {
+                        let q = pq.classify(level);
+                        pq.push(q, h, size);
+                    }
+                    None => port.queue.push_back(h),
+                },
             }
             port.change_occupancy(now, size as i64);
         }
@@ -577,6 +609,9 @@ impl Simulation {
     fn receive_data(&mut self, pkt: &Packet) {
         let now = self.now();
         let f = pkt.flow;
+        if pkt.has(flags::PROBE) {
+            return self.echo_probe(pkt);
+        }
         self.monitors[f as usize].on_rx(now, pkt.sent_at, pkt.size);
         let out = self.flows[f as usize].on_data(now, pkt, &self.cfg);
         for a in out.acks.into_iter().flatten() {
@@ -657,6 +692,7 @@ impl Simulation {
             flags: if a.ece { flags::ECE } else { 0 }
                 | if a.retx { flags::RETX } else { 0 }
                 | if flow.lb.sprays() { 0 } else { flags::CLASS1 },
+            priority: flow.priority,
         };
         let port = self.routing.host_up_port[flow.dst as usize];
         let h = self.arena.alloc(pkt);
@@ -671,11 +707,89 @@ impl Simulation {
         if flow.sender_done() {
             return;
         }
+        if pkt.has(flags::PROBE) {
+            flow.sender.cc.on_probe_ack(now, now.saturating_sub(pkt.sent_at));
+            self.arm_probe(f);
+            self.make_ready(f);
+            return;
+        }
         let out = flow.on_ack(now, pkt, &self.cfg);
+        if flow.uses_probes {
+            self.arm_probe(f);
+        }
         self.arm_rto(f);
         if out.may_send {
             self.make_ready(f);
         }
+    }
+
+    /// The receiver answers a probe at once with a header-sized echo carrying its send
+    /// time; the flow's PSN space and receive state are untouched (spec prioplus.md §2.6).
+    fn echo_probe(&mut self, probe: &Packet) {
+        let flow = &self.flows[probe.flow as usize];
+        let echo = Packet {
+            psn: 0,
+            sacked_psn: 0,
+            size: self.cfg.header_bytes,
+            dst: flow.src,
+            kind: PacketKind::Ack,
+            flags: flags::PROBE | (probe.flags & flags::CLASS1),
+            ..*probe
+        };
+        let port = self.routing.host_up_port[flow.dst as usize];
+        let h = self.arena.alloc(echo);
+        self.enqueue(port, h);
+    }
+
+    /// Keeps one `Probe` event pending no later than the time the algorithm wants its
+    /// next probe (an earlier wish schedules a new event; the stale one is ignored).
+    fn arm_probe(&mut self, f: u32) {
+        let now = self.now();
+        let flow = &mut self.flows[f as usize];
+        if let Some(t) = flow.sender.cc.probe_at() {
+            let at = t.max(now);
+            if at < flow.probe_event_at {
+                flow.probe_event_at = at;
+                self.events.schedule(at, Event::Probe(f));
+            }
+        }
+    }
+
+    /// A probe timer: sends the probe if it is (still) due, then re-arms.
+    fn probe_fired(&mut self, f: u32) {
+        let now = self.now();
+        let flow = &mut self.flows[f as usize];
+        if now != flow.probe_event_at {
+            return;
+        }
+        flow.probe_event_at = Time::MAX;
+        if flow.sender_done() {
+            return;
+        }
+        if flow.sender.cc.probe_at().is_some_and(|t| t <= now) {
+            let cc = &mut flow.sender.cc;
+            let size = cc.probe_bytes();
+            let ect = if cc.ecn_capable() { flags::ECT } else { 0 };
+            cc.on_probe_sent(now);
+            let pkt = Packet {
+                flow: f,
+                psn: 0,
+                sacked_psn: 0,
+                size,
+                dst: flow.dst,
+                entropy: flow.entropy,
+                sent_at: now,
+                kind: PacketKind::Data,
+                flags: flags::PROBE | ect | if flow.lb.sprays() { 0 } else { flags::CLASS1 },
+                priority: flow.priority,
+            };
+            let port = self.routing.host_up_port[flow.src as usize];
+            self.counters.probe_packets += 1;
+            self.counters.probe_bytes += size as u64;
+            let h = self.arena.alloc(pkt);
+            self.enqueue(port, h);
+        }
+        self.arm_probe(f);
     }
 
     /// Makes sure an `Rto` event is pending no later than the flow's deadline. A later
@@ -711,6 +825,9 @@ impl Simulation {
         }
         if flow.on_timeout(now, &self.cfg) {
             self.counters.timeouts += 1;
+        }
+        if flow.uses_probes {
+            self.arm_probe(f);
         }
         self.arm_rto(f);
         self.make_ready(f);
@@ -859,6 +976,8 @@ impl Simulation {
             ("trims", c.trims as f64),
             ("nacks", c.nacks as f64),
             ("cnps", c.cnps as f64),
+            ("probe_packets", c.probe_packets as f64),
+            ("probe_bytes", c.probe_bytes as f64),
             ("retransmits", self.flows.iter().map(|f| f.sender.retransmits).sum::<u64>() as f64),
             ("peak_packets_in_flight", self.arena.peak_live() as f64),
             ("sim_time_us", self.now().as_us_f64()),
@@ -930,6 +1049,7 @@ mod tests {
             sent_at: Time::ZERO,
             kind: PacketKind::Data,
             flags: flags::ECT,
+            priority: 0,
         };
         for psn in 0..3 {
             let h = s.arena.alloc(data(psn));

@@ -244,6 +244,12 @@ pub struct Flow {
     pub started: bool,
     /// The application feeding this flow (`app.rs`); `None`: all data is there at start.
     pub app: Option<OnOffApp>,
+    /// Priority level carried by every packet (0: none; larger = more important).
+    pub priority: u8,
+    /// The algorithm sends probes while stopped (PrioPlus), so the simulation keeps a
+    /// probe timer for it; `probe_event_at` is the pending one (`Time::MAX`: none).
+    pub uses_probes: bool,
+    pub probe_event_at: Time,
 }
 
 pub struct AckOutcome {
@@ -376,6 +382,9 @@ impl Flow {
             wake_pending: false,
             started: false,
             app: None,
+            priority: 0,
+            uses_probes: false,
+            probe_event_at: Time::MAX,
         }
     }
 
@@ -448,9 +457,11 @@ impl Flow {
         };
         let size = self.wire_size(psn) as u64;
         let s = &self.sender;
+        let cwnd = s.cc.cwnd();
         // Always allow one packet when nothing is in flight, so a window below one packet
-        // still makes progress.
-        if s.in_flight > 0 && s.in_flight + size > s.cc.cwnd() {
+        // still makes progress; a window of exactly 0 is an algorithm that has stopped
+        // (PrioPlus above its delay limit) and sends nothing until it restarts.
+        if cwnd == 0 || s.in_flight > 0 && s.in_flight + size > cwnd {
             return SendState::Blocked;
         }
         if now < s.next_send_at && s.pacing_rate().is_some() {
@@ -534,6 +545,7 @@ impl Flow {
             sent_at: now,
             kind: PacketKind::Data,
             flags: f,
+            priority: self.priority,
         }
     }
 
@@ -1059,6 +1071,7 @@ mod tests {
             sent_at: Time::ZERO,
             kind: PacketKind::Data,
             flags: flags::ECT | if ce { flags::CE } else { 0 },
+            priority: 0,
         }
     }
 

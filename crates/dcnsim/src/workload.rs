@@ -25,6 +25,8 @@ pub struct FlowSpec {
     /// The application that feeds the flow (it then stops writing at `stop`, and the
     /// transport drains what was written); `None`: the whole `size` is there at `start`.
     pub app: Option<AppCfg>,
+    /// Priority level (0: none; larger = more important).
+    pub priority: u8,
 }
 
 /// A random derangement of `hosts` (no host sends to itself): a uniform shuffle, redrawn
@@ -102,11 +104,11 @@ fn select_hosts(
 /// Which optional fields each kind accepts, so a misplaced one is an error, not ignored.
 fn allowed_fields(kind: WorkloadKind) -> &'static [&'static str] {
     match kind {
-        WorkloadKind::Permutation | WorkloadKind::AllToAll => &["size", "start", "stop", "hosts", "app"],
-        WorkloadKind::Incast => &["size", "start", "stop", "senders", "receiver", "app"],
-        WorkloadKind::TrafficMode => &["size", "start", "stop", "mode", "flows", "app"],
-        WorkloadKind::Poisson => &["start", "stop", "hosts", "cdf", "load"],
-        WorkloadKind::HsdpRing => &["size", "start", "servers", "gpus_per_server"],
+        WorkloadKind::Permutation | WorkloadKind::AllToAll => &["size", "start", "stop", "hosts", "app", "priority"],
+        WorkloadKind::Incast => &["size", "start", "stop", "senders", "receiver", "app", "priority"],
+        WorkloadKind::TrafficMode => &["size", "start", "stop", "mode", "flows", "app", "priority"],
+        WorkloadKind::Poisson => &["start", "stop", "hosts", "cdf", "load", "priority"],
+        WorkloadKind::HsdpRing => &["size", "start", "servers", "gpus_per_server", "priority"],
         WorkloadKind::Flows | WorkloadKind::HtsimCm => &["file"],
     }
 }
@@ -127,6 +129,7 @@ fn check_fields(w: &WorkloadCfg, i: usize) -> Result<(), ScenarioError> {
         ("app", w.app.is_some()),
         ("cdf", w.cdf.is_some()),
         ("load", w.load.is_some()),
+        ("priority", w.priority.is_some()),
     ];
     let allowed = allowed_fields(w.kind);
     for (name, is) in present {
@@ -159,7 +162,12 @@ pub fn generate(
     rng: &mut Rng,
     used: &mut [bool],
 ) -> Result<Vec<FlowSpec>, ScenarioError> {
-    let flows = generate_flows(w, i, tag, d, base_dir, rng, used)?;
+    let mut flows = generate_flows(w, i, tag, d, base_dir, rng, used)?;
+    if let Some(p) = &w.priority {
+        for f in &mut flows {
+            f.priority = p.level(f.size);
+        }
+    }
     for f in &flows {
         used[f.src as usize] = true;
         used[f.dst as usize] = true;
@@ -227,7 +235,8 @@ fn generate_flows(
             },
         }
     };
-    let spec = |src, dst, size, stop| FlowSpec { src, dst, size, start, stop, tag, cc, lb, app: w.app.clone() };
+    let spec =
+        |src, dst, size, stop| FlowSpec { src, dst, size, start, stop, tag, cc, lb, app: w.app.clone(), priority: 0 };
     let mut out = Vec::new();
     match w.kind {
         WorkloadKind::Permutation => {
@@ -400,6 +409,7 @@ fn generate_flows(
                     cc,
                     lb,
                     app: None,
+                    priority: 0,
                 });
             }
         }

@@ -9,6 +9,7 @@ pub mod median;
 pub mod mprdma;
 pub mod newreno;
 pub mod nscc;
+pub mod prioplus;
 pub mod swift;
 pub mod uncontrolled;
 
@@ -103,6 +104,15 @@ pub struct FlowInfo {
     pub switch_buffer: u64,
     /// Switches trim instead of dropping (NACKs will come).
     pub trimming: bool,
+    /// The flow's priority level (1..=`levels`, larger = more important; 0: none).
+    pub priority: u8,
+    /// Highest priority level any flow of the scenario has (0: priorities unused).
+    pub levels: u8,
+    /// Seed of the flow's own random stream (PrioPlus's probe jitter), derived from the
+    /// scenario seed and the flow id so that it does not shift other streams.
+    pub seed: u64,
+    /// When the flow starts.
+    pub start: Time,
 }
 
 pub trait CongestionControl: Send {
@@ -158,6 +168,23 @@ pub trait CongestionControl: Send {
     fn on_cnp(&mut self, _now: Time) {}
     /// Internal variables for time series and tests (e.g. DCTCP's alpha).
     fn observe(&self, _out: &mut dyn FnMut(&'static str, f64)) {}
+    /// Whether the algorithm sends probes (then the simulation polls `probe_at`).
+    fn uses_probes(&self) -> bool {
+        false
+    }
+    /// When the next probe should leave (`None`: no probe wanted). Polled after every
+    /// callback; a changed answer reschedules the one timer (lazy invalidation).
+    fn probe_at(&self) -> Option<Time> {
+        None
+    }
+    /// A probe of `bytes` left at `now`.
+    fn on_probe_sent(&mut self, _now: Time) {}
+    /// Wire size of a probe.
+    fn probe_bytes(&self) -> u32 {
+        64
+    }
+    /// The echo of a probe came back with round-trip time `rtt`.
+    fn on_probe_ack(&mut self, _now: Time, _rtt: Time) {}
 }
 
 /// Standard TCP growth: slow start below `ssthresh`, else +1 MSS per window of
@@ -199,6 +226,7 @@ pub fn make(
         CcName::None => Box::new(uncontrolled::Uncontrolled),
         CcName::Dcqcn => Box::new(dcqcn::Dcqcn::new(&t.dcqcn, info)),
         CcName::Mprdma => Box::new(mprdma::Mprdma::new(&t.mprdma, info)),
+        CcName::Prioplus => Box::new(prioplus::PrioPlus::new(&t.prioplus, &t.swift, info)),
     }
 }
 
@@ -230,6 +258,10 @@ pub(crate) fn test_info(mtu: u64, initial_window: u64, base_rtt: Time, hops: u32
         header: 64,
         switch_buffer: buffer,
         trimming: false,
+        priority: 0,
+        levels: 0,
+        seed: 0,
+        start: Time::ZERO,
     }
 }
 

@@ -319,6 +319,18 @@ impl Swift {
         self.cwnd
     }
 
+    /// Sets the window (packets, clamped to the bounds): for a wrapper that takes control
+    /// of it, as PrioPlus does on stop, restart and linear start (`prioplus.rs`).
+    pub fn set_cwnd_pkts(&mut self, w: f64) {
+        self.cwnd = w.clamp(self.p.min_cwnd_pkts, self.p.max_cwnd_pkts);
+    }
+
+    /// Sets the additive-increase step (packets per RTT): PrioPlus scales it by its flow
+    /// count estimate and inflates it for adaptive increase.
+    pub fn set_ai(&mut self, ai_pkts: f64) {
+        self.p.ai = ai_pkts;
+    }
+
     /// Flow-scaling term at window `w` packets.
     fn flow_scaling(&self, w: f64) -> Time {
         let range = self.p.fs_range.0;

@@ -3,6 +3,8 @@
 pub mod packet;
 pub mod pfc;
 pub mod port;
+pub mod prio;
 
 pub use packet::{flags, Packet, PacketArena, PacketKind};
 pub use port::{Drr, EcnPolicy, MarkDecision, MarkIf, MarkPoint, Port, PortStats};
+pub use prio::{PrioQueues, PrioService};

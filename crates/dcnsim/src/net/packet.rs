@@ -15,22 +15,25 @@ pub enum PacketKind {
 
 pub mod flags {
     /// ECN-capable transport (RFC 3168 ECT(0)).
-    pub const ECT: u8 = 1;
+    pub const ECT: u16 = 1;
     /// Congestion experienced, set by a switch queue.
-    pub const CE: u8 = 2;
+    pub const CE: u16 = 2;
     /// ACK: ECN echo.
-    pub const ECE: u8 = 4;
+    pub const ECE: u16 = 4;
     /// Data: this transmission is a retransmission.
-    pub const RETX: u8 = 8;
+    pub const RETX: u16 = 8;
     /// Data: switches route it adaptively (shortest quantised queue).
-    pub const ADAPTIVE: u8 = 16;
+    pub const ADAPTIVE: u16 = 16;
     /// Data: switches take equal-cost port `entropy mod n` (round-robin spraying).
-    pub const ROUND_ROBIN: u8 = 32;
+    pub const ROUND_ROBIN: u16 = 32;
     /// Traffic class 1 of two-class scheduling (flows on one ECMP path; sprayed flows are
     /// class 0).
-    pub const CLASS1: u8 = 64;
+    pub const CLASS1: u16 = 64;
     /// Data: a switch cut this packet to its header (trimming); it carries no payload.
-    pub const TRIMMED: u8 = 128;
+    pub const TRIMMED: u16 = 128;
+    /// A PrioPlus probe (data kind, minimum size, outside the flow's PSN space) or its echo
+    /// (ACK kind). Spec `prioplus.md` §2.6.
+    pub const PROBE: u16 = 256;
 }
 
 /// One packet. Data and ACKs share the struct so a port needs only one queue type.
@@ -50,12 +53,16 @@ pub struct Packet {
     /// Data: when this transmission left the sender. ACK: echo of that time (an RTT sample).
     pub sent_at: Time,
     pub kind: PacketKind,
-    pub flags: u8,
+    pub flags: u16,
+    /// The flow's priority level, larger = more important (spec `prioplus.md` §2.1); 0 when
+    /// the scenario gives none. With the 16-bit flags it still fits the 40 bytes a packet
+    /// took before priorities and trimming (checked by a test).
+    pub priority: u8,
 }
 
 impl Packet {
     #[inline]
-    pub fn has(&self, f: u8) -> bool {
+    pub fn has(&self, f: u16) -> bool {
         self.flags & f != 0
     }
 
@@ -121,5 +128,15 @@ impl PacketArena {
     /// Packets created over the whole run.
     pub fn allocated_total(&self) -> u64 {
         self.allocated_total
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The per-packet state stays at 40 bytes (the arena's slot), priorities and trimming
+    /// included: a bigger packet costs cache lines on every hop.
+    #[test]
+    fn a_packet_is_40_bytes() {
+        assert_eq!(std::mem::size_of::<super::Packet>(), 40);
     }
 }

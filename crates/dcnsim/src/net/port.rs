@@ -181,6 +181,8 @@ pub struct Port {
     pub ecn: Option<EcnPolicy>,
     /// Two-class scheduling instead of one FIFO (switch ports with `scheduler = "drr"`).
     pub drr: Option<Box<Drr>>,
+    /// Physical priority queues instead of one FIFO (`net/prio.rs`).
+    pub prio: Option<Box<super::prio::PrioQueues>>,
     pub ack_priority: bool,
     /// Data that does not fit is trimmed to its header instead of dropped.
     pub trimming: bool,
@@ -210,6 +212,7 @@ impl Port {
             pipe: VecDeque::new(),
             ecn: None,
             drr: None,
+            prio: None,
             ack_priority: false,
             trimming: false,
             ar_level: 0,
@@ -233,7 +236,10 @@ impl Port {
     /// Packets wait in any of the port's queues.
     #[inline]
     pub fn has_queued(&self) -> bool {
-        !self.queue.is_empty() || !self.ctrl.is_empty() || self.drr.as_ref().is_some_and(|d| !d.is_empty())
+        !self.queue.is_empty()
+            || !self.ctrl.is_empty()
+            || self.drr.as_ref().is_some_and(|d| !d.is_empty())
+            || self.prio.as_ref().is_some_and(|q| !q.is_empty())
     }
 
     /// Nothing in service, waiting, or about to be woken: a new packet can go at once.

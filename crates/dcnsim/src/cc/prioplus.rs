@@ -1,0 +1,714 @@
+//! PrioPlus (Zhang et al., "Enabling Virtual Priority in Data Center Congestion Control",
+//! EuroSys 2025, §4 and Algorithm 1; spec `prioplus.md` §2, errata §7) over Swift.
+//!
+//! Many strict priority levels inside one physical queue, from the hosts alone. Level i
+//! (1..=N, larger = higher) owns a delay channel [D_target^i, D_limit^i] (§4.3.2):
+//! D_target^i = BaseRtt + i·(A + B), D_limit^i = D_target^i + A/2 + B, with A the wrapped
+//! algorithm's delay fluctuation and B the measurement noise to tolerate (3.2 and 0.8 µs).
+//! The flow runs Swift with target D_target^i and no target scaling; on top of it:
+//!
+//! - **stop** (cwnd = 0) after `filter` consecutive samples at or above D_limit^i: a higher
+//!   level is active (§4.1; filter of 2 per §4.3.1 and erratum §7.2);
+//! - **probes** while stopped: 64 B, sent after (delay − D_target) + U(0, BaseRtt), the
+//!   collision-avoidance wait of §4.2.1 (negative first term clamped, erratum §7.6);
+//! - **linear start** on an empty queue: +W_LS/#flow once per RTT (§4.2.2);
+//! - **dual-RTT adaptive increase** below the target: every second round W_AI grows by
+//!   min(cwnd/2, (D_target − d)/d · cwnd), spread over that round by Swift's AI (§4.2.3);
+//! - **flow-cardinality estimation** #flow = max(#flow, d·LineRate/cwnd) at each stop,
+//!   scaling W_AI and W_LS by 1/#flow, with a countdown of BaseBdp/W_LS empty-queue
+//!   rounds after which #flow halves (§4.3.1; halving per erratum §7.1).
+//!
+//! The top level has no limit and starts at W_LS = BaseBdp (erratum §7.7). A stopped flow
+//! answers any below-limit sample (a probe echo, or a late data ACK) like Algorithm 1's
+//! NewProbeAck: linear start from W_LS/#flow on an empty queue, else one packet (§4.4).
+//! Not modelled: OWD mode, delay-noise injection, the [A]-only stop at cwnd ≤ 0.1 MTU.
+
+use serde::{Deserialize, Serialize};
+
+use super::swift::{Swift, SwiftParams, Variant};
+use super::{AckSample, CongestionControl, FlowInfo, LossEvent};
+use crate::engine::Rng;
+use crate::scenario::TimeVal;
+use crate::units::{Rate, Time};
+
+/// Parameters of PrioPlus; defaults are the paper's (§4.3.2, §4.4, spec §2.5).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PrioPlusParams {
+    /// A: the wrapped algorithm's peak-to-peak delay fluctuation (Swift with 150 flows).
+    pub fluctuation: TimeVal,
+    /// B: the delay-measurement noise to tolerate (p99.85 of NIC timestamp noise).
+    pub noise: TimeVal,
+    /// Number of virtual levels N; absent: the highest level of any flow in the scenario.
+    pub levels: Option<u32>,
+    /// W_AI before scaling, bytes per RTT (the paper's recommended ≈150 B).
+    pub ai_bytes: f64,
+    /// W_LS as a fraction of BaseBdp, the same for every level; absent: the paper's
+    /// per-level preset (§4.4; [A] flow scheduling): 1.0 for the top quarter of levels,
+    /// 0.25 up to 62.5 %, 0.125 below.
+    pub linear_step: Option<f64>,
+    /// Levels, counted from the top, that start at once (W_LS/#flow) instead of probing
+    /// first; absent: the top eighth (at least the top level).
+    pub direct_start_levels: Option<u32>,
+    /// The top level has no delay limit and starts at line rate (erratum §7.7).
+    pub top_unlimited: bool,
+    /// Consecutive samples at or above D_limit that stop the flow (1 = no filter).
+    pub filter: u32,
+    /// "delay == BaseRtt" tolerance ε of the empty-queue test (erratum §7.3).
+    pub empty_tolerance: TimeVal,
+    /// Probe size on the wire.
+    pub probe_bytes: u32,
+    /// A probe with no echo after this long is presumed lost and sent again.
+    pub probe_timeout: TimeVal,
+    /// Window after a probe that saw BaseRtt < delay < D_limit, in packets ([P] 1, [A] 0.5).
+    pub restart_pkts: f64,
+    /// Cap cwnd at the in-flight bytes at the target delay, D_target·LineRate ([A]).
+    pub cwnd_cap: bool,
+    /// Pace at cwnd/BaseRtt ([A], recommended by spec §2.4).
+    pub pacing: bool,
+    /// Adaptive increase every other round (false: every round, the Fig. 10c ablation).
+    pub dual_rtt: bool,
+    /// Flow-cardinality estimation (false: #flow stays 1, the Fig. 10b ablation).
+    pub cardinality: bool,
+}
+
+impl Default for PrioPlusParams {
+    fn default() -> Self {
+        PrioPlusParams {
+            fluctuation: TimeVal(Time::from_ns(3200)),
+            noise: TimeVal(Time::from_ns(800)),
+            levels: None,
+            ai_bytes: 150.0,
+            linear_step: None,
+            direct_start_levels: None,
+            top_unlimited: true,
+            filter: 2,
+            empty_tolerance: TimeVal(Time::from_us(1)),
+            probe_bytes: 64,
+            probe_timeout: TimeVal(Time::from_ms(1)),
+            restart_pkts: 1.0,
+            cwnd_cap: true,
+            pacing: true,
+            dual_rtt: true,
+            cardinality: true,
+        }
+    }
+}
+
+impl PrioPlusParams {
+    /// Checks ranges; `Err` names the field and what is allowed.
+    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+        if self.fluctuation.0 == Time::ZERO {
+            return Err(("fluctuation", "must be positive".into()));
+        }
+        if let Some(n) = self.levels {
+            if !(1..=64).contains(&n) {
+                return Err(("levels", format!("{n}: allowed 1 to 64")));
+            }
+        }
+        if !(self.ai_bytes > 0.0 && self.ai_bytes.is_finite()) {
+            return Err(("ai_bytes", format!("{}: must be positive", self.ai_bytes)));
+        }
+        if let Some(w) = self.linear_step {
+            if !(w > 0.0 && w <= 1.0) {
+                return Err(("linear_step", format!("{w}: allowed 0 < fraction of BaseBdp <= 1")));
+            }
+        }
+        if self.filter == 0 {
+            return Err(("filter", "allowed 1 or more consecutive samples".into()));
+        }
+        if self.empty_tolerance.0 >= self.fluctuation.0 + self.noise.0 {
+            return Err(("empty_tolerance", "must be below the channel spacing A + B (erratum §7.3)".into()));
+        }
+        if self.probe_bytes == 0 || self.probe_timeout.0 == Time::ZERO {
+            return Err(("probe_bytes", "probe_bytes and probe_timeout must be positive".into()));
+        }
+        if !(self.restart_pkts > 0.0) {
+            return Err(("restart_pkts", "must be positive".into()));
+        }
+        Ok(())
+    }
+}
+
+/// Channel of level `i` of `n` (§4.3.2): (D_target, D_limit); the limit is `None` (never
+/// stop) for the top level when `top_unlimited`.
+pub fn channel(i: u32, n: u32, base_rtt: Time, a: Time, b: Time, top_unlimited: bool) -> (Time, Option<Time>) {
+    let target = base_rtt + Time((a.0 + b.0) * i as u64);
+    let limit = target + Time(a.0 / 2 + b.0);
+    (target, if top_unlimited && i >= n { None } else { Some(limit) })
+}
+
+/// Worst-case delay fluctuation of n synchronised Swift flows (paper App. D, with Swift's
+/// `min` cap, erratum §7.5): n·W_AI/LineRate + min(n·β·W_AI/(LineRate·Target), max_mdf)·Target.
+pub fn swift_fluctuation(n: f64, w_ai_bytes: f64, rate: Rate, beta: f64, max_mdf: f64, target: Time) -> Time {
+    let bytes_per_s = rate.0 as f64 / 8.0;
+    let t = target.as_secs_f64();
+    let rise = n * w_ai_bytes / bytes_per_s;
+    Time::from_secs_f64(rise + (n * beta * w_ai_bytes / (bytes_per_s * t)).min(max_mdf) * t)
+}
+
+/// W_LS of level i of n as a fraction of BaseBdp: the paper's high / medium / low steps
+/// (§4.4) with the [A] flow-scheduling split (spec §2.5).
+pub fn preset_linear_step(i: u32, n: u32) -> f64 {
+    let from_top = (n - i) as f64 / n as f64; // 0 for the top level
+    if from_top < 0.25 {
+        1.0
+    } else if from_top < 0.625 {
+        0.25
+    } else {
+        0.125
+    }
+}
+
+/// Round-trip rounds as Algorithm 1 counts them: a round ends when the packet that was
+/// next to send at its start is acknowledged, and the dual-RTT flag flips at each end.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Rounds {
+    /// PSN whose acknowledgement ends the current round (`rttEndSeq`).
+    pub end_seq: u32,
+    /// `dualRttPass`: adaptive increase may act in the round that just began.
+    pub dual_pass: bool,
+}
+
+impl Rounds {
+    /// Starts counting afresh (flow start, resume): the next round ends with `snd_nxt`.
+    pub fn restart(&mut self, snd_nxt: u32) {
+        self.end_seq = snd_nxt;
+        self.dual_pass = false;
+    }
+
+    /// An ACK with cumulative ACK `cum_ack` (every PSN below it arrived): true when it
+    /// closes a round, which then starts a new one ending with `snd_nxt`.
+    pub fn on_ack(&mut self, cum_ack: u32, snd_nxt: u32) -> bool {
+        if cum_ack > self.end_seq {
+            self.end_seq = snd_nxt;
+            self.dual_pass = !self.dual_pass;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+pub struct PrioPlus {
+    p: PrioPlusParams,
+    swift: Swift,
+    mtu: f64,
+    base_rtt: Time,
+    /// Bytes per second of the line (the sender's, taken as the bottleneck: erratum §7.8).
+    line_bps: f64,
+    base_bdp: f64,
+    target: Time,
+    limit: Option<Time>,
+    /// W_LS in bytes (before the 1/#flow scaling).
+    w_ls: f64,
+    /// Largest window, bytes, when `cwnd_cap`.
+    cap: f64,
+    rounds: Rounds,
+    /// Current W_AI in bytes (scaled by 1/#flow, maybe inflated by adaptive increase).
+    w_ai: f64,
+    n_flow: f64,
+    count_down: u32,
+    consec: u32,
+    stopped: bool,
+    cwnd_before_stop: f64,
+    probe_at: Option<Time>,
+    snd_nxt: u32,
+    rng: Rng,
+    last_delay: Time,
+    stops: u64,
+    probes: u64,
+    linear_steps: u64,
+    adaptive_steps: u64,
+}
+
+impl PrioPlus {
+    pub fn new(p: &PrioPlusParams, swift_params: &SwiftParams, info: &FlowInfo) -> PrioPlus {
+        let n = p.levels.unwrap_or(info.levels as u32).max(1);
+        let i = (info.priority as u32).clamp(1, n);
+        let (target, limit) = channel(i, n, info.base_rtt, p.fluctuation.0, p.noise.0, p.top_unlimited);
+        let line_bps = info.bottleneck.0 as f64 / 8.0;
+        let base_bdp = line_bps * info.base_rtt.as_secs_f64();
+        let mtu = info.mtu as f64;
+        let is_top = limit.is_none();
+        let step = if is_top { 1.0 } else { p.linear_step.unwrap_or_else(|| preset_linear_step(i, n)) };
+        let w_ls = step * base_bdp;
+        // Swift with target D_target, no flow scaling, W_AI as its AI step; the window
+        // bounds are PrioPlus's (stopping is cwnd = 0, handled here).
+        let sp = SwiftParams {
+            ai: p.ai_bytes / mtu,
+            fixed_target: Some(TimeVal(target)),
+            per_hop: None,
+            target_mode: super::swift::TargetMode::Formula,
+            min_rtt_offset: TimeVal(Time::ZERO),
+            fs_range: TimeVal(Time::ZERO),
+            min_cwnd_pkts: 0.001,
+            max_cwnd_pkts: 1e9,
+            ..swift_params.clone()
+        };
+        let mut swift = Swift::new(&sp, Variant::Swift, info);
+        let direct = p.direct_start_levels.unwrap_or_else(|| n.div_ceil(8));
+        let stopped = !(is_top || i + direct > n);
+        swift.set_cwnd_pkts(w_ls / mtu);
+        PrioPlus {
+            cap: if p.cwnd_cap { line_bps * target.as_secs_f64() } else { f64::INFINITY },
+            swift,
+            mtu,
+            base_rtt: info.base_rtt,
+            line_bps,
+            base_bdp,
+            target,
+            limit,
+            w_ls,
+            rounds: Rounds::default(),
+            w_ai: p.ai_bytes,
+            n_flow: 1.0,
+            count_down: 0,
+            consec: 0,
+            stopped,
+            cwnd_before_stop: w_ls,
+            // A flow that probes before starting has no sample yet: first probe after
+            // U(0, BaseRtt) (§2.6, on_flow_start).
+            probe_at: None,
+            snd_nxt: 0,
+            rng: Rng::stream(info.seed, "prioplus"),
+            last_delay: Time::ZERO,
+            stops: 0,
+            probes: 0,
+            linear_steps: 0,
+            adaptive_steps: 0,
+            p: p.clone(),
+        }
+        .with_first_probe(info.start)
+    }
+
+    fn with_first_probe(mut self, start: Time) -> Self {
+        if self.stopped {
+            self.probe_at = Some(start + self.jitter());
+        }
+        self
+    }
+
+    fn jitter(&mut self) -> Time {
+        Time((self.rng.next_f64() * self.base_rtt.0 as f64) as u64)
+    }
+
+    /// The collision-avoidance wait before the next probe, after a sample `delay`
+    /// (§4.2.1): (delay − D_target)⁺ + U(0, BaseRtt).
+    pub fn probe_wait(&mut self, delay: Time) -> Time {
+        delay.saturating_sub(self.target) + self.jitter()
+    }
+
+    pub fn channel(&self) -> (Time, Option<Time>) {
+        (self.target, self.limit)
+    }
+
+    pub fn flow_estimate(&self) -> f64 {
+        self.n_flow
+    }
+
+    pub fn is_stopped(&self) -> bool {
+        self.stopped
+    }
+
+    fn cwnd_bytes(&self) -> f64 {
+        self.swift.cwnd_pkts() * self.mtu
+    }
+
+    fn set_cwnd_bytes(&mut self, bytes: f64) {
+        self.swift.set_cwnd_pkts(bytes.min(self.cap) / self.mtu);
+    }
+
+    fn is_empty_queue(&self, delay: Time) -> bool {
+        delay < self.base_rtt + self.p.empty_tolerance.0
+    }
+
+    /// One empty-queue round: either count down, or (countdown over) halve #flow.
+    fn count_empty_round(&mut self) {
+        if self.count_down == 0 {
+            self.n_flow = (self.n_flow / 2.0).max(1.0);
+        } else {
+            self.count_down -= 1;
+        }
+    }
+
+    fn stop(&mut self, now: Time, delay: Time) {
+        if !self.stopped {
+            self.cwnd_before_stop = self.cwnd_bytes();
+            self.stopped = true;
+            self.stops += 1;
+        }
+        if self.p.cardinality {
+            // In-flight bytes at this delay over our own share (erratum §7.8: the window
+            // from before the stop).
+            let total = delay.as_secs_f64() * self.line_bps;
+            self.n_flow = self.n_flow.max(total / self.cwnd_before_stop.max(1.0));
+        }
+        self.w_ai = self.p.ai_bytes / self.n_flow;
+        self.count_down = (self.base_bdp / self.w_ls).ceil() as u32;
+        self.probe_at = Some(now + self.probe_wait(delay));
+    }
+
+    /// A below-limit sample while stopped (Algorithm 1, NewProbeAck lines 28–35).
+    fn resume(&mut self, delay: Time) {
+        if self.is_empty_queue(delay) {
+            self.set_cwnd_bytes(self.w_ls / self.n_flow);
+            self.linear_steps += 1;
+            self.count_empty_round();
+        } else {
+            self.set_cwnd_bytes(self.p.restart_pkts * self.mtu);
+        }
+        self.stopped = false;
+        self.probe_at = None;
+        self.consec = 0;
+        self.rounds.restart(self.snd_nxt);
+    }
+}
+
+impl CongestionControl for PrioPlus {
+    fn name(&self) -> &'static str {
+        "prioplus"
+    }
+
+    fn ecn_capable(&self) -> bool {
+        self.swift.ecn_capable()
+    }
+
+    fn on_ack(&mut self, a: &AckSample) {
+        let delay = a.rtt;
+        self.last_delay = delay;
+        self.snd_nxt = a.snd_nxt;
+        let round_end = self.rounds.on_ack(a.cum_ack, a.snd_nxt);
+        if round_end && (!self.rounds.dual_pass || !self.p.dual_rtt) {
+            // The adaptive-increase round is over (or, without dual-RTT, every round).
+            self.w_ai = self.p.ai_bytes / self.n_flow;
+        }
+        if self.limit.is_some_and(|l| delay >= l) {
+            self.consec += 1;
+            if self.consec >= self.p.filter {
+                self.stop(a.now, delay);
+                return;
+            }
+        } else {
+            self.consec = 0;
+            if self.stopped {
+                self.resume(delay);
+                return;
+            }
+        }
+        if self.stopped {
+            // One high sample so far: still stopped, nothing for Swift to act on.
+            return;
+        }
+        if delay <= self.target && round_end {
+            if self.is_empty_queue(delay) {
+                self.set_cwnd_bytes(self.cwnd_bytes() + self.w_ls / self.n_flow);
+                self.linear_steps += 1;
+                self.count_empty_round();
+            } else if self.rounds.dual_pass || !self.p.dual_rtt {
+                let d = delay.as_secs_f64();
+                let grow = (self.target.as_secs_f64() - d) / d * self.cwnd_bytes();
+                self.w_ai += grow.min(self.cwnd_bytes() / 2.0);
+                self.adaptive_steps += 1;
+            }
+        }
+        self.swift.set_ai(self.w_ai / self.mtu);
+        self.swift.on_ack(a);
+        if self.cwnd_bytes() > self.cap {
+            self.set_cwnd_bytes(self.cap);
+        }
+    }
+
+    fn on_loss(&mut self, ev: &LossEvent) {
+        if !self.stopped {
+            self.swift.on_loss(ev);
+        }
+    }
+
+    fn on_timeout(&mut self, now: Time, snd_nxt: u32) {
+        self.swift.on_timeout(now, snd_nxt);
+        if self.stopped {
+            // A lost probe or lost in-flight data while stopped: probe at once.
+            self.probe_at = Some(now);
+        }
+    }
+
+    fn cwnd(&self) -> u64 {
+        if self.stopped {
+            0
+        } else {
+            self.swift.cwnd()
+        }
+    }
+
+    fn pacing_rate(&self) -> Option<Rate> {
+        if self.stopped {
+            return None;
+        }
+        if !self.p.pacing {
+            return self.swift.pacing_rate();
+        }
+        let bps = self.cwnd_bytes() * 8.0 / self.base_rtt.as_secs_f64();
+        Some(Rate((bps as u64).max(1)))
+    }
+
+    fn uses_probes(&self) -> bool {
+        true
+    }
+
+    fn probe_at(&self) -> Option<Time> {
+        if self.stopped {
+            self.probe_at
+        } else {
+            None
+        }
+    }
+
+    fn probe_bytes(&self) -> u32 {
+        self.p.probe_bytes
+    }
+
+    fn on_probe_sent(&mut self, now: Time) {
+        self.probes += 1;
+        // At most one probe outstanding: the next one waits for this echo, or for the
+        // timeout if it was lost.
+        self.probe_at = Some(now + self.p.probe_timeout.0);
+    }
+
+    fn on_probe_ack(&mut self, now: Time, rtt: Time) {
+        if !self.stopped {
+            return;
+        }
+        self.last_delay = rtt;
+        if self.limit.is_some_and(|l| rtt >= l) {
+            self.probe_at = Some(now + self.probe_wait(rtt));
+            return;
+        }
+        self.resume(rtt);
+    }
+
+    fn observe(&self, out: &mut dyn FnMut(&'static str, f64)) {
+        out("cwnd_pkts", if self.stopped { 0.0 } else { self.swift.cwnd_pkts() });
+        out("target_us", self.target.as_us_f64());
+        out("limit_us", self.limit.map_or(f64::INFINITY, |l| l.as_us_f64()));
+        out("delay_us", self.last_delay.as_us_f64());
+        out("flow_estimate", self.n_flow);
+        out("stopped", self.stopped as u8 as f64);
+        out("stops", self.stops as f64);
+        out("probes", self.probes as f64);
+        out("linear_steps", self.linear_steps as f64);
+        out("adaptive_steps", self.adaptive_steps as f64);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const US: fn(u64) -> Time = Time::from_us;
+
+    /// The spec's reference setting (§6): 100 Gbps, BaseRtt 12 µs, 1 KB packets.
+    fn info(priority: u8, levels: u8) -> FlowInfo {
+        FlowInfo {
+            priority,
+            levels,
+            seed: 7,
+            ..crate::cc::test_info(1000, 10_000, US(12), 2, Rate::gbps(100), 1 << 20)
+        }
+    }
+
+    fn ack(now: Time, rtt: Time, cum_ack: u32, snd_nxt: u32) -> AckSample {
+        AckSample {
+            now,
+            newly_acked: 1000,
+            ece: false,
+            rtt,
+            cum_ack,
+            snd_nxt,
+            in_flight: 0,
+            in_flight_before: u64::MAX / 4,
+        }
+    }
+
+    /// AC1: N = 8, BaseRtt = 12 µs gives D_target^1 = 16 µs, D_limit^1 = 18.4 µs,
+    /// D_target^8 = 44 µs and no limit at the top (spec §2.2 table); for any N the
+    /// channels nest: D_limit^{i−1} < D_target^i < D_limit^i.
+    #[test]
+    fn ac1_channel_math() {
+        let (a, b) = (Time::from_ns(3200), Time::from_ns(800));
+        assert_eq!(channel(1, 8, US(12), a, b, true), (US(16), Some(Time::from_ns(18_400))));
+        assert_eq!(channel(8, 8, US(12), a, b, true), (US(44), None));
+        assert_eq!(channel(7, 8, US(12), a, b, true), (US(40), Some(Time::from_ns(42_400))));
+        for n in 1..=40 {
+            for i in 2..=n {
+                let (_, lower_limit) = channel(i - 1, n, US(12), a, b, true);
+                let (target, limit) = channel(i, n, US(12), a, b, true);
+                assert!(lower_limit.unwrap() < target, "n {n} i {i}");
+                assert!(limit.is_none_or(|l| target < l), "n {n} i {i}");
+            }
+        }
+        // The PrioPlus flow takes its channel from its level and the scenario's levels.
+        let f = PrioPlus::new(&PrioPlusParams::default(), &SwiftParams::default(), &info(3, 8));
+        assert_eq!(f.channel(), (US(24), Some(Time::from_ns(26_400))));
+    }
+
+    /// AC2: the fluctuation bound (App. D, `min` form, erratum §7.5) for n = 150,
+    /// W_AI = 150 B, 100 G, β = 0.8, max_mdf = 0.5, target 4 µs is 3.24 µs ± 0.01; with the
+    /// artefact's W_AI = 180 B it is 3.89 µs (spec §2.9 item 3).
+    #[test]
+    fn ac2_swift_fluctuation_formula() {
+        let f = swift_fluctuation(150.0, 150.0, Rate::gbps(100), 0.8, 0.5, US(4));
+        assert!((f.as_us_f64() - 3.24).abs() <= 0.01, "{f}");
+        let f = swift_fluctuation(150.0, 180.0, Rate::gbps(100), 0.8, 0.5, US(4));
+        assert!((f.as_us_f64() - 3.89).abs() <= 0.01, "{f}");
+    }
+
+    /// Potential backlog max_a ∫_a^{a+τ} [r(t) − r(a)] dt of a ramp r (rate before 0 is 0,
+    /// after T it stays R), by midpoint sums.
+    fn max_backlog(r: &dyn Fn(f64) -> f64, t_end: f64, tau: f64) -> f64 {
+        let steps = 4000;
+        let dt = tau / steps as f64;
+        let mut best = 0.0f64;
+        let mut a = -tau;
+        while a <= t_end {
+            let ra = r(a);
+            let b: f64 = (0..steps).map(|k| r(a + (k as f64 + 0.5) * dt) - ra).sum::<f64>() * dt;
+            best = best.max(b);
+            a += tau / 50.0;
+        }
+        best
+    }
+
+    /// AC3 (Theorem 4.1 / C.1): among ramps from 0 to R over T = nτ, the linear ramp has
+    /// the smallest worst-case potential backlog, R·τ²/(2T) = BDP/(2n); the doubling ramp
+    /// and the step at start are worse. PrioPlus's linear start is that ramp: n = BaseBdp/W_LS
+    /// rounds of +W_LS.
+    #[test]
+    fn ac3_linear_start_is_optimal() {
+        let (rate, tau, n) = (1.0, 1.0, 8.0);
+        let t_end = n * tau;
+        let clamp = |t: f64, v: f64| {
+            if t < 0.0 {
+                0.0
+            } else if t >= t_end {
+                rate
+            } else {
+                v
+            }
+        };
+        let linear = |t: f64| clamp(t, rate * t / t_end);
+        let doubling = |t: f64| clamp(t, rate * 2f64.powf((t - t_end) / tau));
+        let step = |t: f64| clamp(t, rate);
+        let (bl, be, bs) =
+            (max_backlog(&linear, t_end, tau), max_backlog(&doubling, t_end, tau), max_backlog(&step, t_end, tau));
+        let bdp = rate * tau;
+        assert!((bl - bdp / (2.0 * n)).abs() < 0.01 * bdp / (2.0 * n), "linear {bl}");
+        assert!(bl < be && be < bs, "linear {bl}, doubling {be}, step {bs}");
+        // W_LS = 0.125 BDP: 8 rounds to line rate (spec §2.7(b) example).
+        let p = PrioPlusParams { linear_step: Some(0.125), ..PrioPlusParams::default() };
+        let f = PrioPlus::new(&p, &SwiftParams::default(), &info(1, 8));
+        assert!((f.base_bdp / f.w_ls - 8.0).abs() < 1e-9);
+    }
+
+    /// AC4: ScheduleProbe(delay) waits delay − D_target + U(0, BaseRtt): at delay =
+    /// D_limit + 5 µs on level 1 of 8 the mean over 10⁴ draws is 7.4 + 6 µs (± 2 %) and
+    /// every wait lies in [7.4, 19.4] µs.
+    #[test]
+    fn ac4_probe_timing() {
+        let mut f = PrioPlus::new(&PrioPlusParams::default(), &SwiftParams::default(), &info(1, 8));
+        let delay = f.channel().1.unwrap() + US(5);
+        let waits: Vec<f64> = (0..10_000).map(|_| f.probe_wait(delay).as_us_f64()).collect();
+        let mean = waits.iter().sum::<f64>() / waits.len() as f64;
+        assert!((mean - 13.4).abs() <= 0.02 * 13.4, "mean wait {mean} µs");
+        assert!(waits.iter().all(|&w| (7.4 - 1e-9..=19.4 + 1e-9).contains(&w)));
+        // Below the target the first term is clamped to 0 (erratum §7.6).
+        assert!(f.probe_wait(US(12)) <= US(12));
+    }
+
+    /// The 2-sample filter (§4.3.1, erratum §7.2): one sample above D_limit does not stop
+    /// the flow, two in a row do; the stop estimates #flow = delay·LineRate/cwnd (§4.3.1)
+    /// and sets the countdown to BaseBdp/W_LS; a probe echo on an empty queue restarts it
+    /// at W_LS/#flow.
+    #[test]
+    fn filter_stop_estimate_and_restart() {
+        let p = PrioPlusParams { linear_step: Some(0.125), ..PrioPlusParams::default() };
+        let mut f = PrioPlus::new(&p, &SwiftParams::default(), &info(1, 8));
+        f.stopped = false;
+        f.set_cwnd_bytes(25_000.0);
+        let high = US(20); // above D_limit^1 = 18.4 µs
+        f.on_ack(&ack(US(100), high, 1, 10));
+        assert!(!f.is_stopped(), "one sample must not stop the flow");
+        f.on_ack(&ack(US(101), US(17), 2, 10));
+        f.on_ack(&ack(US(102), high, 3, 10));
+        assert!(!f.is_stopped(), "the filter counts consecutive samples");
+        let before = f.cwnd_bytes();
+        f.on_ack(&ack(US(103), high, 4, 10));
+        assert!(f.is_stopped());
+        assert_eq!(f.cwnd(), 0);
+        // 20 µs × 12.5 B/ns = 250 KB in flight over our window.
+        let want = 250_000.0 / before;
+        assert!((f.flow_estimate() - want).abs() < 1e-6 * want, "{} vs {want}", f.flow_estimate());
+        assert_eq!(f.count_down, 8);
+        let t = f.probe_at().unwrap();
+        assert!(t >= US(103) + US(4) && t <= US(103) + US(16), "probe at {t}");
+        // Echo still above the limit: the probe is rescheduled.
+        f.on_probe_sent(t);
+        f.on_probe_ack(t + US(20), US(19));
+        assert!(f.is_stopped());
+        // Echo on an empty queue: linear start from W_LS/#flow, one countdown round used.
+        f.on_probe_sent(t + US(40));
+        f.on_probe_ack(t + US(52), US(12));
+        assert!(!f.is_stopped());
+        let w_ls = 0.125 * 150_000.0;
+        assert!((f.cwnd_bytes() - w_ls / want).abs() < 1.0);
+        assert_eq!(f.count_down, 7);
+        // A mid-range echo (BaseRtt < delay < D_limit) restarts at one packet (§4.4).
+        f.on_ack(&ack(US(200), high, 5, 10));
+        f.on_ack(&ack(US(201), high, 6, 10));
+        assert!(f.is_stopped());
+        f.on_probe_ack(US(250), US(15));
+        assert!((f.cwnd_bytes() - 1000.0).abs() < 1e-6);
+    }
+
+    /// Rounds (Algorithm 1 lines 2–4): a round ends when the PSN that was next at its start
+    /// is acknowledged; the dual-RTT flag alternates, so adaptive increase acts in every
+    /// other round. The countdown halves #flow only after BaseBdp/W_LS empty rounds.
+    #[test]
+    fn rounds_alternate_and_countdown_halves_the_estimate() {
+        let mut r = Rounds::default();
+        r.restart(10);
+        assert!(!r.on_ack(10, 12), "PSN 10 not yet acknowledged");
+        assert!(r.on_ack(11, 20) && r.dual_pass);
+        assert!(!r.on_ack(15, 22));
+        assert!(r.on_ack(21, 30) && !r.dual_pass);
+        let p = PrioPlusParams { linear_step: Some(0.125), ..PrioPlusParams::default() };
+        let mut f = PrioPlus::new(&p, &SwiftParams::default(), &info(1, 8));
+        f.n_flow = 8.0;
+        f.count_down = 2;
+        f.count_empty_round();
+        f.count_empty_round();
+        assert_eq!(f.n_flow, 8.0);
+        f.count_empty_round();
+        assert_eq!(f.n_flow, 4.0, "halved (erratum §7.1), not doubled");
+    }
+
+    /// Start rules (§2.6, erratum §7.7): the top level never stops and starts at one
+    /// BaseBdp; the top eighth starts at once; lower levels wait for a first probe within
+    /// U(0, BaseRtt) of their start.
+    #[test]
+    fn start_rules_by_level() {
+        let sp = SwiftParams::default();
+        let top = PrioPlus::new(&PrioPlusParams::default(), &sp, &info(8, 8));
+        assert_eq!(top.channel().1, None);
+        assert!(!top.is_stopped());
+        assert!((top.cwnd_bytes() - 150_000.0).abs() < 1.0);
+        let low = PrioPlus::new(&PrioPlusParams::default(), &sp, &info(2, 8));
+        assert!(low.is_stopped());
+        assert_eq!(low.cwnd(), 0);
+        assert!(low.probe_at().unwrap() < US(12));
+        let direct = PrioPlusParams { direct_start_levels: Some(4), ..PrioPlusParams::default() };
+        let mid = PrioPlus::new(&direct, &sp, &info(5, 8));
+        assert!(!mid.is_stopped());
+        assert!((mid.cwnd_bytes() - 0.25 * 150_000.0).abs() < 1.0, "W_LS preset 0.25 BDP at level 5 of 8");
+    }
+}
