@@ -371,7 +371,9 @@ impl Simulation {
         }
     }
 
-    #[inline]
+    // Always inlined: it sits on every packet's path, and the (cold) PFC call in it must
+    // not make the compiler keep it out of line.
+    #[inline(always)]
     fn transmit(&mut self, p: u32, h: u32) {
         let now = self.now();
         let size = self.arena.get(h).size;
@@ -557,6 +559,8 @@ impl Simulation {
 
     /// PFC: packet `h` entered a switch over port `ingress`; count it, and PAUSE the
     /// upstream port if the count crossed `xoff`.
+    #[cold]
+    #[inline(never)]
     fn pfc_admit(&mut self, ingress: u32, h: u32) {
         let pkt = self.arena.get(h);
         let (class, size) = (pfc::class_of(pkt), pkt.size as u64);
@@ -567,6 +571,8 @@ impl Simulation {
 
     /// PFC: packet `h` leaves its switch on port `p`; uncount it, and RESUME the upstream
     /// port if the count fell to `xon`.
+    #[cold]
+    #[inline(never)]
     fn pfc_release(&mut self, _p: u32, h: u32) {
         let pkt = self.arena.get(h);
         let (class, size) = (pfc::class_of(pkt), pkt.size as u64);
@@ -578,6 +584,8 @@ impl Simulation {
     /// Sends a PAUSE/RESUME back over the link `frame.port` carries: it leaves once the
     /// reverse port finishes its current packet, and takes a 64-byte serialisation and
     /// the reverse link's latency to arrive.
+    #[cold]
+    #[inline(never)]
     fn send_pfc_frame(&mut self, frame: PfcFrame) {
         let now = self.now();
         // Ports come in pairs, one per direction of a cable (builder.rs).
@@ -586,6 +594,8 @@ impl Simulation {
         self.events.schedule(at, Event::Pfc(frame.encode()));
     }
 
+    #[cold]
+    #[inline(never)]
     fn pfc_frame_arrives(&mut self, frame: PfcFrame) {
         let now = self.now();
         let resumed = self.pfc.as_mut().is_some_and(|f| f.apply(frame, now));
@@ -665,6 +675,8 @@ impl Simulation {
         }
     }
 
+    #[cold]
+    #[inline(never)]
     fn receive_cnp(&mut self, pkt: &Packet) {
         let now = self.now();
         let flow = &mut self.flows[pkt.flow as usize];

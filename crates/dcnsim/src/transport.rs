@@ -692,6 +692,8 @@ impl Flow {
 
     /// Go-back-N after a NAK for `from`: every outstanding PSN from there on is lost and
     /// is sent again, in order, before new data.
+    #[cold]
+    #[inline(never)]
     fn go_back(&mut self, from: u32) {
         let (header, payload, last_payload) = (self.header, self.payload, self.last_payload);
         let s = &mut self.sender;
