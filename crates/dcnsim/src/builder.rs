@@ -7,12 +7,13 @@ use std::path::Path;
 use crate::app::OnOffApp;
 use crate::cc::FlowInfo;
 use crate::engine::{Event, EventQueue, Rng};
+use crate::net::pfc::{self, Pfc, PfcThresholds};
 use crate::net::{Drr, EcnPolicy, PacketArena, Port, PrioQueues, PrioService};
 use crate::routing::Routing;
 use crate::scenario::{
     err, FailureModel, FlowSize, InitialWindow, QueueSampling, Scenario, ScenarioError, TopologyKind,
 };
-use crate::scenario::{PriorityService, QueueCount, Scheduler};
+use crate::scenario::{PfcCfg, PfcClass, PriorityService, QueueCount, Scheduler};
 use crate::sim::{ArRule, Counters, Simulation};
 use crate::stats::{ideal_fct, FlowMonitor, Hop, Sampler};
 use crate::topology::{self, FatTreeShape, Tier, TierLinks, Topology};
@@ -209,6 +210,12 @@ fn validate_numbers(s: &Scenario) -> Result<(), ScenarioError> {
     if let Err((field, msg)) = tr.swift.validate() {
         return err(&format!("transport.swift.{field}"), msg);
     }
+    if let Err((field, msg)) = tr.mprdma.validate() {
+        return err(&format!("transport.mprdma.{field}"), msg);
+    }
+    if let Err((field, msg)) = tr.dcqcn.validate() {
+        return err(&format!("transport.dcqcn.{field}"), msg);
+    }
     if let Err((field, msg)) = tr.nscc.validate() {
         return err(&format!("transport.nscc.{field}"), msg);
     }
@@ -217,6 +224,34 @@ fn validate_numbers(s: &Scenario) -> Result<(), ScenarioError> {
             "switch.trimming",
             "trimmed headers travel in the priority queue; set ack_priority = true (the default) or trimming = false",
         );
+    }
+    if let Some(pfc) = sw.pfc.as_ref().filter(|p| p.enabled) {
+        if !sw.ack_priority {
+            return err(
+                "switch.pfc",
+                "PFC pauses data and control separately, so they need separate queues; set switch.ack_priority = true (the default)",
+            );
+        }
+        if pfc.lossless.is_empty() {
+            return err(
+                "switch.pfc.lossless",
+                "empty: allowed a list of \"data\" and/or \"control\" (or enabled = false)",
+            );
+        }
+        if pfc.lossless.len() == 2 && pfc.lossless[0] == pfc.lossless[1] {
+            return err("switch.pfc.lossless", "lists a class twice; allowed \"data\", \"control\"");
+        }
+        if let (Some(xon), Some(xoff)) = (pfc.xon, pfc.xoff) {
+            if xon.0 >= xoff.0 {
+                return err("switch.pfc.xon", format!("{} is not below xoff ({})", xon.0, xoff.0));
+            }
+        }
+        if pfc.xoff.is_some_and(|x| x.0 < mtu) {
+            return err(
+                "switch.pfc.xoff",
+                format!("{} bytes: allowed at least one MTU ({mtu} bytes)", pfc.xoff.unwrap().0),
+            );
+        }
     }
     if tr.dctcp.min_cwnd_pkts == 0 || tr.newreno.min_cwnd_pkts == 0 {
         return err("transport.min_cwnd_pkts", "allowed 1 or more");
@@ -320,6 +355,11 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         }
     }
 
+    let pfc = match s.switch.pfc.as_ref().filter(|p| p.enabled) {
+        Some(c) => Some(Box::new(build_pfc(c, &ports, n_hosts, s.switch.buffer.0, s.topology.mtu.0)?)),
+        None => None,
+    };
+
     // Failed cables: a seeded choice among switch-to-switch cables.
     let fabric: Vec<usize> = (0..topo.cables.len()).filter(|&i| topo.cables[i].tier != Tier::Host).collect();
     let mut rng = Rng::stream(s.seed, "failures");
@@ -357,6 +397,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         delayed_ack_timeout: tr.delayed_ack_timeout.0,
         dupack_threshold: tr.dupack_threshold,
         loss_rule: tr.loss_rule,
+        loss_recovery: tr.loss_recovery,
         pace_window: tr.pacing,
         rto_min: tr.rto_min.0,
         rto_max: tr.rto_max.0,
@@ -593,6 +634,57 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
             min_size: s.switch.ar.min_size.0,
         },
         sampler,
+        pfc,
         done: false,
     })
+}
+
+/// PFC thresholds for every link into a switch. The default headroom covers the worst
+/// case after a PAUSE is decided: the reverse port finishes a packet (1 MTU), the 64-byte
+/// frame and the reverse latency, the upstream finishes the packet it started (1 MTU),
+/// and everything on the forward wire, plus the packet whose arrival crossed xoff
+/// (1 MTU): rate × (forward + reverse latency) + 3 MTU + 64 B.
+fn build_pfc(c: &PfcCfg, ports: &[Port], n_hosts: u32, buffer: u64, mtu: u64) -> Result<Pfc, ScenarioError> {
+    if ports.len() >= 1 << 30 {
+        return err("switch.pfc", "supports networks of fewer than 2^30 ports");
+    }
+    let mut lossless = 0u8;
+    for class in &c.lossless {
+        lossless |= 1
+            << match class {
+                PfcClass::Data => pfc::DATA,
+                PfcClass::Control => pfc::CONTROL,
+            };
+    }
+    let mut thresholds = Vec::with_capacity(ports.len());
+    for (i, port) in ports.iter().enumerate() {
+        if port.peer < n_hosts {
+            thresholds.push(None);
+            continue;
+        }
+        let reverse = &ports[i ^ 1];
+        let in_flight = port.rate.bytes_in(port.latency + reverse.latency + reverse.serialization(64)).ceil() as u64;
+        let headroom = c.headroom.map(|h| h.0).unwrap_or(in_flight + 3 * mtu + 64);
+        let xoff = match c.xoff {
+            Some(x) => x.0,
+            None => {
+                let xoff = buffer.saturating_sub(headroom);
+                if xoff < 2 * mtu {
+                    return err(
+                        "switch.buffer",
+                        format!(
+                            "{buffer} bytes leaves xoff = buffer − PFC headroom ({headroom} bytes) below 2 MTU; raise the buffer or set switch.pfc.xoff and headroom"
+                        ),
+                    );
+                }
+                xoff
+            }
+        };
+        let xon = c.xon.map(|x| x.0).unwrap_or(xoff.saturating_sub(2 * mtu));
+        if xon >= xoff {
+            return err("switch.pfc.xon", format!("{xon} is not below xoff ({xoff})"));
+        }
+        thresholds.push(Some(PfcThresholds { xoff, xon, headroom }));
+    }
+    Ok(Pfc::new(lossless, thresholds))
 }

@@ -29,6 +29,8 @@ pub enum Event {
     DelayedAck(u32),
     /// Time-series sampling tick.
     Sample,
+    /// A PFC PAUSE or RESUME reaches its upstream port (`net::pfc::PfcFrame::encode`).
+    Pfc(u32),
     /// Scenario `duration` reached.
     Stop,
     /// A flow's probe timer (PrioPlus; checked lazily against what the algorithm wants).

@@ -8,13 +8,15 @@ use std::path::Path;
 use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::app::AppCfg;
+use crate::cc::dcqcn::DcqcnParams;
 use crate::cc::dctcp::DctcpParams;
+use crate::cc::mprdma::MprdmaParams;
 use crate::cc::newreno::NewRenoParams;
 use crate::cc::nscc::NsccParams;
 use crate::cc::prioplus::PrioPlusParams;
 use crate::cc::swift::SwiftParams;
 use crate::net::{MarkIf, MarkPoint};
-use crate::transport::LossRule;
+use crate::transport::{LossRecovery, LossRule};
 use crate::units::{parse_bytes, parse_rate, parse_time, Rate, Time};
 
 /// Bad input: the message starts with the field's path (e.g. `topology.hosts: ...`).
@@ -383,6 +385,43 @@ pub struct SwitchCfg {
     /// the priority queue (spec `smartt-nscc.md` §2.16); the receiver NACKs it.
     #[serde(default)]
     pub trimming: bool,
+    /// Priority flow control; absent: off (`net/pfc.rs`).
+    #[serde(default)]
+    pub pfc: Option<PfcCfg>,
+}
+
+/// A PFC priority class (`net::pfc`): the data queue or the priority queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PfcClass {
+    Data,
+    Control,
+}
+
+/// `[switch.pfc]`: per-class ingress accounting with PAUSE above `xoff` and RESUME at
+/// `xon` (spec `smartt-nscc.md` §3.3). Thresholds left out are derived per ingress link.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PfcCfg {
+    #[serde(default = "default_true")]
+    pub enabled: bool,
+    /// Classes that are paused instead of dropped.
+    #[serde(default = "default_lossless")]
+    pub lossless: Vec<PfcClass>,
+    /// Bytes past `xoff` an ingress link may still deliver; default: what arrives while a
+    /// PAUSE travels back and the upstream finishes its packet.
+    #[serde(default)]
+    pub headroom: Option<BytesVal>,
+    /// Default: `switch.buffer` − headroom (the spec's XOFF = queue − headroom).
+    #[serde(default)]
+    pub xoff: Option<BytesVal>,
+    /// Default: xoff − 2 MTU (the spec's choice).
+    #[serde(default)]
+    pub xon: Option<BytesVal>,
+}
+
+fn default_lossless() -> Vec<PfcClass> {
+    vec![PfcClass::Data]
 }
 
 impl Default for SwitchCfg {
@@ -396,6 +435,7 @@ impl Default for SwitchCfg {
             priority: PriorityQueuesCfg::default(),
             ar: ArCfg::default(),
             trimming: false,
+            pfc: None,
         }
     }
 }
@@ -412,6 +452,12 @@ pub enum CcName {
     Mnscc,
     /// PrioPlus over Swift (spec `prioplus.md` §2): virtual priorities in one queue.
     Prioplus,
+    /// No congestion control: line rate, window unbounded (lossless RoCEv2 without DCQCN).
+    None,
+    /// DCQCN (rate based, CNPs), `cc/dcqcn.rs`.
+    Dcqcn,
+    /// MP-RDMA's per-packet ECN window, `cc/mprdma.rs`.
+    Mprdma,
 }
 
 impl CcName {
@@ -425,6 +471,9 @@ impl CcName {
             CcName::Nscc => "nscc",
             CcName::Mnscc => "mnscc",
             CcName::Prioplus => "prioplus",
+            CcName::None => "none",
+            CcName::Dcqcn => "dcqcn",
+            CcName::Mprdma => "mprdma",
         }
     }
 }
@@ -731,6 +780,15 @@ pub struct TransportCfg {
     /// NSCC and MNSCC (`[transport.nscc]`).
     #[serde(default)]
     pub nscc: NsccParams,
+    /// MPRDMA (`[transport.mprdma]`).
+    #[serde(default)]
+    pub mprdma: MprdmaParams,
+    /// DCQCN (`[transport.dcqcn]`).
+    #[serde(default)]
+    pub dcqcn: DcqcnParams,
+    /// How lost packets are recovered: selective (`"sack"`) or RoCE's go-back-N.
+    #[serde(default)]
+    pub loss_recovery: LossRecovery,
     /// PrioPlus's own parameters; the Swift it wraps reads `swift` (spec prioplus.md §2.5).
     #[serde(default)]
     pub prioplus: PrioPlusParams,

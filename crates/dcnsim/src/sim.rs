@@ -5,6 +5,7 @@
 use std::collections::VecDeque;
 
 use crate::engine::{Event, EventQueue, Rng};
+use crate::net::pfc::{self, Pfc, PfcFrame};
 use crate::net::{flags, MarkDecision, MarkPoint, Packet, PacketArena, PacketKind, Port};
 use crate::routing::Routing;
 use crate::stats::{Column, FlowMonitor, Sampler, Table};
@@ -32,6 +33,8 @@ pub struct Counters {
     pub trims: u64,
     /// NACKs the receivers sent for trimmed headers.
     pub nacks: u64,
+    /// Congestion notification packets the receivers sent (DCQCN).
+    pub cnps: u64,
     /// PrioPlus probes sent (and their bytes on the wire).
     pub probe_packets: u64,
     pub probe_bytes: u64,
@@ -68,6 +71,8 @@ pub struct Simulation {
     pub(crate) rng_ar: Rng,
     pub(crate) ar: ArRule,
     pub(crate) sampler: Option<Sampler>,
+    /// Priority flow control (`[switch.pfc]`); `None` keeps every PFC check off the hot path.
+    pub pfc: Option<Box<Pfc>>,
     pub(crate) done: bool,
 }
 
@@ -139,6 +144,7 @@ impl Simulation {
                 }
             }
             Event::Sample => self.sample(),
+            Event::Pfc(v) => self.pfc_frame_arrives(PfcFrame::decode(v)),
             Event::Probe(f) => self.probe_fired(f),
             Event::Stop => match self.duration {
                 Some(d) if self.now() >= d => self.done = true,
@@ -264,15 +270,26 @@ impl Simulation {
     fn port_start(&mut self, p: u32) {
         let now = self.now();
         let n_hosts = self.n_hosts;
+        // Classes a PFC PAUSE holds back (never any without PFC).
+        let paused = match &self.pfc {
+            Some(f) => f.paused_mask(p),
+            None => 0,
+        };
         let port = &mut self.ports[p as usize];
         if !port.is_idle(now) {
             self.wake_when_free(p);
             return;
         }
+        let from_host = port.node < n_hosts;
+        // A host port's FIFO holds only its receivers' ACKs and NACKs (data comes from the
+        // NIC's flows); a switch port's holds data.
+        let queue_class = if from_host { pfc::CONTROL } else { pfc::DATA };
+        let data_paused = paused & (1 << pfc::DATA) != 0;
         let arena = &self.arena;
-        let handle = if let Some(h) = port.ctrl.pop_front() {
+        let ctrl_next = if paused & (1 << pfc::CONTROL) == 0 { port.ctrl.pop_front() } else { None };
+        let handle = if let Some(h) = ctrl_next {
             h
-        } else if let Some(d) = port.drr.as_mut() {
+        } else if let Some(d) = port.drr.as_mut().filter(|_| !data_paused) {
             let Some((h, class)) = d.pop(|h| arena.get(h).size as u64) else { return };
             let class_left = d.bytes[class];
             let size = arena.get(h).size;
@@ -284,7 +301,7 @@ impl Simulation {
                 }
             }
             h
-        } else if let Some(pq) = port.prio.as_mut() {
+        } else if let Some(pq) = port.prio.as_mut().filter(|_| !data_paused) {
             // Physical priority queues: ECN at dequeue sees the packet's own queue.
             let Some((h, q)) = pq.pop(|h| arena.get(h).size as u64) else { return };
             let queue_left = pq.bytes[q];
@@ -297,7 +314,7 @@ impl Simulation {
                 }
             }
             h
-        } else if let Some(h) = port.queue.pop_front() {
+        } else if let Some(h) = if paused & (1 << queue_class) == 0 { port.queue.pop_front() } else { None } {
             let size = self.arena.get(h).size;
             port.change_occupancy(now, -(size as i64));
             if let Some(ecn) = port.ecn {
@@ -311,7 +328,7 @@ impl Simulation {
                 }
             }
             h
-        } else if port.node < n_hosts {
+        } else if from_host && !data_paused {
             let node = port.node;
             match self.host_pull(node) {
                 Some(h) => h,
@@ -349,14 +366,20 @@ impl Simulation {
             }
             false
         } else {
-            pkt.kind == PacketKind::Data
+            // A lossless (PFC) packet is never dropped; it just goes unmarked.
+            pkt.kind == PacketKind::Data && !self.pfc.as_ref().is_some_and(|f| f.holds(h))
         }
     }
 
-    #[inline]
+    // Always inlined: it sits on every packet's path, and the (cold) PFC call in it must
+    // not make the compiler keep it out of line.
+    #[inline(always)]
     fn transmit(&mut self, p: u32, h: u32) {
         let now = self.now();
         let size = self.arena.get(h).size;
+        if self.pfc.is_some() {
+            self.pfc_release(p, h);
+        }
         let port = &mut self.ports[p as usize];
         port.busy_until = now + port.serialization(size);
         port.stats.tx_packets += 1;
@@ -393,6 +416,9 @@ impl Simulation {
             } else {
                 self.routing.forward(node, pkt.dst, pkt.entropy)
             };
+            if self.pfc.is_some() {
+                self.pfc_admit(p, h);
+            }
             self.enqueue(out, h);
         }
     }
@@ -444,6 +470,13 @@ impl Simulation {
         let mut priority = pkt.is_control() && self.ports[p as usize].ack_priority;
         // With two-class scheduling, buffer and ECN act on the packet's class alone.
         let class = pkt.has(flags::CLASS1) as usize;
+        // PFC: a lossless packet's room was reserved at the ingress (xoff + headroom), so
+        // the output buffer never refuses it; a paused class waits for RESUME, which kicks
+        // the port.
+        let (lossless, held_back) = match &self.pfc {
+            Some(f) => (f.holds(h), f.is_paused(p, pfc::class_of(pkt))),
+            None => (false, false),
+        };
         let level = pkt.priority;
         if !priority {
             let port = &self.ports[p as usize];
@@ -451,7 +484,7 @@ impl Simulation {
                 Some(d) => (d.bytes[class], d.class_buffer[class]),
                 None => (port.queued_bytes, port.buffer),
             };
-            if occupancy + size > capacity {
+            if occupancy + size > capacity && !lossless {
                 // Trimming ports always have a priority queue (validated).
                 if !port.trimming {
                     self.drop_packet(p, h);
@@ -472,7 +505,7 @@ impl Simulation {
             }
         }
         let port = &mut self.ports[p as usize];
-        if port.is_quiet(now) {
+        if port.is_quiet(now) && !held_back {
             self.transmit(p, h);
             return;
         }
@@ -491,7 +524,9 @@ impl Simulation {
             }
             port.change_occupancy(now, size as i64);
         }
-        self.wake_when_free(p);
+        if !held_back {
+            self.wake_when_free(p);
+        }
     }
 
     /// Cuts data packet `h` to its header at port `p` (spec smartt-nscc.md §2.16: the
@@ -509,6 +544,10 @@ impl Simulation {
     }
 
     fn drop_packet(&mut self, p: u32, h: u32) {
+        if let Some(f) = self.pfc.as_mut() {
+            // The PFC guarantee: nothing in a lossless class is ever dropped in a switch.
+            assert!(!f.holds(h), "PFC: a lossless packet was dropped at port {p}");
+        }
         let pkt = self.arena.get(h);
         if pkt.kind == PacketKind::Data {
             self.flows[pkt.flow as usize].drops += 1;
@@ -516,6 +555,53 @@ impl Simulation {
         self.ports[p as usize].stats.drops += 1;
         self.counters.drops += 1;
         self.arena.free(h);
+    }
+
+    /// PFC: packet `h` entered a switch over port `ingress`; count it, and PAUSE the
+    /// upstream port if the count crossed `xoff`.
+    #[cold]
+    #[inline(never)]
+    fn pfc_admit(&mut self, ingress: u32, h: u32) {
+        let pkt = self.arena.get(h);
+        let (class, size) = (pfc::class_of(pkt), pkt.size as u64);
+        if let Some(frame) = self.pfc.as_mut().and_then(|f| f.arrive(ingress, h, class, size)) {
+            self.send_pfc_frame(frame);
+        }
+    }
+
+    /// PFC: packet `h` leaves its switch on port `p`; uncount it, and RESUME the upstream
+    /// port if the count fell to `xon`.
+    #[cold]
+    #[inline(never)]
+    fn pfc_release(&mut self, _p: u32, h: u32) {
+        let pkt = self.arena.get(h);
+        let (class, size) = (pfc::class_of(pkt), pkt.size as u64);
+        if let Some(frame) = self.pfc.as_mut().and_then(|f| f.depart(h, class, size)) {
+            self.send_pfc_frame(frame);
+        }
+    }
+
+    /// Sends a PAUSE/RESUME back over the link `frame.port` carries: it leaves once the
+    /// reverse port finishes its current packet, and takes a 64-byte serialisation and
+    /// the reverse link's latency to arrive.
+    #[cold]
+    #[inline(never)]
+    fn send_pfc_frame(&mut self, frame: PfcFrame) {
+        let now = self.now();
+        // Ports come in pairs, one per direction of a cable (builder.rs).
+        let reverse = &self.ports[(frame.port ^ 1) as usize];
+        let at = reverse.busy_until.max(now) + reverse.serialization(64) + reverse.latency;
+        self.events.schedule(at, Event::Pfc(frame.encode()));
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn pfc_frame_arrives(&mut self, frame: PfcFrame) {
+        let now = self.now();
+        let resumed = self.pfc.as_mut().is_some_and(|f| f.apply(frame, now));
+        if resumed {
+            self.kick(frame.port);
+        }
     }
 
     fn deliver(&mut self, h: u32) {
@@ -526,6 +612,7 @@ impl Simulation {
             PacketKind::Data => self.receive_data(&pkt),
             PacketKind::Ack => self.receive_ack(&pkt),
             PacketKind::Nack => self.receive_nack(&pkt),
+            PacketKind::Cnp => self.receive_cnp(&pkt),
         }
     }
 
@@ -539,6 +626,18 @@ impl Simulation {
         let out = self.flows[f as usize].on_data(now, pkt, &self.cfg);
         for a in out.acks.into_iter().flatten() {
             self.send_ack(f, a);
+        }
+        if pkt.has(flags::CE) && self.flows[f as usize].cnp_due(now) {
+            let cnp = AckToSend {
+                cum: 0,
+                sacked_psn: pkt.psn,
+                ece: true,
+                sent_at: pkt.sent_at,
+                entropy: pkt.entropy,
+                retx: false,
+            };
+            self.counters.cnps += 1;
+            self.send_reply(f, cnp, PacketKind::Cnp);
         }
         if out.arm_delayed_ack {
             self.flows[f as usize].receiver.delayed_ack_pending = true;
@@ -573,6 +672,16 @@ impl Simulation {
         }
         if flow.on_nack(now, pkt) {
             self.make_ready(f);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn receive_cnp(&mut self, pkt: &Packet) {
+        let now = self.now();
+        let flow = &mut self.flows[pkt.flow as usize];
+        if !flow.sender_done() {
+            flow.sender.cc.on_cnp(now);
         }
     }
 
@@ -878,6 +987,7 @@ impl Simulation {
             ("timeouts", c.timeouts as f64),
             ("trims", c.trims as f64),
             ("nacks", c.nacks as f64),
+            ("cnps", c.cnps as f64),
             ("probe_packets", c.probe_packets as f64),
             ("probe_bytes", c.probe_bytes as f64),
             ("retransmits", self.flows.iter().map(|f| f.sender.retransmits).sum::<u64>() as f64),
@@ -886,6 +996,15 @@ impl Simulation {
             ("flows", self.flows.len() as f64),
             ("flows_finished", self.finished_flows as f64),
         ]
+        .into_iter()
+        .chain(self.pfc.iter().flat_map(|f| {
+            [
+                ("pfc_pause_frames", f.total_pause_frames() as f64),
+                ("pfc_resume_frames", f.total_resume_frames() as f64),
+                ("pfc_headroom_overflow_bytes", f.headroom_overflows as f64),
+            ]
+        }))
+        .collect()
     }
 }
 

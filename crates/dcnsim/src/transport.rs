@@ -30,6 +30,7 @@ pub struct TransportConfig {
     pub delayed_ack_timeout: Time,
     pub dupack_threshold: u32,
     pub loss_rule: LossRule,
+    pub loss_recovery: LossRecovery,
     /// Pace every flow at one window per smoothed RTT.
     pub pace_window: bool,
     pub rto_min: Time,
@@ -51,6 +52,20 @@ pub enum LossRule {
     Count,
     /// The PSN `dupack_threshold` above it acknowledged (FACK-like).
     Distance,
+}
+
+/// How lost packets are recovered.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LossRecovery {
+    /// The receiver keeps out-of-order packets and acknowledges them selectively; the
+    /// sender resends only what is missing.
+    #[default]
+    Sack,
+    /// RoCEv2 (InfiniBand RC): the receiver discards every out-of-sequence packet and
+    /// sends one NAK for the PSN it expects; the sender then resends everything from that
+    /// PSN on. A timeout also resends everything outstanding.
+    GoBackN,
 }
 
 const SENT: u8 = 0;
@@ -78,6 +93,8 @@ pub struct Sender {
     sent_at: VecDeque<Time>,
     /// The algorithm's choices, read once: SACK-hole loss detection, fixed RTO, timeout scope.
     sack_loss: bool,
+    /// Go-back-N recovery (`LossRecovery::GoBackN`): a NAK resends from its PSN on.
+    go_back_n: bool,
     fixed_rto: Option<Time>,
     timeout_policy: TimeoutPolicy,
     pub next_new: u32,
@@ -188,6 +205,11 @@ pub struct Receiver {
     last_retx: bool,
     pub delayed_ack_pending: bool,
     pub finish: Option<Time>,
+    /// Go-back-N: the expected PSN a NAK was already sent for (one NAK per gap).
+    nak_sent_for: Option<u32>,
+    /// CNPs: the algorithm's minimum gap between two, and when the last one left.
+    cnp_interval: Option<Time>,
+    last_cnp: Option<Time>,
 }
 
 /// One flow: both its ends.
@@ -280,7 +302,10 @@ impl Flow {
             let last = size - (n - 1) * payload as u64;
             (n as u32, last as u32)
         };
-        let (sack_loss, fixed_rto, timeout_policy) = (cc.sack_loss_detection(), cc.fixed_rto(), cc.timeout_policy());
+        let go_back_n = cfg.loss_recovery == LossRecovery::GoBackN;
+        // Go-back-N receivers never report out-of-order arrivals, so there are no holes.
+        let sack_loss = cc.sack_loss_detection() && !go_back_n;
+        let (fixed_rto, timeout_policy, cnp_interval) = (cc.fixed_rto(), cc.timeout_policy(), cc.cnp_interval());
         Flow {
             id,
             src,
@@ -303,6 +328,7 @@ impl Flow {
                 state: VecDeque::new(),
                 sent_at: VecDeque::new(),
                 sack_loss,
+                go_back_n,
                 fixed_rto,
                 timeout_policy,
                 next_new: 0,
@@ -346,6 +372,9 @@ impl Flow {
                 last_retx: false,
                 delayed_ack_pending: false,
                 finish: None,
+                nak_sent_for: None,
+                cnp_interval,
+                last_cnp: None,
             },
             drops: 0,
             trims: 0,
@@ -564,7 +593,10 @@ impl Flow {
         let mut newly = 0u64;
         let mut progressed = false;
         self.sender.confirmed_runs.clear();
-        {
+        // Go-back-N: the receiver took only in-order packets, so an ACK whose triggering
+        // PSN is at or above its cumulative ACK is a NAK: that packet was discarded.
+        let nak = self.sender.go_back_n && sacked >= cum;
+        if !self.sender.go_back_n {
             let base = self.sender.cum_acked;
             if sacked >= base && sacked < self.sender.next_new {
                 let i = (sacked - base) as usize;
@@ -616,6 +648,13 @@ impl Flow {
         if self.sender.sack_loss {
             self.detect_losses(now, cfg);
         }
+        if self.sender.go_back_n {
+            self.sender.newly_lost.clear();
+            self.sender.runs.clear();
+            if nak {
+                self.go_back(cum);
+            }
+        }
         let lost_any = !self.sender.newly_lost.is_empty();
         let s = &mut self.sender;
 
@@ -649,6 +688,36 @@ impl Flow {
             s.rto_deadline = now + s.rto;
         }
         AckOutcome { sender_done: done, may_send: !done }
+    }
+
+    /// Go-back-N after a NAK for `from`: every outstanding PSN from there on is lost and
+    /// is sent again, in order, before new data.
+    #[cold]
+    #[inline(never)]
+    fn go_back(&mut self, from: u32) {
+        let (header, payload, last_payload) = (self.header, self.payload, self.last_payload);
+        let s = &mut self.sender;
+        if from < s.cum_acked || from >= s.next_new {
+            return;
+        }
+        for i in (from - s.cum_acked) as usize..s.state.len() {
+            if s.state[i] == SENT || s.state[i] == RESENT {
+                let psn = s.cum_acked + i as u32;
+                s.state[i] = LOST;
+                let sz = if psn + 1 == s.n_pkts { last_payload + header } else { payload + header };
+                s.in_flight -= sz as u64;
+                s.newly_lost.push(psn);
+            }
+        }
+        s.retx.clear();
+        for (i, &st) in s.state.iter().enumerate() {
+            if st == LOST {
+                s.retx.push_back(s.cum_acked + i as u32);
+            }
+        }
+        if !s.newly_lost.is_empty() {
+            s.runs.push((from, s.next_new - 1));
+        }
     }
 
     /// Declares holes lost. A PSN is a hole once `dupack_threshold` PSNs above it have been
@@ -851,6 +920,24 @@ impl Flow {
         let ce = pkt.has(flags::CE);
         let psn = pkt.psn;
 
+        if cfg.loss_recovery == LossRecovery::GoBackN && psn > r.rcv_next {
+            // RoCE receiver: an out-of-sequence packet is discarded; the first one after
+            // the expected PSN draws a NAK (an ACK for the expected PSN echoing this one),
+            // the rest are dropped silently until the expected PSN arrives.
+            if r.nak_sent_for != Some(r.rcv_next) {
+                r.nak_sent_for = Some(r.rcv_next);
+                r.pending = 0;
+                out.acks[1] = Some(AckToSend {
+                    cum: r.rcv_next,
+                    sacked_psn: psn,
+                    ece: ce,
+                    sent_at: pkt.sent_at,
+                    entropy: pkt.entropy,
+                    retx: false,
+                });
+            }
+            return out;
+        }
         // RFC 5681 §4.2: a segment that fills (part of) a gap is ACKed at once.
         let had_gap = !r.ooo.is_empty();
         let mut duplicate = psn < r.rcv_next;
@@ -912,6 +999,18 @@ impl Flow {
         out
     }
 
+    /// Whether a CNP should go back for an ECN-marked arrival at `now` (DCQCN's NP: at
+    /// most one per the algorithm's interval); records it if so.
+    pub fn cnp_due(&mut self, now: Time) -> bool {
+        let r = &mut self.receiver;
+        let Some(interval) = r.cnp_interval else { return false };
+        if r.last_cnp.is_some_and(|t| now < t + interval) {
+            return false;
+        }
+        r.last_cnp = Some(now);
+        true
+    }
+
     /// The delayed-ACK timer fired: acknowledge what is pending.
     pub fn on_delayed_ack(&mut self) -> Option<AckToSend> {
         let r = &mut self.receiver;
@@ -948,6 +1047,7 @@ mod tests {
             delayed_ack_timeout: Time::from_us(10),
             dupack_threshold: 3,
             loss_rule: LossRule::Count,
+            loss_recovery: LossRecovery::Sack,
             pace_window: false,
             rto_min: Time::from_ms(1),
             rto_max: Time::from_ms(100),
@@ -1225,6 +1325,44 @@ mod tests {
         let ack = out.acks[1].expect("immediate ACK for the hole fill");
         assert_eq!(ack.cum, 4);
         assert!(!out.arm_delayed_ack);
+    }
+
+    /// Go-back-N (RoCEv2): packet 2 of 8 is lost. The receiver accepts 0 and 1, discards
+    /// 3..7 and sends exactly one NAK (for PSN 2, at the arrival of 3); the sender then
+    /// resends 2, 3, ..., 7 in order (6 retransmissions, N = 6), and the flow completes
+    /// with every byte delivered once.
+    #[test]
+    fn go_back_n_discards_out_of_order_and_resends_from_the_hole() {
+        let mut c = cfg(1);
+        c.loss_recovery = LossRecovery::GoBackN;
+        let mut f = flow(8 * 1000, &c);
+        let sent: Vec<Packet> = (0..8).map(|_| f.emit(Time::ZERO, 0)).collect();
+        let mut naks = 0;
+        for p in (0..8).filter(|&p| p != 2) {
+            let out = f.on_data(Time(1), &sent[p], &c);
+            for a in out.acks.into_iter().flatten() {
+                if a.sacked_psn >= a.cum {
+                    naks += 1;
+                    assert_eq!(a.cum, 2);
+                }
+                let ack = Packet { psn: a.cum, sacked_psn: a.sacked_psn, kind: PacketKind::Ack, flags: 0, ..sent[p] };
+                f.on_ack(Time(2), &ack, &c);
+            }
+        }
+        assert_eq!(naks, 1, "one NAK per gap");
+        assert_eq!(f.receiver.rcv_next, 2);
+        assert_eq!(f.receiver.delivered, 2000, "out-of-order packets are not kept");
+        assert_eq!(f.sender.in_flight, 0, "everything from the hole on is resent");
+        let resent: Vec<u32> = (0..6).map(|_| f.emit(Time(3), 0).psn).collect();
+        assert_eq!(resent, vec![2, 3, 4, 5, 6, 7]);
+        assert_eq!(f.send_state(Time(3)), SendState::Blocked);
+        for p in 2..8 {
+            let mut pkt = sent[p];
+            pkt.flags |= flags::RETX;
+            round_trip(&mut f, &pkt, &c);
+        }
+        assert!(f.sender_done());
+        assert_eq!((f.receiver.delivered, f.sender.retransmits), (8000, 6));
     }
 
     /// REPS (UEC, spec smartt-nscc.md §2.14): an entropy whose ACK came back unmarked is

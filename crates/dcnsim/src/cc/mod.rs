@@ -3,12 +3,15 @@
 //! algorithm answers with a window (bytes on the wire) and optionally a pacing rate.
 //! A new algorithm is a new module implementing `CongestionControl`, nothing more.
 
+pub mod dcqcn;
 pub mod dctcp;
 pub mod median;
+pub mod mprdma;
 pub mod newreno;
 pub mod nscc;
 pub mod prioplus;
 pub mod swift;
+pub mod uncontrolled;
 
 use crate::units::{Rate, Time};
 
@@ -156,6 +159,13 @@ pub trait CongestionControl: Send {
     fn pacing_rate(&self) -> Option<Rate> {
         None
     }
+    /// Whether the receiver sends this flow CNPs (congestion notification packets) for
+    /// ECN-marked arrivals, and at most how often (DCQCN's NP).
+    fn cnp_interval(&self) -> Option<Time> {
+        None
+    }
+    /// A CNP arrived (only if `cnp_interval` asked for them).
+    fn on_cnp(&mut self, _now: Time) {}
     /// Internal variables for time series and tests (e.g. DCTCP's alpha).
     fn observe(&self, _out: &mut dyn FnMut(&'static str, f64)) {}
     /// Whether the algorithm sends probes (then the simulation polls `probe_at`).
@@ -213,6 +223,9 @@ pub fn make(
         CcName::Mswift => Box::new(swift::Swift::new(&t.swift, swift::Variant::MSwift, info)),
         CcName::Nscc => Box::new(nscc::Nscc::new(&t.nscc, false, info)),
         CcName::Mnscc => Box::new(nscc::Nscc::new(&t.nscc, true, info)),
+        CcName::None => Box::new(uncontrolled::Uncontrolled),
+        CcName::Dcqcn => Box::new(dcqcn::Dcqcn::new(&t.dcqcn, info)),
+        CcName::Mprdma => Box::new(mprdma::Mprdma::new(&t.mprdma, info)),
         CcName::Prioplus => Box::new(prioplus::PrioPlus::new(&t.prioplus, &t.swift, info)),
     }
 }

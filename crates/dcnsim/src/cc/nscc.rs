@@ -134,6 +134,10 @@ pub struct NsccParams {
     pub fi_after_pi: bool,
     /// BDP the increase constants are scaled against (htsim's 100 Gbps × 12 µs).
     pub bdp_ref: BytesVal,
+    /// Paper: scale fi and pi by the path's BDP (§III-J, Fair Increase); `false` leaves
+    /// them unscaled, so FI is plain additive increase, +MTU²/cwnd per packet at fi = 1
+    /// (the Fig. 6 ablation, spec §3.6).
+    pub bdp_scaling: bool,
     /// Gain of the averaged RTT (paper) or queueing delay (htsim) (§7.4).
     pub ewma_gain: f64,
     pub fast_increase: bool,
@@ -181,6 +185,7 @@ impl Default for NsccParams {
             pi: None,
             fi_after_pi: true,
             bdp_ref: BytesVal(150_000),
+            bdp_scaling: true,
             ewma_gain: 0.0125,
             fast_increase: true,
             fast_increase_k: 2.0,
@@ -382,7 +387,7 @@ impl Nscc {
         let bdp = self.rate * brtt.as_secs_f64();
         self.trtt = brtt.mul_f64(self.p.target_ratio);
         self.maxwnd = (self.p.max_cwnd_bdp * bdp).max(self.min_cwnd);
-        self.scale = bdp / self.p.bdp_ref.0 as f64;
+        self.scale = if self.p.bdp_scaling { bdp / self.p.bdp_ref.0 as f64 } else { 1.0 };
         let headroom = (self.trtt - brtt).as_secs_f64();
         self.pi = self.p.pi.unwrap_or(if headroom > 0.0 { brtt.as_secs_f64() / headroom } else { 0.0 });
     }

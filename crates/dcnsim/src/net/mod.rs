@@ -1,6 +1,7 @@
 //! The network model: packets, ports (queue + serialiser + propagation pipe) and nodes.
 
 pub mod packet;
+pub mod pfc;
 pub mod port;
 pub mod prio;
 

@@ -9,6 +9,8 @@ pub enum PacketKind {
     Ack,
     /// The receiver's report of a trimmed data packet (`psn`), spec smartt-nscc.md §2.8.
     Nack,
+    /// Congestion notification (DCQCN's NP → RP), for ECN-marked data of the flow.
+    Cnp,
 }
 
 pub mod flags {

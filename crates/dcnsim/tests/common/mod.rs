@@ -3,6 +3,8 @@
 
 use dcnsim::{Simulation, Time};
 
+pub mod smartt;
+
 pub fn sim(toml: &str) -> Simulation {
     dcnsim::from_toml(toml, std::path::Path::new(".")).unwrap_or_else(|e| panic!("scenario rejected: {e}"))
 }

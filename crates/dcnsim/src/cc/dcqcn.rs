@@ -1,0 +1,392 @@
+//! DCQCN, Zhu et al., "Congestion Control for Large-Scale RDMA Deployments", SIGCOMM 2015,
+//! §3 (the CP/NP/RP algorithm); parameters as spec `smartt-nscc.md` §3.3 gives them (the
+//! paper's defaults plus common NIC values). With `[switch.pfc]` and
+//! `transport.loss_recovery = "go_back_n"` it is the SMaRTT paper's RoCEv2 baseline.
+//!
+//! - CP (switch): RED/ECN marking, the switch's `ecn` settings.
+//! - NP (receiver): a CNP back to the sender for an ECN-marked arrival, at most one per
+//!   `cnp_interval` per flow (the shared transport sends it; `cnp_interval` here).
+//! - RP (sender), rate based, paced at the current rate `rc`:
+//!   - on a CNP: target `rt = rc`, `rc ← rc·(1 − α/2)`, `α ← (1 − g)·α + g`, and the
+//!     increase timer, byte counter and both stage counts restart;
+//!   - every `alpha_timer` without a CNP: `α ← (1 − g)·α`;
+//!   - an increase event each `increase_timer` and each `byte_counter` bytes, counted
+//!     separately as T and BC. With both at most F (`fast_recovery_stages`): fast recovery,
+//!     `rc ← (rt + rc)/2`; with both above F: hyper increase, `rt += i·R_HAI` with
+//!     i = min(T, BC) − F, then `rc ← (rt + rc)/2`; otherwise additive increase,
+//!     `rt += R_AI`, then `rc ← (rt + rc)/2`. Rates stay within [`min_rate`, line rate].
+//!
+//! Two modelling choices: timers are evaluated when the sender next hears from the
+//! network (an ACK or CNP; one per packet while it sends), which only delays an increase
+//! by well under a timer period; and the byte counter counts acknowledged bytes (the
+//! transport tells the algorithm about ACKs, not sends), which lags bytes sent by the
+//! bytes in flight, a fraction of the 10 MB counter.
+
+use super::{AckSample, CongestionControl, FlowInfo, LossEvent};
+use crate::scenario::{RateVal, TimeVal};
+use crate::units::{Rate, Time};
+
+/// DCQCN parameters (`[transport.dcqcn]`); defaults from spec `smartt-nscc.md` §3.3.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DcqcnParams {
+    /// NP: shortest gap between two CNPs of one flow (paper: 50 µs).
+    pub cnp_interval: TimeVal,
+    /// Gain of the α EWMA (paper: 1/256).
+    pub g: f64,
+    /// Initial α (paper: 1).
+    pub alpha_init: f64,
+    /// α decays by (1 − g) after each such period without a CNP (paper: 55 µs).
+    pub alpha_timer: TimeVal,
+    /// Rate-increase timer period (paper: 55 µs).
+    pub increase_timer: TimeVal,
+    /// Rate-increase byte counter (paper: 10 MB).
+    pub byte_counter: crate::scenario::BytesVal,
+    /// Increase events of fast recovery before additive increase (paper: F = 5).
+    pub fast_recovery_stages: u32,
+    /// Additive-increase step R_AI (spec: 5 Mbps, the NIC default; ×8 for 800G if desired).
+    pub rate_ai: RateVal,
+    /// Hyper-increase step R_HAI (spec: 50 Mbps).
+    pub rate_hai: RateVal,
+    /// Lowest sending rate (our choice: 10 Mbps; the paper gives none).
+    pub min_rate: RateVal,
+}
+
+impl Default for DcqcnParams {
+    fn default() -> Self {
+        DcqcnParams {
+            cnp_interval: TimeVal(Time::from_us(50)),
+            g: 1.0 / 256.0,
+            alpha_init: 1.0,
+            alpha_timer: TimeVal(Time::from_us(55)),
+            increase_timer: TimeVal(Time::from_us(55)),
+            byte_counter: crate::scenario::BytesVal(10_000_000),
+            fast_recovery_stages: 5,
+            rate_ai: RateVal(Rate(5_000_000)),
+            rate_hai: RateVal(Rate(50_000_000)),
+            min_rate: RateVal(Rate(10_000_000)),
+        }
+    }
+}
+
+impl DcqcnParams {
+    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+        if !(self.g > 0.0 && self.g <= 1.0) {
+            return Err(("g", format!("{}: allowed 0 < g <= 1", self.g)));
+        }
+        if !(0.0..=1.0).contains(&self.alpha_init) {
+            return Err(("alpha_init", format!("{}: allowed 0 <= alpha_init <= 1", self.alpha_init)));
+        }
+        for (name, t) in [
+            ("cnp_interval", self.cnp_interval),
+            ("alpha_timer", self.alpha_timer),
+            ("increase_timer", self.increase_timer),
+        ] {
+            if t.0 == Time::ZERO {
+                return Err((name, "must be positive".into()));
+            }
+        }
+        if self.byte_counter.0 == 0 {
+            return Err(("byte_counter", "must be positive".into()));
+        }
+        Ok(())
+    }
+}
+
+/// Which increase rule an increase event applied (for tests and time series).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Stage {
+    FastRecovery,
+    Additive,
+    Hyper,
+}
+
+pub struct Dcqcn {
+    p: DcqcnParams,
+    line_rate: f64,
+    /// Current rate rc and target rate rt, bits per second.
+    rc: f64,
+    rt: f64,
+    alpha: f64,
+    /// Next α decay and next timer-driven increase.
+    next_alpha_decay: Time,
+    next_timer_increase: Time,
+    /// Increase events since the last CNP: timer (T) and byte counter (BC).
+    timer_stage: u32,
+    byte_stage: u32,
+    bytes_counted: u64,
+    /// A CNP has cut the rate at least once (before that there is nothing to recover).
+    cut_once: bool,
+    pub cnps: u64,
+    pub last_stage: Option<Stage>,
+}
+
+impl Dcqcn {
+    pub fn new(p: &DcqcnParams, info: &FlowInfo) -> Dcqcn {
+        // The NIC's rate: the first link, which bounds the flow from its first packet.
+        let line_rate = info.bottleneck.bps() as f64;
+        Dcqcn::at_rate(p, line_rate)
+    }
+
+    fn at_rate(p: &DcqcnParams, line_rate: f64) -> Dcqcn {
+        Dcqcn {
+            p: p.clone(),
+            line_rate,
+            rc: line_rate,
+            rt: line_rate,
+            alpha: p.alpha_init,
+            next_alpha_decay: p.alpha_timer.0,
+            next_timer_increase: Time::MAX,
+            timer_stage: 0,
+            byte_stage: 0,
+            bytes_counted: 0,
+            cut_once: false,
+            cnps: 0,
+            last_stage: None,
+        }
+    }
+
+    pub fn rate_bps(&self) -> f64 {
+        self.rc
+    }
+
+    pub fn target_bps(&self) -> f64 {
+        self.rt
+    }
+
+    pub fn alpha(&self) -> f64 {
+        self.alpha
+    }
+
+    /// Applies the timers that expired up to `now`, in time order.
+    fn advance(&mut self, now: Time) {
+        let one_minus_g = 1.0 - self.p.g;
+        loop {
+            let next = self.next_alpha_decay.min(self.next_timer_increase);
+            if next > now {
+                return;
+            }
+            if self.next_alpha_decay == next {
+                self.alpha *= one_minus_g;
+                self.next_alpha_decay = next + self.p.alpha_timer.0;
+            }
+            if self.next_timer_increase == next {
+                self.timer_stage += 1;
+                self.increase();
+                self.next_timer_increase = if self.rc >= self.line_rate && self.rt >= self.line_rate {
+                    // Back at line rate: further increases change nothing until a CNP.
+                    Time::MAX
+                } else {
+                    next + self.p.increase_timer.0
+                };
+            }
+            if self.next_timer_increase == Time::MAX && self.alpha < 1e-12 {
+                // Nothing left for the timers to change.
+                self.next_alpha_decay = Time::MAX;
+            }
+        }
+    }
+
+    /// One increase event, with the stage picked from the two counts (paper §3.1).
+    fn increase(&mut self) {
+        let f = self.p.fast_recovery_stages;
+        let (t, bc) = (self.timer_stage, self.byte_stage);
+        let stage = if t.max(bc) <= f {
+            Stage::FastRecovery
+        } else if t.min(bc) > f {
+            Stage::Hyper
+        } else {
+            Stage::Additive
+        };
+        match stage {
+            Stage::FastRecovery => {}
+            Stage::Additive => self.rt += self.p.rate_ai.0.bps() as f64,
+            Stage::Hyper => self.rt += (t.min(bc) - f) as f64 * self.p.rate_hai.0.bps() as f64,
+        }
+        self.rt = self.rt.min(self.line_rate);
+        self.rc = ((self.rt + self.rc) / 2.0).min(self.line_rate);
+        self.last_stage = Some(stage);
+    }
+
+    /// A CNP reached the sender: cut the rate (paper §3.1, RP algorithm).
+    pub fn cnp(&mut self, now: Time) {
+        self.advance(now);
+        self.cnps += 1;
+        self.cut_once = true;
+        self.rt = self.rc;
+        self.rc = (self.rc * (1.0 - self.alpha / 2.0)).max(self.p.min_rate.0.bps() as f64);
+        self.alpha = (1.0 - self.p.g) * self.alpha + self.p.g;
+        self.timer_stage = 0;
+        self.byte_stage = 0;
+        self.bytes_counted = 0;
+        self.next_alpha_decay = now + self.p.alpha_timer.0;
+        self.next_timer_increase = now + self.p.increase_timer.0;
+    }
+}
+
+impl CongestionControl for Dcqcn {
+    fn name(&self) -> &'static str {
+        "dcqcn"
+    }
+
+    fn ecn_capable(&self) -> bool {
+        true
+    }
+
+    fn on_ack(&mut self, a: &AckSample) {
+        self.advance(a.now);
+        if !self.cut_once || self.next_timer_increase == Time::MAX {
+            return;
+        }
+        self.bytes_counted += a.newly_acked;
+        while self.bytes_counted >= self.p.byte_counter.0 {
+            self.bytes_counted -= self.p.byte_counter.0;
+            self.byte_stage += 1;
+            self.increase();
+        }
+    }
+
+    /// RoCE NICs do not slow down on loss; recovery is the transport's (go-back-N).
+    fn on_loss(&mut self, _: &LossEvent) {}
+
+    fn on_timeout(&mut self, _: Time, _: u32) {}
+
+    fn cnp_interval(&self) -> Option<Time> {
+        Some(self.p.cnp_interval.0)
+    }
+
+    fn on_cnp(&mut self, now: Time) {
+        self.cnp(now);
+    }
+
+    fn cwnd(&self) -> u64 {
+        // Rate based: no window.
+        u64::MAX / 4
+    }
+
+    fn pacing_rate(&self) -> Option<Rate> {
+        Some(Rate(self.rc as u64))
+    }
+
+    fn observe(&self, out: &mut dyn FnMut(&'static str, f64)) {
+        out("rate_gbps", self.rc / 1e9);
+        out("target_gbps", self.rt / 1e9);
+        out("alpha", self.alpha);
+        out("cnps", self.cnps as f64);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GBPS: f64 = 1e9;
+
+    fn dcqcn() -> Dcqcn {
+        Dcqcn::at_rate(&DcqcnParams::default(), 100.0 * GBPS)
+    }
+
+    fn us(v: u64) -> Time {
+        Time::from_us(v)
+    }
+
+    /// Paper §3.1: the first CNP, with α = 1, halves the rate, remembers the old rate as
+    /// the target, and moves α to (1 − g)·1 + g = 1. The second, 1 µs later (no timer in
+    /// between), cuts by α/2 again: 25 Gbps, target 50 Gbps.
+    #[test]
+    fn cnp_cuts_by_alpha_over_two_and_updates_alpha() {
+        let mut d = dcqcn();
+        d.cnp(us(1));
+        assert_eq!((d.rate_bps(), d.target_bps(), d.alpha()), (50.0 * GBPS, 100.0 * GBPS, 1.0));
+        d.cnp(us(2));
+        assert_eq!((d.rate_bps(), d.target_bps()), (25.0 * GBPS, 50.0 * GBPS));
+    }
+
+    /// α decays by (1 − g) per 55 µs without CNP: after 10 periods α = (1 − 1/256)^10,
+    /// and the next CNP cuts by that α/2 and sets α = (1 − g)·α + g.
+    #[test]
+    fn alpha_decays_per_timer_period() {
+        let mut d = dcqcn();
+        d.cnp(Time::ZERO);
+        // Keep the rate timer out of the way to isolate α.
+        d.next_timer_increase = Time::MAX;
+        let g = 1.0 / 256.0;
+        d.advance(us(10 * 55));
+        let expect = (1.0f64 - g).powi(10);
+        assert!((d.alpha() - expect).abs() < 1e-12);
+        let before = d.rate_bps();
+        d.cnp(us(10 * 55));
+        assert!((d.rate_bps() - before * (1.0 - expect / 2.0)).abs() < 1.0);
+        assert!((d.alpha() - ((1.0 - g) * expect + g)).abs() < 1e-12);
+    }
+
+    /// Fast recovery: the first F = 5 timer events halve the gap to the target each time,
+    /// so after k events rc = rt − (rt − rc0)/2^k; the 6th is additive (rt += 5 Mbps).
+    #[test]
+    fn fast_recovery_halves_the_gap_then_additive_increase() {
+        let mut d = dcqcn();
+        d.cnp(Time::ZERO); // rc = 50, rt = 100
+        for k in 1..=5u64 {
+            d.advance(us(55 * k));
+            assert_eq!(d.last_stage, Some(Stage::FastRecovery));
+            let expect = 100.0 * GBPS - 50.0 * GBPS / 2f64.powi(k as i32);
+            assert!((d.rate_bps() - expect).abs() < 1.0, "event {k}: {} vs {expect}", d.rate_bps());
+            assert_eq!(d.target_bps(), 100.0 * GBPS);
+        }
+        // Cut again well below line rate so the additive step is visible.
+        d.cnp(us(5 * 55));
+        let (rc, rt) = (d.rate_bps(), d.target_bps());
+        for k in 1..=5u64 {
+            d.advance(us(5 * 55 + 55 * k));
+        }
+        let rc5 = rt - (rt - rc) / 32.0;
+        assert!((d.rate_bps() - rc5).abs() < 1.0);
+        d.advance(us(5 * 55 + 55 * 6));
+        assert_eq!(d.last_stage, Some(Stage::Additive), "timer count 6 > F, byte count 0");
+        assert!((d.target_bps() - (rt + 5e6)).abs() < 1e-3);
+        assert!((d.rate_bps() - (rt + 5e6 + rc5) / 2.0).abs() < 1.0);
+    }
+
+    /// Hyper increase needs both counts above F: with the byte counter also past F, the
+    /// target grows by i·R_HAI, i = min(T, BC) − F.
+    #[test]
+    fn hyper_increase_when_both_counters_pass_f() {
+        let mut d = dcqcn();
+        d.cnp(Time::ZERO);
+        d.cnp(Time::from_ns(1));
+        d.cnp(Time::from_ns(2)); // rc = 12.5 Gbps, far from line rate
+        d.timer_stage = 6;
+        d.byte_stage = 7;
+        let rt = d.target_bps();
+        d.increase();
+        // T = 6, BC = 7, F = 5: hyper with i = 1.
+        assert_eq!(d.last_stage, Some(Stage::Hyper));
+        assert!((d.target_bps() - (rt + 50e6)).abs() < 1e-3);
+    }
+
+    /// The byte counter drives increase events too: 10 MB of ACKed data is one event.
+    #[test]
+    fn byte_counter_counts_acked_bytes() {
+        let mut d = dcqcn();
+        d.cnp(Time::ZERO);
+        let mut a = crate::cc::test_ack(0, 0, 5_000_000, false);
+        a.now = Time::from_us(1);
+        d.on_ack(&a);
+        assert_eq!(d.byte_stage, 0);
+        d.on_ack(&a);
+        assert_eq!(d.byte_stage, 1);
+        assert!((d.rate_bps() - 75.0 * GBPS).abs() < 1.0, "one fast-recovery step");
+    }
+
+    /// The rate never leaves [min_rate, line rate].
+    #[test]
+    fn rate_stays_between_min_and_line_rate() {
+        let mut d = dcqcn();
+        for i in 0..100u64 {
+            d.cnp(Time::from_ns(i));
+        }
+        assert_eq!(d.rate_bps(), 10e6);
+        d.advance(Time::from_ms(2000));
+        assert!(d.rate_bps() <= 100.0 * GBPS && d.rate_bps() > 99.0 * GBPS);
+    }
+}

@@ -1,0 +1,23 @@
+//! No congestion control: an unbounded window, so a flow sends as fast as its NIC lets it.
+//! This is the SMaRTT paper's simulated "lossless RoCEv2" sender (spec `smartt-nscc.md`
+//! §3.3: "the sender transmits at line rate", PFC keeps the fabric lossless), and with
+//! `[switch.pfc]` the building block of PFC tests. Losses, if any, are left to the
+//! transport's retransmission.
+
+use super::{AckSample, CongestionControl, LossEvent};
+use crate::units::Time;
+
+pub struct Uncontrolled;
+
+impl CongestionControl for Uncontrolled {
+    fn name(&self) -> &'static str {
+        "none"
+    }
+    fn on_ack(&mut self, _: &AckSample) {}
+    fn on_loss(&mut self, _: &LossEvent) {}
+    fn on_timeout(&mut self, _: Time, _: u32) {}
+    fn cwnd(&self) -> u64 {
+        // Large enough never to bind, small enough that in_flight + size cannot overflow.
+        u64::MAX / 4
+    }
+}
