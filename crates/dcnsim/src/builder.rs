@@ -210,6 +210,9 @@ fn validate_numbers(s: &Scenario) -> Result<(), ScenarioError> {
     if let Err((field, msg)) = tr.swift.validate() {
         return err(&format!("transport.swift.{field}"), msg);
     }
+    if let Err((field, msg)) = tr.ledbat.validate() {
+        return err(&format!("transport.ledbat.{field}"), msg);
+    }
     if let Err((field, msg)) = tr.mprdma.validate() {
         return err(&format!("transport.mprdma.{field}"), msg);
     }

@@ -10,6 +10,7 @@ use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 use crate::app::AppCfg;
 use crate::cc::dcqcn::DcqcnParams;
 use crate::cc::dctcp::DctcpParams;
+use crate::cc::ledbat::LedbatParams;
 use crate::cc::mprdma::MprdmaParams;
 use crate::cc::newreno::NewRenoParams;
 use crate::cc::nscc::NsccParams;
@@ -458,6 +459,8 @@ pub enum CcName {
     Dcqcn,
     /// MP-RDMA's per-packet ECN window, `cc/mprdma.rs`.
     Mprdma,
+    /// LEDBAT (RFC 6817), `cc/ledbat.rs`.
+    Ledbat,
 }
 
 impl CcName {
@@ -474,6 +477,7 @@ impl CcName {
             CcName::None => "none",
             CcName::Dcqcn => "dcqcn",
             CcName::Mprdma => "mprdma",
+            CcName::Ledbat => "ledbat",
         }
     }
 }
@@ -786,6 +790,9 @@ pub struct TransportCfg {
     /// DCQCN (`[transport.dcqcn]`).
     #[serde(default)]
     pub dcqcn: DcqcnParams,
+    /// LEDBAT (`[transport.ledbat]`; also PrioPlus's when `prioplus.underlying = "ledbat"`).
+    #[serde(default)]
+    pub ledbat: LedbatParams,
     /// How lost packets are recovered: selective (`"sack"`) or RoCE's go-back-N.
     #[serde(default)]
     pub loss_recovery: LossRecovery,

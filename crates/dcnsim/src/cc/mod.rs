@@ -5,6 +5,7 @@
 
 pub mod dcqcn;
 pub mod dctcp;
+pub mod ledbat;
 pub mod median;
 pub mod mprdma;
 pub mod newreno;
@@ -227,6 +228,7 @@ pub fn make(
         CcName::Dcqcn => Box::new(dcqcn::Dcqcn::new(&t.dcqcn, info)),
         CcName::Mprdma => Box::new(mprdma::Mprdma::new(&t.mprdma, info)),
         CcName::Prioplus => Box::new(prioplus::PrioPlus::new(&t.prioplus, &t.swift, info)),
+        CcName::Ledbat => Box::new(ledbat::Ledbat::new(&t.ledbat, info)),
     }
 }
 
