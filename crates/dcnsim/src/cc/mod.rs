@@ -227,7 +227,7 @@ pub fn make(
         CcName::None => Box::new(uncontrolled::Uncontrolled),
         CcName::Dcqcn => Box::new(dcqcn::Dcqcn::new(&t.dcqcn, info)),
         CcName::Mprdma => Box::new(mprdma::Mprdma::new(&t.mprdma, info)),
-        CcName::Prioplus => Box::new(prioplus::PrioPlus::new(&t.prioplus, &t.swift, info)),
+        CcName::Prioplus => Box::new(prioplus::PrioPlus::with_params(&t.prioplus, &t.swift, &t.ledbat, info)),
         CcName::Ledbat => Box::new(ledbat::Ledbat::new(&t.ledbat, info)),
     }
 }

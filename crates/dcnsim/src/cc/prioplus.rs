@@ -1,5 +1,6 @@
 //! PrioPlus (Zhang et al., "Enabling Virtual Priority in Data Center Congestion Control",
-//! EuroSys 2025, §4 and Algorithm 1; spec `prioplus.md` §2, errata §7) over Swift.
+//! EuroSys 2025, §4 and Algorithm 1; spec `prioplus.md` §2, errata §7) over Swift or, with
+//! `underlying = "ledbat"`, over LEDBAT (spec §2.8).
 //!
 //! Many strict priority levels inside one physical queue, from the hosts alone. Level i
 //! (1..=N, larger = higher) owns a delay channel [D_target^i, D_limit^i] (§4.3.2):
@@ -21,15 +22,74 @@
 //! The top level has no limit and starts at W_LS = BaseBdp (erratum §7.7). A stopped flow
 //! answers any below-limit sample (a probe echo, or a late data ACK) like Algorithm 1's
 //! NewProbeAck: linear start from W_LS/#flow on an empty queue, else one packet (§4.4).
+//! Over LEDBAT (spec §2.8, from [A]; the paper gives no details): LEDBAT's target is
+//! D_target − BaseRtt above a base fixed at BaseRtt, its per-ACK update uses the raw sample
+//! (no current filter) with the off-target term scaled by s = min(1, 5/#flow), and the
+//! adaptive-increase step W_AI_adapt is added per RTT; LEDBAT's linear controller replaces
+//! Swift's AI/MD and the base W_AI. Stop, probe, linear start and cardinality are shared.
+//! [A] runs it without the stop filter: set `filter = 1` for that (the default stays 2).
+//!
 //! Not modelled: OWD mode, delay-noise injection, the [A]-only stop at cwnd ≤ 0.1 MTU.
 
 use serde::{Deserialize, Serialize};
 
+use super::ledbat::{Ledbat, LedbatParams};
 use super::swift::{Swift, SwiftParams, Variant};
 use super::{AckSample, CongestionControl, FlowInfo, LossEvent};
 use crate::engine::Rng;
 use crate::scenario::TimeVal;
 use crate::units::{Rate, Time};
+
+/// The delay-based algorithm PrioPlus wraps (the paper's "original CC", spec §2.1).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Underlying {
+    /// Swift with target D_target and no target scaling (§4, spec §2.4).
+    #[default]
+    Swift,
+    /// LEDBAT's linear controller (spec §2.8).
+    Ledbat,
+}
+
+/// What PrioPlus needs from the algorithm it wraps: its window, to set and read (stop,
+/// restart, linear start), and its increase step. Its per-ACK update is the algorithm's own
+/// `on_ack`, acting on the same delay sample.
+pub trait DelayBased: CongestionControl {
+    /// Window in packets.
+    fn cwnd_pkts(&self) -> f64;
+    /// Sets the window in packets.
+    fn set_cwnd_pkts(&mut self, w: f64);
+    /// The increase PrioPlus asks for, packets per RTT: `w_ai` is W_AI/#flow plus the
+    /// adaptive step, `adaptive` that step alone; `n_flow` the flow-count estimate.
+    fn set_increase(&mut self, w_ai: f64, adaptive: f64, n_flow: f64);
+}
+
+impl DelayBased for Swift {
+    fn cwnd_pkts(&self) -> f64 {
+        Swift::cwnd_pkts(self)
+    }
+    fn set_cwnd_pkts(&mut self, w: f64) {
+        Swift::set_cwnd_pkts(self, w)
+    }
+    /// Swift's AI step is the whole W_AI.
+    fn set_increase(&mut self, w_ai: f64, _adaptive: f64, _n_flow: f64) {
+        self.set_ai(w_ai)
+    }
+}
+
+impl DelayBased for Ledbat {
+    fn cwnd_pkts(&self) -> f64 {
+        Ledbat::cwnd_pkts(self)
+    }
+    fn set_cwnd_pkts(&mut self, w: f64) {
+        Ledbat::set_cwnd_pkts(self, w)
+    }
+    /// LEDBAT's off-target term replaces the base W_AI, scaled by s = min(1, 5/#flow);
+    /// the adaptive step is added (spec §2.8).
+    fn set_increase(&mut self, _w_ai: f64, adaptive: f64, n_flow: f64) {
+        Ledbat::set_increase(self, (5.0 / n_flow).min(1.0), adaptive)
+    }
+}
 
 /// Parameters of PrioPlus; defaults are the paper's (§4.3.2, §4.4, spec §2.5).
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -70,6 +130,9 @@ pub struct PrioPlusParams {
     pub dual_rtt: bool,
     /// Flow-cardinality estimation (false: #flow stays 1, the Fig. 10b ablation).
     pub cardinality: bool,
+    /// The wrapped algorithm: `swift` (reads `[transport.swift]`) or `ledbat` (reads
+    /// `[transport.ledbat]`'s gain; spec §2.8).
+    pub underlying: Underlying,
 }
 
 impl Default for PrioPlusParams {
@@ -91,6 +154,7 @@ impl Default for PrioPlusParams {
             pacing: true,
             dual_rtt: true,
             cardinality: true,
+            underlying: Underlying::Swift,
         }
     }
 }
@@ -192,7 +256,7 @@ impl Rounds {
 
 pub struct PrioPlus {
     p: PrioPlusParams,
-    swift: Swift,
+    inner: Box<dyn DelayBased>,
     mtu: f64,
     base_rtt: Time,
     /// Bytes per second of the line (the sender's, taken as the bottleneck: erratum §7.8).
@@ -207,6 +271,8 @@ pub struct PrioPlus {
     rounds: Rounds,
     /// Current W_AI in bytes (scaled by 1/#flow, maybe inflated by adaptive increase).
     w_ai: f64,
+    /// The adaptive-increase part of `w_ai`, bytes (W_AI_adapt of spec §2.8).
+    w_adapt: f64,
     n_flow: f64,
     count_down: u32,
     consec: u32,
@@ -223,7 +289,17 @@ pub struct PrioPlus {
 }
 
 impl PrioPlus {
+    /// PrioPlus over `p.underlying`, LEDBAT (if chosen) with its default parameters.
     pub fn new(p: &PrioPlusParams, swift_params: &SwiftParams, info: &FlowInfo) -> PrioPlus {
+        PrioPlus::with_params(p, swift_params, &LedbatParams::default(), info)
+    }
+
+    pub fn with_params(
+        p: &PrioPlusParams,
+        swift_params: &SwiftParams,
+        ledbat_params: &LedbatParams,
+        info: &FlowInfo,
+    ) -> PrioPlus {
         let n = p.levels.unwrap_or(info.levels as u32).max(1);
         let i = (info.priority as u32).clamp(1, n);
         let (target, limit) = channel(i, n, info.base_rtt, p.fluctuation.0, p.noise.0, p.top_unlimited);
@@ -246,13 +322,31 @@ impl PrioPlus {
             max_cwnd_pkts: 1e9,
             ..swift_params.clone()
         };
-        let mut swift = Swift::new(&sp, Variant::Swift, info);
+        let mut inner: Box<dyn DelayBased> = match p.underlying {
+            Underlying::Swift => Box::new(Swift::new(&sp, Variant::Swift, info)),
+            Underlying::Ledbat => {
+                // LEDBAT aims at D_target: a queueing target of D_target − BaseRtt over a
+                // base fixed at BaseRtt; raw samples; the window is PrioPlus's to bound.
+                let lp = LedbatParams {
+                    target: Some(TimeVal(target - info.base_rtt)),
+                    current_filter: 1,
+                    allowed_increase: None,
+                    min_cwnd_pkts: 0.001,
+                    max_cwnd_pkts: 1e9,
+                    start_at_bdp: false,
+                    ..ledbat_params.clone()
+                };
+                let mut l = Ledbat::new(&lp, info);
+                l.fix_base_delay(info.base_rtt);
+                Box::new(l)
+            }
+        };
         let direct = p.direct_start_levels.unwrap_or_else(|| n.div_ceil(8));
         let stopped = !(is_top || i + direct > n);
-        swift.set_cwnd_pkts(w_ls / mtu);
+        inner.set_cwnd_pkts(w_ls / mtu);
         PrioPlus {
             cap: if p.cwnd_cap { line_bps * target.as_secs_f64() } else { f64::INFINITY },
-            swift,
+            inner,
             mtu,
             base_rtt: info.base_rtt,
             line_bps,
@@ -262,6 +356,7 @@ impl PrioPlus {
             w_ls,
             rounds: Rounds::default(),
             w_ai: p.ai_bytes,
+            w_adapt: 0.0,
             n_flow: 1.0,
             count_down: 0,
             consec: 0,
@@ -312,11 +407,11 @@ impl PrioPlus {
     }
 
     fn cwnd_bytes(&self) -> f64 {
-        self.swift.cwnd_pkts() * self.mtu
+        self.inner.cwnd_pkts() * self.mtu
     }
 
     fn set_cwnd_bytes(&mut self, bytes: f64) {
-        self.swift.set_cwnd_pkts(bytes.min(self.cap) / self.mtu);
+        self.inner.set_cwnd_pkts(bytes.min(self.cap) / self.mtu);
     }
 
     fn is_empty_queue(&self, delay: Time) -> bool {
@@ -345,6 +440,7 @@ impl PrioPlus {
             self.n_flow = self.n_flow.max(total / self.cwnd_before_stop.max(1.0));
         }
         self.w_ai = self.p.ai_bytes / self.n_flow;
+        self.w_adapt = 0.0;
         self.count_down = (self.base_bdp / self.w_ls).ceil() as u32;
         self.probe_at = Some(now + self.probe_wait(delay));
     }
@@ -371,7 +467,7 @@ impl CongestionControl for PrioPlus {
     }
 
     fn ecn_capable(&self) -> bool {
-        self.swift.ecn_capable()
+        self.inner.ecn_capable()
     }
 
     fn on_ack(&mut self, a: &AckSample) {
@@ -382,6 +478,7 @@ impl CongestionControl for PrioPlus {
         if round_end && (!self.rounds.dual_pass || !self.p.dual_rtt) {
             // The adaptive-increase round is over (or, without dual-RTT, every round).
             self.w_ai = self.p.ai_bytes / self.n_flow;
+            self.w_adapt = 0.0;
         }
         if self.limit.is_some_and(|l| delay >= l) {
             self.consec += 1;
@@ -408,12 +505,14 @@ impl CongestionControl for PrioPlus {
             } else if self.rounds.dual_pass || !self.p.dual_rtt {
                 let d = delay.as_secs_f64();
                 let grow = (self.target.as_secs_f64() - d) / d * self.cwnd_bytes();
-                self.w_ai += grow.min(self.cwnd_bytes() / 2.0);
+                let step = grow.min(self.cwnd_bytes() / 2.0);
+                self.w_ai += step;
+                self.w_adapt += step;
                 self.adaptive_steps += 1;
             }
         }
-        self.swift.set_ai(self.w_ai / self.mtu);
-        self.swift.on_ack(a);
+        self.inner.set_increase(self.w_ai / self.mtu, self.w_adapt / self.mtu, self.n_flow);
+        self.inner.on_ack(a);
         if self.cwnd_bytes() > self.cap {
             self.set_cwnd_bytes(self.cap);
         }
@@ -421,12 +520,12 @@ impl CongestionControl for PrioPlus {
 
     fn on_loss(&mut self, ev: &LossEvent) {
         if !self.stopped {
-            self.swift.on_loss(ev);
+            self.inner.on_loss(ev);
         }
     }
 
     fn on_timeout(&mut self, now: Time, snd_nxt: u32) {
-        self.swift.on_timeout(now, snd_nxt);
+        self.inner.on_timeout(now, snd_nxt);
         if self.stopped {
             // A lost probe or lost in-flight data while stopped: probe at once.
             self.probe_at = Some(now);
@@ -437,7 +536,7 @@ impl CongestionControl for PrioPlus {
         if self.stopped {
             0
         } else {
-            self.swift.cwnd()
+            self.inner.cwnd()
         }
     }
 
@@ -446,7 +545,7 @@ impl CongestionControl for PrioPlus {
             return None;
         }
         if !self.p.pacing {
-            return self.swift.pacing_rate();
+            return self.inner.pacing_rate();
         }
         let bps = self.cwnd_bytes() * 8.0 / self.base_rtt.as_secs_f64();
         Some(Rate((bps as u64).max(1)))
@@ -488,7 +587,7 @@ impl CongestionControl for PrioPlus {
     }
 
     fn observe(&self, out: &mut dyn FnMut(&'static str, f64)) {
-        out("cwnd_pkts", if self.stopped { 0.0 } else { self.swift.cwnd_pkts() });
+        out("cwnd_pkts", if self.stopped { 0.0 } else { self.inner.cwnd_pkts() });
         out("target_us", self.target.as_us_f64());
         out("limit_us", self.limit.map_or(f64::INFINITY, |l| l.as_us_f64()));
         out("delay_us", self.last_delay.as_us_f64());
@@ -498,6 +597,7 @@ impl CongestionControl for PrioPlus {
         out("probes", self.probes as f64);
         out("linear_steps", self.linear_steps as f64);
         out("adaptive_steps", self.adaptive_steps as f64);
+        out("ledbat_underlying", (self.p.underlying == Underlying::Ledbat) as u8 as f64);
     }
 }
 
@@ -710,5 +810,41 @@ mod tests {
         let mid = PrioPlus::new(&direct, &sp, &info(5, 8));
         assert!(!mid.is_stopped());
         assert!((mid.cwnd_bytes() - 0.25 * 150_000.0).abs() < 1.0, "W_LS preset 0.25 BDP at level 5 of 8");
+    }
+    /// Spec §2.8 (PrioPlus over LEDBAT, from [A]): per ACK
+    /// cwnd += gain·(D_target − d)/(D_target − BaseRtt)·MTU/cwnd_pkts·s + W_AI_adapt/cwnd_pkts,
+    /// s = min(1, 5/#flow). Level 1 of 8 (D_target 16 µs, BaseRtt 12 µs), #flow 10 (s = ½),
+    /// cwnd 20 packets, d = 14 µs: the first ACK closes an adaptive round, so W_AI_adapt =
+    /// min(cwnd/2, (16 − 14)/14·cwnd) = 20/7 packets, and the window grows by
+    /// 2/4·1/20·½ + (20/7)/20 packets; the next ACK (no round end) by the same formula at the
+    /// new window. The default stays Swift.
+    #[test]
+    fn ledbat_underlying_follows_the_spec_update() {
+        let p = PrioPlusParams { underlying: Underlying::Ledbat, ..PrioPlusParams::default() };
+        let mut f = PrioPlus::new(&p, &SwiftParams::default(), &info(1, 8));
+        assert_eq!(f.inner.name(), "ledbat");
+        assert_eq!(
+            PrioPlus::new(&PrioPlusParams::default(), &SwiftParams::default(), &info(1, 8)).inner.name(),
+            "swift"
+        );
+        f.stopped = false;
+        f.n_flow = 10.0;
+        f.set_cwnd_bytes(20_000.0);
+        f.on_ack(&ack(US(100), US(14), 1, 10));
+        let adapt = 20.0 / 7.0;
+        let want = 20.0 + 0.5 * (1.0 / 20.0) * 0.5 + adapt / 20.0;
+        assert!((f.cwnd_bytes() / 1000.0 - want).abs() < 1e-9, "{} vs {want}", f.cwnd_bytes() / 1000.0);
+        f.on_ack(&ack(US(101), US(14), 2, 10));
+        let want = want + (0.5 * 0.5 + adapt) / want;
+        assert!((f.cwnd_bytes() / 1000.0 - want).abs() < 1e-9, "{} vs {want}", f.cwnd_bytes() / 1000.0);
+        // Above the target LEDBAT decreases, in proportion to (d − D_target)/(D_target − BaseRtt).
+        let before = f.cwnd_bytes() / 1000.0;
+        f.on_ack(&ack(US(102), US(18), 3, 10));
+        let want = before + (-0.5 * 0.5 + adapt) / before;
+        assert!((f.cwnd_bytes() / 1000.0 - want).abs() < 1e-9, "{} vs {want}", f.cwnd_bytes() / 1000.0);
+        // Two samples at or above D_limit^1 = 18.4 µs stop it, as over Swift.
+        f.on_ack(&ack(US(103), US(19), 4, 10));
+        f.on_ack(&ack(US(104), US(19), 5, 10));
+        assert!(f.is_stopped());
     }
 }
