@@ -61,6 +61,16 @@ def test_malformed_axes_are_rejected_with_the_field(axes: dict[str, Any], words:
         assert w in str(info.value)
 
 
+def test_an_invalid_axis_key_fails_the_sweep_before_any_run(tmp_path: Path) -> None:
+    sweep = _tiny_dict()
+    sweep["axes"] = {"grid": {"transport.congestion": ["dctcp", "swift"]}, "seeds": 2}
+    with pytest.raises(dcnsim.ScenarioError) as info:
+        dcnsim.sweep(sweep, tmp_path / "out", jobs=1, progress=False)
+    message = str(info.value)
+    assert "point 0" in message and "congestion" in message and "cc" in message, message
+    assert not (tmp_path / "out" / "runs").exists(), "nothing ran"
+
+
 def test_an_invalid_point_fails_the_sweep_before_any_run(tmp_path: Path) -> None:
     sweep = _tiny_dict()
     sweep["axes"] = {"grid": {"transport.cc": ["dctcp", "cubic"]}}
