@@ -46,46 +46,7 @@ fn two_mprdma_flows_fill_the_link_and_share_it() {
     assert!(jain(&gbps) >= 0.99, "Jain {:.4}", jain(&gbps));
 }
 
-/// With trimming (the SMaRTT paper runs every baseline with it, §IV-b), a 16:1 incast
-/// obeys the conservation laws of trimming: each trim is one NACK and one
-/// retransmission, nothing is dropped, and every byte arrives.
-#[test]
-fn mprdma_incast_with_trimming_conserves_packets() {
-    for variant in ["mprdma", "htsim_dctcp"] {
-        let mut s = sim(&format!(
-            r#"
-            [topology]
-            kind = "star"
-            hosts = 17
-            link_rate = "100Gbps"
-            link_latency = "1us"
-            mtu = "4160B"
-            [switch]
-            buffer = "100KB"
-            trimming = true
-            ecn = {{ kmin = "20KB", kmax = "80KB", on = "dequeue" }}
-            [transport]
-            cc = "mprdma"
-            lb = "ops"
-            mprdma = {{ variant = "{variant}" }}
-            [[workload]]
-            kind = "incast"
-            receiver = 0
-            senders = 16
-            size = "1MB"
-            "#
-        ));
-        s.run();
-        let c = &s.counters;
-        let resent: u64 = s.flows.iter().map(|f| f.sender.retransmits).sum();
-        assert!(c.trims > 0, "{variant}");
-        assert_eq!(c.drops, 0, "{variant}");
-        assert_eq!(c.nacks, c.trims, "{variant}");
-        assert_eq!(c.timeouts, 0, "{variant}: NACKs recover everything");
-        assert_eq!(resent, c.trims, "{variant}: one retransmission per trim");
-        assert!(s.flows.iter().all(|f| f.receiver.delivered == f.size), "{variant}");
-    }
-}
+// Trimming conservation for MPRDMA runs in `trimming.rs` with the other algorithms.
 
 #[test]
 fn bad_mprdma_input_names_the_field() {
