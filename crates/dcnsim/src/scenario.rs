@@ -547,20 +547,30 @@ impl Serialize for QueueCount {
     }
 }
 
+/// A value that is either a whole number or a word, read before a field's own checks
+/// (`history = "auto" | 64`, `queues = "ideal" | 8`, `reorder_wait = "rack" | "3us"`).
+#[derive(Deserialize)]
+#[serde(untagged)]
+pub(crate) enum NumberOrWord {
+    Number(i64),
+    Word(String),
+}
+
+impl NumberOrWord {
+    /// Reads one; anything else (a float, a table) fails with `allowed`.
+    pub(crate) fn read<'de, D: Deserializer<'de>>(d: D, allowed: &str) -> Result<Self, D::Error> {
+        NumberOrWord::deserialize(d).map_err(|_| de::Error::custom(allowed))
+    }
+}
+
 impl<'de> Deserialize<'de> for QueueCount {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         const ALLOWED: &str = "allowed: a number of queues from 1 to 64, or \"ideal\"";
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Raw {
-            N(i64),
-            S(String),
-        }
-        match Raw::deserialize(d).map_err(|_| de::Error::custom(ALLOWED))? {
-            Raw::S(s) if s == "ideal" => Ok(QueueCount::Ideal),
-            Raw::N(n) if (1..=64).contains(&n) => Ok(QueueCount::Fixed(n as u32)),
-            Raw::N(n) => Err(de::Error::custom(format!("{n}: {ALLOWED}"))),
-            Raw::S(s) => Err(de::Error::custom(format!("{s:?}: {ALLOWED}"))),
+        match NumberOrWord::read(d, ALLOWED)? {
+            NumberOrWord::Word(s) if s == "ideal" => Ok(QueueCount::Ideal),
+            NumberOrWord::Number(n) if (1..=64).contains(&n) => Ok(QueueCount::Fixed(n as u32)),
+            NumberOrWord::Number(n) => Err(de::Error::custom(format!("{n}: {ALLOWED}"))),
+            NumberOrWord::Word(s) => Err(de::Error::custom(format!("{s:?}: {ALLOWED}"))),
         }
     }
 }

@@ -35,7 +35,7 @@ use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 use super::median::{nyquist_history, PercentileWindow};
 use super::swift::History;
 use super::{AckSample, CongestionControl, FlowInfo, LossEvent, NackSample, TimeoutPolicy};
-use crate::scenario::{BytesVal, TimeVal};
+use crate::scenario::{BytesVal, NumberOrWord, TimeVal};
 use crate::units::{parse_time, Time};
 
 /// htsim's reference round trip for its scaling constants (spec §2.17: 100 Gbps, 12 µs).
@@ -80,16 +80,12 @@ impl Serialize for AutoTime {
 impl<'de> Deserialize<'de> for AutoTime {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         const ALLOWED: &str = "allowed: \"auto\" or a time such as \"1us\"";
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Raw {
-            N(#[allow(dead_code)] i64),
-            S(String),
-        }
-        match Raw::deserialize(d).map_err(|_| de::Error::custom(ALLOWED))? {
-            Raw::S(s) if s == "auto" => Ok(AutoTime::Auto),
-            Raw::S(s) => parse_time(&s).map(AutoTime::Fixed).map_err(|e| de::Error::custom(format!("{e}; {ALLOWED}"))),
-            Raw::N(_) => Err(de::Error::custom(ALLOWED)),
+        match NumberOrWord::read(d, ALLOWED)? {
+            NumberOrWord::Word(s) if s == "auto" => Ok(AutoTime::Auto),
+            NumberOrWord::Word(s) => {
+                parse_time(&s).map(AutoTime::Fixed).map_err(|e| de::Error::custom(format!("{e}; {ALLOWED}")))
+            }
+            NumberOrWord::Number(_) => Err(de::Error::custom(ALLOWED)),
         }
     }
 }

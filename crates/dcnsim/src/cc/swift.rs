@@ -23,7 +23,7 @@ use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 
 use super::median::{nyquist_history, PercentileWindow};
 use super::{AckSample, CongestionControl, FlowInfo, LossEvent, ReorderWindow};
-use crate::scenario::TimeVal;
+use crate::scenario::{NumberOrWord, TimeVal};
 use crate::units::{parse_time, Rate, Time};
 
 /// Which member of the family a flow runs.
@@ -52,15 +52,9 @@ impl Serialize for History {
 
 impl<'de> Deserialize<'de> for History {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Raw {
-            N(i64),
-            S(String),
-        }
-        match Raw::deserialize(d).map_err(|_| de::Error::custom("allowed: \"auto\" or a number of ACKs >= 1"))? {
-            Raw::S(s) if s == "auto" => Ok(History::Auto),
-            Raw::N(n) if (1..=100_000).contains(&n) => Ok(History::Fixed(n as u32)),
+        match NumberOrWord::read(d, "allowed: \"auto\" or a number of ACKs >= 1")? {
+            NumberOrWord::Word(s) if s == "auto" => Ok(History::Auto),
+            NumberOrWord::Number(n) if (1..=100_000).contains(&n) => Ok(History::Fixed(n as u32)),
             _ => Err(de::Error::custom("allowed: \"auto\" or a number of ACKs from 1 to 100000")),
         }
     }
@@ -87,20 +81,14 @@ impl Serialize for ReorderWait {
 impl<'de> Deserialize<'de> for ReorderWait {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         const ALLOWED: &str = "allowed: \"auto\", \"rack\" or a time such as \"3us\"";
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Raw {
-            N(i64),
-            S(String),
-        }
-        match Raw::deserialize(d).map_err(|_| de::Error::custom(ALLOWED))? {
-            Raw::S(s) if s == "auto" => Ok(ReorderWait::Auto),
-            Raw::S(s) if s == "rack" => Ok(ReorderWait::Rack),
-            Raw::S(s) => {
+        match NumberOrWord::read(d, ALLOWED)? {
+            NumberOrWord::Word(s) if s == "auto" => Ok(ReorderWait::Auto),
+            NumberOrWord::Word(s) if s == "rack" => Ok(ReorderWait::Rack),
+            NumberOrWord::Word(s) => {
                 parse_time(&s).map(ReorderWait::Fixed).map_err(|e| de::Error::custom(format!("{e}; {ALLOWED}")))
             }
-            Raw::N(0) => Ok(ReorderWait::Fixed(Time::ZERO)),
-            Raw::N(_) => Err(de::Error::custom(ALLOWED)),
+            NumberOrWord::Number(0) => Ok(ReorderWait::Fixed(Time::ZERO)),
+            NumberOrWord::Number(_) => Err(de::Error::custom(ALLOWED)),
         }
     }
 }
