@@ -91,6 +91,16 @@ def find_experiments(name: str, probe: str) -> Path:
     )
 
 
+def run_settings(seeds: Optional[int], default_seeds: int, jobs: Optional[int], out: Optional[str],
+                 paper: str) -> tuple[int, int, Path]:
+    """The seeds, worker count and output directory of a reproduction, from its options."""
+    n_seeds = seeds if seeds is not None else default_seeds
+    if n_seeds < 1:
+        raise ValueError("--seeds must be at least 1")
+    n_jobs = jobs if jobs is not None else (os.cpu_count() or 1)
+    return n_seeds, n_jobs, Path(out) if out else Path("results") / f"reproduce-{paper}"
+
+
 # ---------------------------------------------------------------------------------------
 # Cache keys
 

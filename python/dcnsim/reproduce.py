@@ -38,6 +38,7 @@ from dcnsim._repro import (  # noqa: F401
     rate_bps,
     run_cells,
     run_key,
+    run_settings,
     simulate,
     size_bytes,
     time_us,
@@ -977,11 +978,7 @@ def reproduce_mswift(
 ) -> tuple[int, str]:
     """Run the selected figures and write the results; return (exit code, table text)."""
     figs = parse_only(only)
-    n_seeds = seeds if seeds is not None else (2 if quick else 5)
-    if n_seeds < 1:
-        raise ValueError("--seeds must be at least 1")
-    n_jobs = jobs if jobs is not None else (os.cpu_count() or 1)
-    out_dir = Path(out) if out else Path("results") / "reproduce-mswift"
+    n_seeds, n_jobs, out_dir = run_settings(seeds, 2 if quick else 5, jobs, out, "mswift")
     scale = float(os.environ.get("DCNSIM_REPRO_SCALE", "1") or 1)
     if not scale > 0:
         raise ValueError("DCNSIM_REPRO_SCALE must be positive")

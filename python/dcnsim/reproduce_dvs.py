@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
-from dcnsim._repro import core_fingerprint, find_experiments, fmt_secs, mean_sem, run_cells, run_key
+from dcnsim._repro import core_fingerprint, find_experiments, fmt_secs, mean_sem, run_cells, run_key, run_settings
 
 # ---------------------------------------------------------------------------------------
 # Metrics (spec §3.4: ns-3 FlowMonitor; digest §6.1)
@@ -568,11 +568,7 @@ def reproduce_dctcp_vs_swift(
 ) -> tuple[int, str]:
     """Run the selected experiments and write the results; return (exit code, table text)."""
     exps = parse_only(only)
-    n_seeds = seeds if seeds is not None else 3
-    if n_seeds < 1:
-        raise ValueError("--seeds must be at least 1")
-    n_jobs = jobs if jobs is not None else (os.cpu_count() or 1)
-    out_dir = Path(out) if out else Path("results") / "reproduce-dctcp-vs-swift"
+    n_seeds, n_jobs, out_dir = run_settings(seeds, 3, jobs, out, "dctcp-vs-swift")
     exp_dir = experiments_dir()
     started = time.perf_counter()
     cells = build_cells(exps, n_seeds, quick, exp_dir, core_fingerprint())
