@@ -81,11 +81,18 @@ def _apply_one(spec: dict[str, Any], item: str) -> None:
     key = key.strip()
     if not sep or not key:
         raise ScenarioError(f"override {item!r}: expected KEY=VALUE, e.g. topology.hosts=128")
+    if "" in [p.strip() for p in key.split(".")]:
+        raise ScenarioError(f"override {item!r}: {key!r} has an empty path segment")
+    set_path(spec, key, _parse_value(raw.strip()))
+
+
+def set_path(spec: dict[str, Any], key: str, value: Any) -> None:
+    """Set the field at dotted path ``key`` of ``spec`` (in place) to ``value``, with the
+    rules of :func:`apply_overrides`: the leaf may be new, every table or array above it
+    must exist, and a numeric segment indexes an array of tables."""
     parts = [p.strip() for p in key.split(".")]
     if "" in parts:
-        raise ScenarioError(f"override {item!r}: {key!r} has an empty path segment")
-    value = _parse_value(raw.strip())
-
+        raise ScenarioError(f"{key!r} has an empty path segment")
     node: Any = spec
     for depth, part in enumerate(parts):
         here = ".".join(parts[: depth + 1])

@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Optional, Sequence, Union
 
 from dcnsim._ext import ScenarioError
-from dcnsim._scenario import StrPath, apply_overrides, scenario_json, tomllib
+from dcnsim._scenario import StrPath, scenario_json, set_path, tomllib
 
 # ---------------------------------------------------------------------------------------
 # Sweep files and points
@@ -67,21 +67,6 @@ def point_key(spec: dict[str, Any]) -> str:
     """Run directory name: a hash of the resolved scenario (its ``name`` aside)."""
     body = {k: v for k, v in spec.items() if k != "name"}
     return hashlib.sha256(scenario_json(body).encode()).hexdigest()[:16]
-
-
-def _set_path(spec: dict[str, Any], key: str, value: Any) -> None:
-    # apply_overrides parses text; a sweep holds typed TOML values, so pass them as TOML.
-    probe = apply_overrides(spec, [f"{key}=0"])  # raises ScenarioError naming a bad path
-    del probe
-    node: Any = spec
-    parts = key.split(".")
-    for part in parts[:-1]:
-        node = node[int(part)] if isinstance(node, list) else node[part]
-    last = parts[-1]
-    if isinstance(node, list):
-        node[int(last)] = copy.deepcopy(value)
-    else:
-        node[last] = copy.deepcopy(value)
 
 
 def load_sweep(source: Union[StrPath, dict[str, Any]]) -> tuple[dict[str, Any], dict[str, Any], Path]:
@@ -154,7 +139,7 @@ def expand(base: dict[str, Any], axes: dict[str, Any]) -> list[Point]:
         index = len(points)
         for key, value in values.items():
             try:
-                _set_path(spec, key, value)
+                set_path(spec, key, copy.deepcopy(value))
             except ScenarioError as exc:
                 raise ScenarioError(f"sweep point {index} ({_label(values)}): {exc}") from None
         points.append(Point(index, values, spec, point_key(spec)))
