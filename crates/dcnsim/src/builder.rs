@@ -28,6 +28,23 @@ fn check_fraction(field: &str, v: f64) -> Result<(), ScenarioError> {
     Ok(())
 }
 
+/// `topology.oversubscription_tiers`: one ratio per tier with uplinks, each dividing k/2.
+fn uplink_ratios(given: Option<&[u32]>, tiers: u32, radix: u32) -> Result<(u32, u32), ScenarioError> {
+    let Some(ratios) = given else { return Ok((1, 1)) };
+    let field = "topology.oversubscription_tiers";
+    let want = (tiers - 1) as usize;
+    if ratios.len() != want {
+        let shape = if tiers == 3 { "[tor, agg]" } else { "[leaf]" };
+        return err(field, format!("{ratios:?}: a {tiers}-tier tree takes {want} ratio(s), {shape}"));
+    }
+    let half = radix / 2;
+    if let Some(r) = ratios.iter().find(|&&r| r == 0 || half % r != 0) {
+        let divisors: Vec<u32> = (1..=half).filter(|d| half % d == 0).collect();
+        return err(field, format!("{r}: each ratio must divide k/2 = {half} (radix {radix}); allowed {divisors:?}"));
+    }
+    Ok((ratios[0], ratios.get(1).copied().unwrap_or(1)))
+}
+
 fn build_topology(s: &Scenario) -> Result<Topology, ScenarioError> {
     let t = &s.topology;
     if t.hosts < 2 {
@@ -45,6 +62,7 @@ fn build_topology(s: &Scenario) -> Result<Topology, ScenarioError> {
         ("agg_uplink_latency", t.agg_uplink_latency.is_some()),
         ("radix", t.radix.is_some()),
         ("oversubscription", t.oversubscription != 1),
+        ("oversubscription_tiers", t.oversubscription_tiers.is_some()),
     ];
     let is_tree = matches!(t.kind, TopologyKind::FatTree | TopologyKind::LeafSpine);
     if !is_tree && t.tiers.is_some() {
@@ -114,7 +132,8 @@ fn build_topology(s: &Scenario) -> Result<Topology, ScenarioError> {
                 Some(k) => k,
                 None => FatTreeShape::smallest_radix(tiers, t.oversubscription, t.hosts),
             };
-            let shape = FatTreeShape { tiers, radix, oversubscription: t.oversubscription };
+            let uplink_ratios = uplink_ratios(t.oversubscription_tiers.as_deref(), tiers, radix)?;
+            let shape = FatTreeShape { tiers, radix, oversubscription: t.oversubscription, uplink_ratios };
             if shape.capacity() < t.hosts as u64 {
                 return err(
                     "topology.hosts",

@@ -265,6 +265,10 @@ pub struct TopologyCfg {
     /// Hosts per ToR over ToR uplinks (integer ratio; 1 = non-blocking).
     #[serde(default = "default_one")]
     pub oversubscription: u32,
+    /// Per-tier oversubscription by fewer uplinks: `[tor, agg]` (3 tiers) or `[leaf]`
+    /// (2 tiers), each dividing k/2. `[4, 2]` at 1024 hosts is the SMaRTT paper's 8:1 tree.
+    #[serde(default)]
+    pub oversubscription_tiers: Option<Vec<u32>>,
     #[serde(default = "default_link_rate")]
     pub link_rate: RateVal,
     #[serde(default = "default_link_latency")]

@@ -6,6 +6,13 @@
 //! k pods of k/2 ToRs and k/2 aggregation switches plus (k/2)^2 cores; a 2-tier
 //! (leaf-spine) tree has k leaves and k/2 spines. Oversubscription `r` puts r·k/2 hosts
 //! under each ToR against k/2 uplinks.
+//!
+//! Per-tier oversubscription (`uplink_ratios` = (r_tor, r_agg)) instead thins the uplinks,
+//! the convention of the uet-htsim topology files the SMaRTT spec (§4) follows: a ToR keeps
+//! k/2 hosts but has k/(2·r_tor) uplinks, so a pod has k/(2·r_tor) aggregation switches;
+//! each of those has k/2 down-links and k/(2·r_agg) uplinks, each to its own core, and a
+//! core has one link to every pod. k = 16 with (4, 2) is the 1024-host 8:1 tree (ToR 8
+//! down / 2 up, aggregation 8 down / 4 up, 8 cores); (1, 1) is Al-Fares' tree.
 
 use crate::units::{Rate, Time};
 
@@ -66,6 +73,8 @@ pub struct FatTreeShape {
     pub tiers: u32,
     pub radix: u32,
     pub oversubscription: u32,
+    /// (ToR, aggregation) uplink thinning ratios; (1, 1) = every uplink present.
+    pub uplink_ratios: (u32, u32),
 }
 
 impl FatTreeShape {
@@ -78,6 +87,19 @@ impl FatTreeShape {
             _ => self.radix * self.radix / 2,
         }
     }
+    /// Uplinks of one ToR (leaf) and of one aggregation switch.
+    pub fn tor_uplinks(&self) -> u32 {
+        self.radix / 2 / self.uplink_ratios.0
+    }
+    pub fn agg_uplinks(&self) -> u32 {
+        self.radix / 2 / self.uplink_ratios.1
+    }
+    /// End-to-end oversubscription of a core-crossing path: hosts per ToR over ToR
+    /// uplinks, times the aggregation tier's ratio.
+    pub fn total_oversubscription(&self) -> u32 {
+        let agg = if self.tiers == 3 { self.uplink_ratios.1 } else { 1 };
+        self.oversubscription * self.uplink_ratios.0 * agg
+    }
     pub fn capacity(&self) -> u64 {
         self.n_tors() as u64 * self.hosts_per_tor() as u64
     }
@@ -85,7 +107,7 @@ impl FatTreeShape {
     pub fn smallest_radix(tiers: u32, oversubscription: u32, hosts: u32) -> u32 {
         let mut k = 2;
         loop {
-            let s = FatTreeShape { tiers, radix: k, oversubscription };
+            let s = FatTreeShape { tiers, radix: k, oversubscription, uplink_ratios: (1, 1) };
             if s.capacity() >= hosts as u64 {
                 return k;
             }
@@ -100,6 +122,7 @@ pub fn fat_tree(shape: &FatTreeShape, hosts: u32, links: &TierLinks) -> Topology
     let half = k / 2;
     let hpt = shape.hosts_per_tor();
     let n_tors = shape.n_tors();
+    let tor_up = shape.tor_uplinks();
     let mut cables = Vec::new();
     let tor = |i: u32| hosts + i;
     let mut host_edge = Vec::with_capacity(hosts as usize);
@@ -108,51 +131,42 @@ pub fn fat_tree(shape: &FatTreeShape, hosts: u32, links: &TierLinks) -> Topology
         host_edge.push(t);
         cables.push(Cable { a: h, b: t, rate: links.host.0, latency: links.host.1, tier: Tier::Host });
     }
+    let uplink = |a: u32, b: u32, l: (Rate, Time), tier: Tier| Cable { a, b, rate: l.0, latency: l.1, tier };
     let n_switches;
     if shape.tiers == 2 {
         let spine = |j: u32| hosts + n_tors + j;
         for l in 0..n_tors {
-            for s in 0..half {
-                cables.push(Cable {
-                    a: tor(l),
-                    b: spine(s),
-                    rate: links.tor_uplink.0,
-                    latency: links.tor_uplink.1,
-                    tier: Tier::TorUplink,
-                });
+            for s in 0..tor_up {
+                cables.push(uplink(tor(l), spine(s), links.tor_uplink, Tier::TorUplink));
             }
         }
-        n_switches = n_tors + half;
+        n_switches = n_tors + tor_up;
     } else {
-        let agg = |pod: u32, j: u32| hosts + n_tors + pod * half + j;
-        let core = |c: u32| hosts + n_tors + k * half + c;
+        // A pod has one aggregation switch per ToR uplink; each has `agg_up` cores of its own.
+        let aggs = tor_up;
+        let agg_up = shape.agg_uplinks();
+        let agg = |pod: u32, j: u32| hosts + n_tors + pod * aggs + j;
+        let core = |c: u32| hosts + n_tors + k * aggs + c;
         for pod in 0..k {
             for t in 0..half {
-                for a in 0..half {
-                    cables.push(Cable {
-                        a: tor(pod * half + t),
-                        b: agg(pod, a),
-                        rate: links.tor_uplink.0,
-                        latency: links.tor_uplink.1,
-                        tier: Tier::TorUplink,
-                    });
+                for a in 0..aggs {
+                    cables.push(uplink(tor(pod * half + t), agg(pod, a), links.tor_uplink, Tier::TorUplink));
                 }
             }
-            // Aggregation switch j of every pod connects to cores j*k/2 .. (j+1)*k/2 - 1.
-            for a in 0..half {
-                for c in 0..half {
-                    cables.push(Cable {
-                        a: agg(pod, a),
-                        b: core(a * half + c),
-                        rate: links.agg_uplink.0,
-                        latency: links.agg_uplink.1,
-                        tier: Tier::AggUplink,
-                    });
+            // Aggregation switch j of every pod connects to cores j·agg_up .. (j+1)·agg_up − 1.
+            for a in 0..aggs {
+                for c in 0..agg_up {
+                    cables.push(uplink(agg(pod, a), core(a * agg_up + c), links.agg_uplink, Tier::AggUplink));
                 }
             }
         }
-        n_switches = n_tors + k * half + half * half;
+        n_switches = n_tors + k * aggs + aggs * agg_up;
     }
+    let ratios = match (shape.tiers, shape.uplink_ratios) {
+        (_, (1, 1)) => String::new(),
+        (2, (t, _)) => format!(", leaf uplinks {t}:1"),
+        (_, (t, a)) => format!(", uplinks ToR {t}:1 x aggregation {a}:1"),
+    };
     Topology {
         n_hosts: hosts,
         n_switches,
@@ -160,8 +174,14 @@ pub fn fat_tree(shape: &FatTreeShape, hosts: u32, links: &TierLinks) -> Topology
         host_edge,
         slow_last: (0, Time::ZERO),
         description: format!(
-            "{}-tier fat tree, radix {}, {} hosts ({} per ToR, {}:1 oversubscribed), {} switches",
-            shape.tiers, k, hosts, hpt, shape.oversubscription, n_switches
+            "{}-tier fat tree, radix {}, {} hosts ({} per ToR{}), {}:1 oversubscribed, {} switches",
+            shape.tiers,
+            k,
+            hosts,
+            hpt,
+            ratios,
+            shape.total_oversubscription(),
+            n_switches
         ),
     }
 }
@@ -238,7 +258,7 @@ mod tests {
     #[test]
     fn three_tier_counts_match_the_closed_form() {
         for k in [4u32, 6, 8, 12] {
-            let shape = FatTreeShape { tiers: 3, radix: k, oversubscription: 1 };
+            let shape = FatTreeShape { tiers: 3, radix: k, oversubscription: 1, uplink_ratios: (1, 1) };
             let t = fat_tree(&shape, k * k * k / 4, &links());
             assert_eq!(t.n_hosts, k * k * k / 4);
             assert_eq!(t.n_switches, 5 * k * k / 4);
@@ -248,7 +268,7 @@ mod tests {
 
     #[test]
     fn two_tier_and_radix_choice() {
-        let shape = FatTreeShape { tiers: 2, radix: 8, oversubscription: 1 };
+        let shape = FatTreeShape { tiers: 2, radix: 8, oversubscription: 1, uplink_ratios: (1, 1) };
         assert_eq!(shape.capacity(), 32);
         let t = fat_tree(&shape, 32, &links());
         assert_eq!(t.n_switches, 8 + 4);
@@ -257,6 +277,27 @@ mod tests {
         assert_eq!(FatTreeShape::smallest_radix(3, 1, 129), 10);
         assert_eq!(FatTreeShape::smallest_radix(3, 1, 1024), 16);
         // 4:1 oversubscription packs 4x the hosts under each ToR.
-        assert_eq!(FatTreeShape { tiers: 3, radix: 8, oversubscription: 4 }.capacity(), 512);
+        assert_eq!(FatTreeShape { tiers: 3, radix: 8, oversubscription: 4, uplink_ratios: (1, 1) }.capacity(), 512);
+    }
+
+    /// The uet-htsim 1024-host 8:1 tree (spec smartt-nscc.md §4): ToR 8 down / 2 up,
+    /// aggregation 8 down / 4 up. Link counts per tier follow from the thinning, and the
+    /// core tier carries 1/8 of the host tier's capacity.
+    #[test]
+    fn thinned_uplinks_give_the_htsim_8_to_1_tree() {
+        let shape = FatTreeShape { tiers: 3, radix: 16, oversubscription: 1, uplink_ratios: (4, 2) };
+        let t = fat_tree(&shape, 1024, &links());
+        let count = |tier| t.cables.iter().filter(|c| c.tier == tier).count();
+        assert_eq!(count(Tier::Host), 1024);
+        assert_eq!(count(Tier::TorUplink), 128 * 2);
+        assert_eq!(count(Tier::AggUplink), 16 * 2 * 4);
+        assert_eq!(count(Tier::Host) / count(Tier::AggUplink), 8);
+        assert_eq!(t.n_switches, 128 + 32 + 8);
+        assert_eq!(shape.total_oversubscription(), 8);
+        // Every core has exactly one link per pod (k = 16 ports).
+        let first_core = 1024 + 128 + 32;
+        for c in first_core..first_core + 8 {
+            assert_eq!(t.cables.iter().filter(|x| x.b == c).count(), 16);
+        }
     }
 }
