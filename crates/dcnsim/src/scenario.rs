@@ -822,6 +822,10 @@ pub struct TransportCfg {
     /// has it always.
     #[serde(default)]
     pub receiver_credit: bool,
+    /// Every data packet carries ECT whatever the algorithm, so RED queues mark instead of
+    /// dropping (htsim's queues mark every packet; the SMaRTT paper's setup).
+    #[serde(default)]
+    pub ect_always: bool,
     /// `[transport.eqds]`: the pull pacer.
     #[serde(default)]
     pub eqds: crate::eqds::EqdsParams,

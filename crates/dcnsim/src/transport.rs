@@ -41,6 +41,8 @@ pub struct TransportConfig {
     /// REPS (freezing only where switches trim) and PLB settings.
     pub reps: RepsParams,
     pub plb: PlbParams,
+    /// Every data packet carries ECT, whatever the algorithm (htsim's queues mark all).
+    pub ect_always: bool,
 }
 
 impl TransportConfig {
@@ -141,6 +143,8 @@ pub struct Sender {
     pub nacks: u64,
     /// EQDS: packets may leave only against credit (`None`: no credit needed).
     pub credit: Option<SenderCredit>,
+    /// Data packets carry ECT (the algorithm reads ECN, or `ect_always`).
+    ect: bool,
 }
 
 impl Sender {
@@ -326,6 +330,7 @@ impl Flow {
         // Go-back-N receivers never report out-of-order arrivals, so there are no holes.
         let sack_loss = cc.sack_loss_detection() && !go_back_n;
         let (fixed_rto, timeout_policy, cnp_interval) = (cc.fixed_rto(), cc.timeout_policy(), cc.cnp_interval());
+        let ect = cc.ecn_capable();
         Flow {
             id,
             src,
@@ -380,6 +385,7 @@ impl Flow {
                 timeouts: 0,
                 nacks: 0,
                 credit: None,
+                ect: cfg.ect_always || ect,
             },
             receiver: Receiver {
                 rcv_next: 0,
@@ -559,7 +565,7 @@ impl Flow {
             s.rto_deadline = now + s.rto;
         }
         let mut f = 0;
-        if s.cc.ecn_capable() {
+        if s.ect {
             f |= flags::ECT;
         }
         if retx {
@@ -1109,6 +1115,7 @@ mod tests {
             rto_initial: Time::from_ms(1),
             reps: RepsParams::default(),
             plb: PlbParams::default(),
+            ect_always: false,
         }
     }
 

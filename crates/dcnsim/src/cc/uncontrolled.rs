@@ -13,6 +13,11 @@ impl CongestionControl for Uncontrolled {
     fn name(&self) -> &'static str {
         "none"
     }
+    /// A line-rate sender ignores marks; carrying ECT keeps RED from dropping its packets
+    /// (a lossless fabric must not lose them to marking, and EQDS relies on trimming).
+    fn ecn_capable(&self) -> bool {
+        true
+    }
     fn on_ack(&mut self, _: &AckSample) {}
     fn on_loss(&mut self, _: &LossEvent) {}
     fn on_timeout(&mut self, _: Time, _: u32) {}
