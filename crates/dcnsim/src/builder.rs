@@ -435,6 +435,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         duration: s.duration.map(|d| d.0),
         payload: cfg.payload() as u64,
         host_rates,
+        host_pod: topo.host_pod.clone(),
     };
     let mut wrng = Rng::stream(s.seed, "workload");
     let mut used = vec![false; n_hosts as usize];
@@ -452,7 +453,14 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
                 tags.len() - 1
             }
         } as u16;
-        specs.extend(workload::generate(w, i, tag, &defaults, base_dir, &mut wrng, &mut used)?);
+        let offset = specs.len() as u32;
+        let mut generated = workload::generate(w, i, tag, &defaults, base_dir, &mut wrng, &mut used)?;
+        for f in &mut generated {
+            if let Some(a) = f.after.as_mut() {
+                *a += offset;
+            }
+        }
+        specs.extend(generated);
     }
     if specs.is_empty() {
         return err("workload", "the workloads produce no flows");
@@ -586,7 +594,15 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         flows.push(flow);
     }
 
-    let mut start_order: Vec<u32> = (0..flows.len() as u32).collect();
+    // A flow that waits for another starts when that one is delivered, not by the clock.
+    let mut successor = vec![u32::MAX; flows.len()];
+    for (id, sp) in specs.iter().enumerate() {
+        if let Some(a) = sp.after {
+            debug_assert_eq!(successor[a as usize], u32::MAX, "one successor per flow");
+            successor[a as usize] = id as u32;
+        }
+    }
+    let mut start_order: Vec<u32> = (0..flows.len() as u32).filter(|&f| specs[f as usize].after.is_none()).collect();
     start_order.sort_by_key(|&f| (flows[f as usize].start, f));
     let unfinished_finite = flows.iter().filter(|f| !f.is_infinite()).count() as u32;
     let infinite_until = flows
@@ -643,6 +659,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         host_ready: vec![VecDeque::new(); n_hosts as usize],
         start_order,
         next_start: 0,
+        successor,
         unfinished_finite,
         finished_flows: 0,
         infinite_until,

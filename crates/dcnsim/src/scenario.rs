@@ -917,6 +917,14 @@ pub struct WorkloadCfg {
     /// Priority level of the flows: fixed, or by flow size (see `PrioritySpec`).
     #[serde(default)]
     pub priority: Option<PrioritySpec>,
+    /// Permutation: every flow leaves its source's pod (crosses the core of a 3-tier fat
+    /// tree; the SMaRTT spec §4's permutations).
+    #[serde(default)]
+    pub cross_pod: Option<bool>,
+    /// All-to-all: at most this many of a sender's flows are active at once; the next
+    /// (in ring order: host i sends to i+1, i+2, …) starts when one is delivered.
+    #[serde(default)]
+    pub window: Option<u32>,
     #[serde(default)]
     pub cc: Option<CcName>,
     #[serde(default)]

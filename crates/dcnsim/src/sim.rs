@@ -60,6 +60,8 @@ pub struct Simulation {
     pub(crate) host_ready: Vec<VecDeque<u32>>,
     pub(crate) start_order: Vec<u32>,
     pub(crate) next_start: usize,
+    /// The flow each flow's delivery starts (windowed all-to-all), or u32::MAX.
+    pub(crate) successor: Vec<u32>,
     pub(crate) unfinished_finite: u32,
     pub(crate) finished_flows: u32,
     /// Infinite flows with a stop time keep the run going until the last such stop;
@@ -162,14 +164,18 @@ impl Simulation {
                 self.events.schedule(self.flows[f as usize].start, Event::FlowStarts);
                 return;
             }
-            self.flows[f as usize].started = true;
             self.next_start += 1;
-            if self.flows[f as usize].uses_probes {
-                self.arm_probe(f);
-            }
-            self.make_ready(f);
+            self.begin_flow(f);
         }
         self.check_done();
+    }
+
+    fn begin_flow(&mut self, f: u32) {
+        self.flows[f as usize].started = true;
+        if self.flows[f as usize].uses_probes {
+            self.arm_probe(f);
+        }
+        self.make_ready(f);
     }
 
     fn check_done(&mut self) {
@@ -647,6 +653,11 @@ impl Simulation {
             self.finished_flows += 1;
             if !self.flows[f as usize].is_infinite() {
                 self.unfinished_finite -= 1;
+            }
+            let next = self.successor[f as usize];
+            if next != u32::MAX {
+                self.flows[next as usize].start = now;
+                self.begin_flow(next);
             }
             self.check_done();
         }

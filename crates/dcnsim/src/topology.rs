@@ -45,6 +45,9 @@ pub struct Topology {
     pub cables: Vec<Cable>,
     /// Edge switch (node id) of each host.
     pub host_edge: Vec<u32>,
+    /// Pod of each host (a 3-tier fat tree's pod; elsewhere its edge switch), for
+    /// workloads whose flows must leave the pod.
+    pub host_pod: Vec<u32>,
     /// Human-readable description for summaries.
     pub description: String,
     /// The last `.0` cables get `.1` of extra latency in their a→b direction.
@@ -167,11 +170,14 @@ pub fn fat_tree(shape: &FatTreeShape, hosts: u32, links: &TierLinks) -> Topology
         (2, (t, _)) => format!(", leaf uplinks {t}:1"),
         (_, (t, a)) => format!(", uplinks ToR {t}:1 x aggregation {a}:1"),
     };
+    let tors_per_pod = if shape.tiers == 2 { 1 } else { half };
+    let host_pod = (0..hosts).map(|h| h / hpt / tors_per_pod).collect();
     Topology {
         n_hosts: hosts,
         n_switches,
         cables,
         host_edge,
+        host_pod,
         slow_last: (0, Time::ZERO),
         description: format!(
             "{}-tier fat tree, radix {}, {} hosts ({} per ToR{}), {}:1 oversubscribed, {} switches",
@@ -195,6 +201,7 @@ pub fn star(hosts: u32, rate: Rate, latency: Time) -> Topology {
         n_switches: 1,
         cables,
         host_edge: vec![sw; hosts as usize],
+        host_pod: vec![0; hosts as usize],
         slow_last: (0, Time::ZERO),
         description: format!("star: {hosts} hosts on one switch"),
     }
@@ -212,11 +219,13 @@ pub fn dumbbell(hosts: u32, rate: Rate, latency: Time, bottleneck: (Rate, Time))
         cables.push(Cable { a: h, b: sw, rate, latency, tier: Tier::Host });
     }
     cables.push(Cable { a: sl, b: sr, rate: bottleneck.0, latency: bottleneck.1, tier: Tier::Bottleneck });
+    let host_pod = host_edge.iter().map(|&e| e - sl).collect();
     Topology {
         n_hosts: hosts,
         n_switches: 2,
         cables,
         host_edge,
+        host_pod,
         slow_last: (0, Time::ZERO),
         description: format!("dumbbell: {left} + {} hosts, bottleneck {}", hosts - left, bottleneck.0),
     }
@@ -239,6 +248,7 @@ pub fn parallel(paths: u32, slow: u32, extra: Time, rate: Rate, latency: Time, h
         n_switches: 2,
         cables,
         host_edge: vec![a, b],
+        host_pod: vec![0, 1],
         description: format!("parallel: {paths} links, the last {slow} slower by {extra} towards host 1"),
         slow_last: (slow, extra),
     }

@@ -27,6 +27,43 @@ pub struct FlowSpec {
     pub app: Option<AppCfg>,
     /// Priority level (0: none; larger = more important).
     pub priority: u8,
+    /// Starts when this flow (an index into the same workload's flows) is delivered,
+    /// instead of at `start`.
+    pub after: Option<u32>,
+}
+
+/// A random permutation of `hosts` in which every host sends outside its own pod: a
+/// uniform shuffle, then each pair that stays in a pod swaps destinations with a random
+/// pair for which the swap makes both leave their pods. `None` when a pod holds more than
+/// half of the hosts (no such permutation exists).
+pub fn cross_pod_derangement(hosts: &[u32], pod: impl Fn(u32) -> u32, rng: &mut Rng) -> Option<Vec<u32>> {
+    let n = hosts.len();
+    let mut count = std::collections::HashMap::new();
+    for &h in hosts {
+        *count.entry(pod(h)).or_insert(0usize) += 1;
+    }
+    if count.values().any(|&c| 2 * c > n) {
+        return None;
+    }
+    let mut dst = hosts.to_vec();
+    rng.shuffle(&mut dst);
+    let bad = |i: usize, dst: &[u32]| pod(hosts[i]) == pod(dst[i]);
+    // A swap fixes pair i and keeps pair j good, so the loop only moves forward; the
+    // bound guards the rare corner where no partner exists (then: no answer, not a hang).
+    let mut tries = 0u64;
+    for i in 0..n {
+        while bad(i, &dst) {
+            tries += 1;
+            if tries > 1000 * n as u64 {
+                return None;
+            }
+            let j = rng.below(n as u64) as usize;
+            if pod(hosts[i]) != pod(dst[j]) && pod(hosts[j]) != pod(dst[i]) {
+                dst.swap(i, j);
+            }
+        }
+    }
+    Some(dst)
 }
 
 /// A random derangement of `hosts` (no host sends to itself): a uniform shuffle, redrawn
@@ -104,7 +141,8 @@ fn select_hosts(
 /// Which optional fields each kind accepts, so a misplaced one is an error, not ignored.
 fn allowed_fields(kind: WorkloadKind) -> &'static [&'static str] {
     match kind {
-        WorkloadKind::Permutation | WorkloadKind::AllToAll => &["size", "start", "stop", "hosts", "app", "priority"],
+        WorkloadKind::Permutation => &["size", "start", "stop", "hosts", "app", "priority", "cross_pod"],
+        WorkloadKind::AllToAll => &["size", "start", "stop", "hosts", "app", "priority", "window"],
         WorkloadKind::Incast => &["size", "start", "stop", "senders", "receiver", "app", "priority"],
         WorkloadKind::TrafficMode => &["size", "start", "stop", "mode", "flows", "app", "priority"],
         WorkloadKind::Poisson => &["start", "stop", "hosts", "cdf", "load", "priority"],
@@ -130,6 +168,8 @@ fn check_fields(w: &WorkloadCfg, i: usize) -> Result<(), ScenarioError> {
         ("cdf", w.cdf.is_some()),
         ("load", w.load.is_some()),
         ("priority", w.priority.is_some()),
+        ("cross_pod", w.cross_pod.is_some()),
+        ("window", w.window.is_some()),
     ];
     let allowed = allowed_fields(w.kind);
     for (name, is) in present {
@@ -150,6 +190,8 @@ pub struct Defaults {
     pub payload: u64,
     /// Each host's link rate (what a `poisson` workload's load is a fraction of).
     pub host_rates: Vec<Rate>,
+    /// Each host's pod (`Topology::host_pod`).
+    pub host_pod: Vec<u32>,
 }
 
 /// Expands workload `i` into flows, marking the hosts it uses in `used`.
@@ -236,13 +278,26 @@ fn generate_flows(
         }
     };
     let spec =
-        |src, dst, size, stop| FlowSpec { src, dst, size, start, stop, tag, cc, lb, app: w.app.clone(), priority: 0 };
+        |src, dst, size, stop| FlowSpec { src, dst, size, start, stop, tag, cc, lb, app: w.app.clone(), priority: 0, after: None };
     let mut out = Vec::new();
     match w.kind {
         WorkloadKind::Permutation => {
             let (size, stop) = mk_size()?;
             let hosts = select_hosts(&w.hosts, d.n_hosts, used, i, rng)?;
-            let dsts = derangement(&hosts, rng);
+            let dsts = if w.cross_pod == Some(true) {
+                let pod = |h: u32| d.host_pod[h as usize];
+                match cross_pod_derangement(&hosts, pod, rng) {
+                    Some(dsts) => dsts,
+                    None => {
+                        return err(
+                            &field(i, "cross_pod"),
+                            "no permutation of these hosts leaves every pod: one pod holds more than half of them",
+                        )
+                    }
+                }
+            } else {
+                derangement(&hosts, rng)
+            };
             for (s, t) in hosts.iter().zip(&dsts) {
                 out.push(spec(*s, *t, size, stop));
             }
@@ -250,11 +305,25 @@ fn generate_flows(
         WorkloadKind::AllToAll => {
             let (size, stop) = mk_size()?;
             let hosts = select_hosts(&w.hosts, d.n_hosts, used, i, rng)?;
-            for &s in &hosts {
-                for &t in &hosts {
-                    if s != t {
-                        out.push(spec(s, t, size, stop));
+            let n = hosts.len();
+            let window = match w.window {
+                Some(0) => return err(&field(i, "window"), "0: allowed 1 or more flows per sender"),
+                Some(_) if w.app.is_some() => {
+                    return err(&field(i, "window"), "not with an app (app-fed flows never finish, so none would follow)")
+                }
+                Some(k) => k as usize,
+                None => n,
+            };
+            // Host i sends to i+1, i+2, … (ring order), so at any moment the senders'
+            // current destinations are spread over all hosts.
+            for step in 1..n {
+                for (si, &s) in hosts.iter().enumerate() {
+                    let mut f = spec(s, hosts[(si + step) % n], size, stop);
+                    if step > window {
+                        // This sender's flow `window` steps back; flows are laid out step-major.
+                        f.after = Some(((step - 1 - window) * n + si) as u32);
                     }
+                    out.push(f);
                 }
             }
         }
@@ -410,6 +479,7 @@ fn generate_flows(
                     lb,
                     app: None,
                     priority: 0,
+                    after: None,
                 });
             }
         }
@@ -701,6 +771,24 @@ mod tests {
         flows.iter().for_each(|f| per_dst[f.1 as usize] += 1);
         let expected = n / 16.0;
         assert!(per_dst.iter().all(|&c| (c as f64 - expected).abs() < 5.0 * expected.sqrt()), "{per_dst:?}");
+    }
+
+    /// 1024 hosts in 16 pods of 64 (the k = 16 fat tree): every destination lies in
+    /// another pod and each host receives exactly once. Two pods of 3 and 5 hosts cannot.
+    #[test]
+    fn cross_pod_permutation_leaves_every_pod() {
+        let hosts: Vec<u32> = (0..1024).collect();
+        let pod = |h: u32| h / 64;
+        for seed in 0..5 {
+            let mut rng = Rng::stream(seed, "t");
+            let dst = cross_pod_derangement(&hosts, pod, &mut rng).unwrap();
+            assert!(hosts.iter().zip(&dst).all(|(&s, &t)| pod(s) != pod(t)));
+            let mut sorted = dst.clone();
+            sorted.sort_unstable();
+            assert_eq!(sorted, hosts);
+        }
+        let lopsided: Vec<u32> = (0..8).collect();
+        assert!(cross_pod_derangement(&lopsided, |h| u32::from(h >= 3), &mut Rng::stream(1, "t")).is_none());
     }
 
     #[test]

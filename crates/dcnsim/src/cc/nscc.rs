@@ -102,6 +102,19 @@ pub enum InitialCwnd {
     Transport,
 }
 
+/// What Case 2 (an ECN mark with the RTT below target) does to the window (spec §3.6,
+/// the Fig. 11 ablation).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Case2 {
+    /// The paper: leave the window alone and let the load balancer move the path.
+    #[default]
+    Noop,
+    /// The ablation: take half a packet off per marked packet (MPRDMA's −MTU/2, scaled
+    /// by the acknowledged bytes; the spec's choice, §3.6).
+    Decrease,
+}
+
 /// Parameters of NSCC and MNSCC. Defaults: the SMaRTT paper where it gives a value, else
 /// the spec's decision (`smartt-nscc.md` §2.4, §7).
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -137,6 +150,8 @@ pub struct NsccParams {
     /// Gain of the averaged RTT (paper) or queueing delay (htsim) (§7.4).
     pub ewma_gain: f64,
     pub fast_increase: bool,
+    /// Case 2's reaction: `noop` (paper) or `decrease` (Fig. 11's alternative).
+    pub case2: Case2,
     /// Paper: FastIncrease step, MTU per ACK (2, §III-F).
     pub fast_increase_k: f64,
     /// "RTT ≈ base RTT" for FastIncrease: RTT − base RTT below this (§7.5).
@@ -187,6 +202,7 @@ impl Default for NsccParams {
             fast_increase_k: 2.0,
             fast_increase_delay: TimeVal(Time::from_us(1)),
             quick_adapt: true,
+            case2: Case2::Noop,
             qa_scaling: 1.0,
             qa_ignore: true,
             qa_delay_factor: 4.0,
@@ -495,7 +511,11 @@ impl Nscc {
         match (ece, rtt >= self.trtt) {
             (true, true) => self.multiplicative_decrease(now, trtt),
             // Case 2: the window stays; REPS does not recycle a marked entropy.
-            (true, false) => {}
+            (true, false) => {
+                if self.p.case2 == Case2::Decrease {
+                    self.cwnd -= newly / 2.0;
+                }
+            }
             (false, true) => self.cwnd += fair,
             (false, false) => {
                 let r = rtt.as_secs_f64().max(1e-12);
@@ -832,6 +852,16 @@ mod tests {
         let before = n.cwnd.to_bits();
         n.on_ack(&ack(us(2.0), lo, true));
         assert_eq!(n.cwnd.to_bits(), before, "case 2: no change");
+        // The Fig. 11 ablation: a marked packet of one MTU takes half an MTU off.
+        let mut n = {
+            let mut n = nscc(NsccParams { case2: Case2::Decrease, ..p.clone() }, true);
+            n.cwnd = 100.0 * MTU as f64;
+            n.on_ack(&ack(us(1.0), us(trtt + 5.0), false));
+            n.cwnd = 100.0 * MTU as f64;
+            n
+        };
+        n.on_ack(&ack(us(2.0), lo, true));
+        assert_eq!(n.cwnd, 99.5 * MTU as f64, "case 2 with decrease: -MTU/2");
         let mut n = fresh();
         n.on_ack(&ack(us(2.0), hi, false));
         let fi = MTU as f64 / n_cwnd0() * MTU as f64 * n.scale;
