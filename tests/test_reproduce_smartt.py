@@ -90,23 +90,31 @@ def test_spread_jain_relative_performance():
     assert rs.jain([1.0, 2.0, 3.0]) == pytest.approx(36 / 42)
     assert math.isnan(rs.jain([]))
     assert rs.relative_performance(90.0, 100.0) == pytest.approx(0.9)
+    assert rs.relative_performance(90.0, math.inf) == 0.0  # unfinished
     assert math.isnan(rs.relative_performance(90.0, math.nan))
 
 
 def test_run_metrics_on_a_hand_computed_table():
     flows = {"tag": ["perm", "perm", "large"], "size": [100, 100, 200], "fct_us": [10.0, 20.0, 40.0],
-             "finished": [True, True, True]}
+             "start_us": [0.0, 0.0, 0.0], "finish_us": [10.0, 20.0, 40.0], "finished": [True, True, True]}
     m = rs.run_metrics(flows, {"trims": 7, "drops": 0, "nacks": 7, "timeouts": 1}, 20.0)
     assert m["completion_us"] == 40.0 and m["rel_perf"] == pytest.approx(0.5)
     assert (m["min_fct_us"], m["max_fct_us"], m["mean_fct_us"]) == (10.0, 40.0, pytest.approx(70 / 3))
     assert m["spread"] == pytest.approx(3.0)
     assert m["jain"] == pytest.approx(rs.jain([10.0, 5.0, 5.0]))  # bytes per us
     assert m["large_fct_us"] == 40.0 and m["trims"] == 7 and m["timeouts"] == 1
-    # An unfinished flow: no completion time, but the finished flows still count.
-    flows["finished"][2], flows["fct_us"][2] = False, None
+    # Flows started later (a windowed all-to-all): completion runs from the first start
+    # to the last finish, not the largest FCT.
+    later = {**flows, "start_us": [0.0, 5.0, 30.0], "finish_us": [10.0, 25.0, 70.0]}
+    m = rs.run_metrics(later, {}, 35.0)
+    assert m["completion_us"] == 70.0 and m["max_fct_us"] == 40.0 and m["rel_perf"] == pytest.approx(0.5)
+    # An unfinished flow (the run hit its cap): slower than any finished run, relative
+    # performance 0; Jain's index over the finished flows.
+    flows["finished"][2], flows["fct_us"][2], flows["finish_us"][2] = False, None, None
     m = rs.run_metrics(flows, {}, 20.0)
-    assert math.isnan(m["completion_us"]) and math.isnan(m["rel_perf"]) and math.isnan(m["large_fct_us"])
-    assert m["max_fct_us"] == 20.0 and (m["finished"], m["flows"]) == (2, 3)
+    assert m["completion_us"] == m["max_fct_us"] == m["large_fct_us"] == m["spread"] == math.inf
+    assert m["rel_perf"] == 0.0 and m["min_fct_us"] == 10.0 and m["jain"] == pytest.approx(rs.jain([10.0, 5.0]))
+    assert (m["finished"], m["flows"]) == (2, 3)
 
 
 # ---------------------------------------------------------------------------------------

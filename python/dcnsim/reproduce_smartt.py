@@ -91,8 +91,9 @@ def jain(xs: Sequence[float]) -> float:
 
 
 def relative_performance(ideal_us: float, actual_us: float) -> float:
-    """Spec §7.20: ideal / actual, 1.0 = perfect; NaN when the run did not finish."""
-    if not (math.isfinite(ideal_us) and math.isfinite(actual_us)) or actual_us <= 0:
+    """Spec §7.20: ideal / actual, 1.0 = perfect; 0 for a run that did not finish
+    (``actual_us`` = inf), NaN when unknown."""
+    if math.isnan(ideal_us) or math.isnan(actual_us) or actual_us <= 0:
         return math.nan
     return ideal_us / actual_us
 
@@ -374,12 +375,15 @@ def build_cells(exps: Sequence[str], seeds: int, quick: bool, exp_dir: Path, fin
                     ideal = ideal_of(key, spec)
                     spec["duration"] = f"{math.ceil(CAP_FACTOR * ideal + 1000)}us"
                     cell = Cell(key, point.label, variant.label, seed, spec, ideal)
-                    cell.key = run_key(spec, fingerprint)
+                    # The flow columns a record keeps are part of the key, so a cache
+                    # written with fewer columns is not reused.
+                    cell.key = run_key(spec, f"{fingerprint}|{','.join(_FLOW_COLUMNS)}")
                     cells.append(cell)
     return cells
 
 
-_FLOW_COLUMNS = ("tag", "src", "dst", "size", "fct_us", "ideal_fct_us", "finished", "retransmits", "trims")
+_FLOW_COLUMNS = ("tag", "src", "dst", "size", "start_us", "finish_us", "fct_us", "ideal_fct_us", "finished",
+                 "retransmits", "trims")
 
 # ---------------------------------------------------------------------------------------
 # Per-run metrics
@@ -408,11 +412,17 @@ def run_metrics(flows: dict[str, list[Any]], stats: dict[str, Any], ideal_us: fl
     """One run's numbers from its flow table (``fct_us`` from start to the last byte's
     arrival) and counters:
 
-    - ``completion_us``: the largest FCT (all flows start at 0), NaN unless every flow
-      finished; ``rel_perf`` = ideal / completion;
+    - ``completion_us``: from the first flow's start to the last flow's finish (the largest
+      FCT when all start at 0; a windowed all-to-all starts flows as others finish);
+      ``rel_perf`` = ideal / completion;
     - ``max/min/mean_fct_us``, ``spread`` = (max − min)/min and ``jain`` (of per-flow
-      throughputs size/FCT) over the finished flows;
-    - ``large_fct_us``: the flow tagged ``large`` (E14);
+      throughputs size/FCT);
+    - ``large_fct_us``: the flow tagged ``large`` (E14).
+
+    A run that stopped (at its ``duration`` cap) before every flow finished has
+    completion, max and mean FCT, spread and (if the large flow is unfinished) the large
+    FCT = inf, so it compares as slower than any finished run, relative performance 0,
+    and Jain's index over the finished flows only. Counters:
     - ``trims``, ``drops``, ``nacks``, ``timeouts``: the run's counters.
     """
     n = len(flows["fct_us"])
@@ -420,17 +430,20 @@ def run_metrics(flows: dict[str, list[Any]], stats: dict[str, Any], ideal_us: fl
     fcts = [float(flows["fct_us"][i]) for i in done]
     thr = [float(flows["size"][i]) / float(flows["fct_us"][i]) for i in done if flows["fct_us"][i] > 0]
     complete = len(done) == n and n > 0
-    completion = max(fcts) if complete else math.nan
-    large = [float(flows["fct_us"][i]) if flows["finished"][i] else math.nan
+    completion = math.inf
+    if complete:
+        completion = max(float(x) for x in flows["finish_us"]) - min(float(x) for x in flows["start_us"])
+    large = [float(flows["fct_us"][i]) if flows["finished"][i] else math.inf
              for i in range(n) if flows["tag"][i] == "large"]
+    unfinished = math.inf if not complete else None
     return {
         "completion_us": completion,
         "ideal_us": ideal_us,
         "rel_perf": relative_performance(ideal_us, completion),
-        "max_fct_us": max(fcts) if fcts else math.nan,
+        "max_fct_us": unfinished or (max(fcts) if fcts else math.nan),
         "min_fct_us": min(fcts) if fcts else math.nan,
-        "mean_fct_us": sum(fcts) / len(fcts) if fcts else math.nan,
-        "spread": spread(fcts),
+        "mean_fct_us": unfinished or (sum(fcts) / len(fcts) if fcts else math.nan),
+        "spread": unfinished or spread(fcts),
         "jain": jain(thr),
         "large_fct_us": large[0] if large else math.nan,
         "trims": float(stats.get("trims") or 0),
@@ -464,11 +477,12 @@ class Grid:
         return [r for r in self.results if r.cell.point == point and r.cell.variant == variant]
 
     def mean(self, point: str, variant: str, metric: str) -> float:
-        """Mean over the seeds; NaN if any seed lacks the value (error or unfinished)."""
+        """Mean over the seeds; NaN if any seed lacks the value (an error), inf if one did
+        not finish."""
         vals = [r.metrics[metric] for r in self.runs(point, variant)]
-        if not vals or any(not math.isfinite(v) for v in vals):
+        if not vals or any(math.isnan(v) for v in vals):
             return math.nan
-        return mean_sem(vals)[0]
+        return sum(vals) / len(vals)
 
     def sem(self, point: str, variant: str, metric: str) -> float:
         vals = [r.metrics[metric] for r in self.runs(point, variant)]
@@ -479,7 +493,8 @@ class Grid:
 
     def why_missing(self, variants: Sequence[str]) -> str:
         """Why a check over ``variants`` has no data: their runs' errors, or unfinished."""
-        bad = [r for r in self.results if r.cell.variant in variants and (r.error or not r.record.get("complete"))]
+        bad = [r for r in self.results
+               if r.cell.variant in variants and (r.error or r.metrics["finished"] < r.metrics["flows"])]
         if not bad:
             return "no runs"
         errs = sorted({r.cell.variant for r in bad if r.error})
@@ -505,11 +520,15 @@ class Check:
 
 
 def _f(x: float, spec: str = ".1f") -> str:
-    return "n/a" if x is None or not math.isfinite(x) else format(x, spec)
+    if x is None or math.isnan(x):
+        return "n/a"
+    return "unfinished" if math.isinf(x) else format(x, spec)
 
 
 def _pct(x: float) -> str:
-    return "n/a" if not math.isfinite(x) else f"{100 * x:.1f} %"
+    if math.isnan(x):
+        return "n/a"
+    return "unfinished" if math.isinf(x) else f"{100 * x:.1f} %"
 
 
 def _status(ok: Optional[bool], why: str = "") -> str:
@@ -519,7 +538,9 @@ def _status(ok: Optional[bool], why: str = "") -> str:
 
 
 def _finite(*xs: float) -> bool:
-    return all(x is not None and math.isfinite(x) for x in xs)
+    """Known values: not NaN (a failed run). inf (an unfinished run) is known: slower
+    than any finished one."""
+    return all(x is not None and not math.isnan(x) for x in xs)
 
 
 def _trim_ratio(g: Grid, point: str) -> float:
@@ -569,7 +590,7 @@ def checks_e14(g: Grid) -> list[Check]:
     return [
         Check("A4 SMaRTT completion ≥ 15 % below the best of Swift/MPRDMA",
               " / ".join(f"{v} {_f(comp[v])}" for v in comp) + f" µs: {_pct(gain)} lower", "≥ 15 % (paper ≈ 30 %)",
-              _status(gain >= 0.15 if math.isfinite(gain) else None, g.why_missing(list(comp)))),
+              _status(gain >= 0.15 if not math.isnan(gain) else None, g.why_missing(list(comp)))),
         Check("A4 64 MiB flow ≤ 1.15 × ideal_reclaim", f"{_f(large)} µs = {_f(large / ideal, '.3f')} × "
               f"{_f(ideal)} µs", "≤ 1.15",
               _status(large <= 1.15 * ideal if _finite(large, ideal) else None, g.why_missing(["SMaRTT"]))),
@@ -703,13 +724,13 @@ def headlines(grids: dict[str, Grid]) -> list[Headline]:
     r5, r6 = math.nan, math.nan
     if g:
         behind = [g.mean(p, "SMaRTT", "completion_us") / g.mean(p, "SMaRTT", "ideal_us") - 1 for p in g.points]
-        behind = [x for x in behind if math.isfinite(x)]
+        behind = [x for x in behind if not math.isnan(x)]
         r5 = max(behind) if behind else math.nan
         better = []
         for p in g.points:
             s = g.mean(p, "SMaRTT", "completion_us")
             others = [g.mean(p, v, "completion_us") for v in ("Swift", "MPRDMA")]
-            if _finite(s, *others):
+            if _finite(s, *others) and math.isfinite(min(others)):
                 better.append(1 - s / min(others))
         r6 = max(better) if better else math.nan
     out.append(Headline("R5", "all-to-all: SMaRTT behind ideal, worst cell (E15)", "≤ 6 %", _pct(r5)))
@@ -762,7 +783,10 @@ def _incast_table(g: Grid) -> list[str]:
         row = [p]
         for v in g.variants:
             runs = g.runs(p, v)
-            row.append("error" if runs and all(r.error for r in runs) else _f(g.mean(p, v, "rel_perf"), ".3f"))
+            rel = g.mean(p, v, "rel_perf")
+            unfinished = any(r.metrics["finished"] < r.metrics["flows"] for r in runs if not r.error)
+            row.append("error" if runs and all(r.error for r in runs) else
+                       "unfinished" if unfinished else _f(rel, ".3f"))
         rows.append(row)
     return lines + _pad(rows)
 
@@ -788,7 +812,7 @@ def run_notes(g: Grid) -> list[str]:
     res = g.results
     notes = []
     errors = [r for r in res if r.error]
-    unfinished = [r for r in res if not r.error and not r.record.get("complete")]
+    unfinished = [r for r in res if not r.error and r.metrics["finished"] < r.metrics["flows"]]
     if res:
         tot = {k: sum(r.stat(k) for r in res if not r.error and math.isfinite(r.stat(k)))
                for k in ("trims", "drops", "nacks", "timeouts", "pfc_pause_frames")}
@@ -819,7 +843,7 @@ def write_runs_csv(path: Path, results: list[RunResult]) -> None:
                     "wall_seconds", "error"])
         for r in results:
             w.writerow([r.cell.exp, r.cell.point, r.cell.variant, r.cell.seed, r.cell.key,
-                        *("" if not math.isfinite(r.metrics[m]) else f"{r.metrics[m]:.6g}" for m in METRICS),
+                        *("" if math.isnan(r.metrics[m]) else f"{r.metrics[m]:.6g}" for m in METRICS),
                         r.record.get("complete", False), r.record.get("sim_time_us", ""),
                         f"{r.record.get('wall_seconds', 0):.2f}", r.record.get("error", "")])
 
