@@ -117,6 +117,15 @@ def test_run_metrics_on_a_hand_computed_table():
     assert (m["finished"], m["flows"]) == (2, 3)
 
 
+def test_mean_aggregate_window():
+    # Two flows at t = 0 (10 + 30), one at t = 1 (20), none later: (40 + 20) / 2.
+    assert rs.mean_aggregate([0.0, 0.0, 1.0], [10.0, 30.0, 20.0]) == pytest.approx(30.0)
+    assert math.isnan(rs.mean_aggregate([], []))
+    flows = {"tag": ["p"], "size": [1], "fct_us": [1.0], "start_us": [0.0], "finish_us": [1.0], "finished": [True]}
+    assert rs.run_metrics(flows, {}, 1.0, {"agg_cwnd_mb": 2.5})["agg_cwnd_mb"] == 2.5
+    assert math.isnan(rs.run_metrics(flows, {}, 1.0)["agg_cwnd_mb"])
+
+
 # ---------------------------------------------------------------------------------------
 # Cells
 
@@ -156,7 +165,9 @@ def test_quick_and_full_grids():
     assert roce["transport"]["cc"] == "dcqcn" and roce["transport"]["loss_recovery"] == "go_back_n"
     assert roce["switch"]["pfc"] == {} and roce["transport"]["lb"] == "ecmp"
     assert roce["workload"][0]["senders"] == 32 and roce["workload"][0]["size"] == 16 * rs.MIB
-    assert by[("E11", "8MiB", "OPS decrease")].spec["transport"]["nscc"]["case2"] == "decrease"
+    e11 = by[("E11", "8MiB", "OPS decrease")].spec
+    assert e11["transport"]["nscc"]["case2"] == "decrease" and e11["output"]["sample_interval"] == "1us"
+    assert "output" not in e1
     a2a = by[("E15", "k8 128KiB", "Swift")]
     assert a2a.spec["workload"][0]["window"] == 8 and a2a.spec["topology"]["oversubscription_tiers"] == [1, 4]
     assert a2a.ideal_us == pytest.approx(596.3776 + 5.8496)
