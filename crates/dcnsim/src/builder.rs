@@ -241,6 +241,9 @@ fn validate_numbers(s: &Scenario) -> Result<(), ScenarioError> {
     if let Err((field, msg)) = tr.nscc.validate() {
         return err(&format!("transport.nscc.{field}"), msg);
     }
+    if let Err((field, msg)) = tr.eqds.validate() {
+        return err(&format!("transport.eqds.{field}"), msg);
+    }
     if sw.trimming && !sw.ack_priority {
         return err(
             "switch.trimming",
@@ -591,8 +594,22 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         flow.uses_probes = flow.sender.cc.uses_probes();
         flow.app = sp.app.as_ref().map(|a| OnOffApp::new(a, sp.start, sp.stop));
         flow.ideal_fct = if n_pkts == u64::MAX { Time::ZERO } else { ideal_fct(&hops, n_pkts) };
+        if sp.cc == crate::scenario::CcName::Eqds || tr.receiver_credit {
+            let speculative = match tr.eqds.speculative_window {
+                InitialWindow::Packets(n) => n,
+                InitialWindow::Bdp => ((bottleneck.bytes_in(base_rtt) / mtu as f64).ceil() as u32).max(1),
+            };
+            flow.use_credit(speculative);
+        }
         flows.push(flow);
     }
+    let pulls = flows.iter().any(|f| f.pulled).then(|| {
+        let mut p = crate::eqds::PullPacers::new(flows.len(), &defaults.host_rates, mtu, tr.eqds.pull_rate);
+        for f in flows.iter().filter(|f| f.pulled) {
+            p.add_flow(f.id, f.dst, f.n_pkts(), f.sender.credit.as_ref().map_or(0, |c| c.speculative));
+        }
+        p
+    });
 
     // A flow that waits for another starts when that one is delivered, not by the clock.
     let mut successor = vec![u32::MAX; flows.len()];
@@ -660,6 +677,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         start_order,
         next_start: 0,
         successor,
+        pulls,
         unfinished_finite,
         finished_flows: 0,
         infinite_until,

@@ -35,6 +35,8 @@ pub enum Event {
     Stop,
     /// A flow's probe timer (PrioPlus; checked lazily against what the algorithm wants).
     Probe(u32),
+    /// A receiving host's EQDS pull pacer may send its next pull.
+    Pull(u32),
 }
 
 #[derive(Copy, Clone)]

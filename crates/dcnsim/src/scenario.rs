@@ -465,6 +465,8 @@ pub enum CcName {
     Mprdma,
     /// LEDBAT (RFC 6817), `cc/ledbat.rs`.
     Ledbat,
+    /// EQDS: no sender window, receiver-driven credit (`eqds.rs`).
+    Eqds,
 }
 
 impl CcName {
@@ -482,6 +484,7 @@ impl CcName {
             CcName::Dcqcn => "dcqcn",
             CcName::Mprdma => "mprdma",
             CcName::Ledbat => "ledbat",
+            CcName::Eqds => "eqds",
         }
     }
 }
@@ -819,6 +822,14 @@ pub struct TransportCfg {
     /// for it pace, e.g. Swift below one packet of window).
     #[serde(default)]
     pub pacing: bool,
+    /// EQDS's receiver-driven credit under any sender algorithm (a packet leaves only when
+    /// both the window and a credit allow it; spec smartt-nscc.md §2.19). `cc = "eqds"`
+    /// has it always.
+    #[serde(default)]
+    pub receiver_credit: bool,
+    /// `[transport.eqds]`: the pull pacer.
+    #[serde(default)]
+    pub eqds: crate::eqds::EqdsParams,
 }
 
 fn default_loss_rule() -> LossRule {

@@ -40,6 +40,13 @@ pub struct Counters {
     pub probe_bytes: u64,
 }
 
+impl Counters {
+    /// EQDS pulls sent by the receivers.
+    fn pulls(sim: &Simulation) -> u64 {
+        sim.pulls.as_ref().map_or(0, |p| p.pulls_sent)
+    }
+}
+
 pub struct Simulation {
     pub events: EventQueue,
     pub ports: Vec<Port>,
@@ -62,6 +69,8 @@ pub struct Simulation {
     pub(crate) next_start: usize,
     /// The flow each flow's delivery starts (windowed all-to-all), or u32::MAX.
     pub(crate) successor: Vec<u32>,
+    /// EQDS pull pacers, when any flow runs on receiver credit.
+    pub(crate) pulls: Option<crate::eqds::PullPacers>,
     pub(crate) unfinished_finite: u32,
     pub(crate) finished_flows: u32,
     /// Infinite flows with a stop time keep the run going until the last such stop;
@@ -148,6 +157,7 @@ impl Simulation {
             Event::Sample => self.sample(),
             Event::Pfc(v) => self.pfc_frame_arrives(PfcFrame::decode(v)),
             Event::Probe(f) => self.probe_fired(f),
+            Event::Pull(host) => self.pull_tick(host),
             Event::Stop => match self.duration {
                 Some(d) if self.now() >= d => self.done = true,
                 // The last infinite flow stopped: the run ends once finite flows are done.
@@ -619,6 +629,7 @@ impl Simulation {
             PacketKind::Ack => self.receive_ack(&pkt),
             PacketKind::Nack => self.receive_nack(&pkt),
             PacketKind::Cnp => self.receive_cnp(&pkt),
+            PacketKind::Pull => self.receive_pull(&pkt),
         }
     }
 
@@ -629,6 +640,7 @@ impl Simulation {
             return self.echo_probe(pkt);
         }
         self.monitors[f as usize].on_rx(now, pkt.sent_at, pkt.size);
+        self.owe_pull(f, false);
         let out = self.flows[f as usize].on_data(now, pkt, &self.cfg);
         for a in out.acks.into_iter().flatten() {
             self.send_ack(f, a);
@@ -665,6 +677,7 @@ impl Simulation {
 
     /// A trimmed header reached its receiver: NACK it (or ACK it, if the PSN arrived anyway).
     fn receive_trimmed(&mut self, pkt: &Packet) {
+        self.owe_pull(pkt.flow, true);
         let (reply, nack) = self.flows[pkt.flow as usize].on_trimmed(pkt);
         if nack {
             self.counters.nacks += 1;
@@ -682,6 +695,64 @@ impl Simulation {
             return;
         }
         if flow.on_nack(now, pkt) {
+            self.make_ready(f);
+        }
+    }
+
+    /// EQDS: an arrival of a credit flow owes its sender a pull.
+    #[inline]
+    fn owe_pull(&mut self, f: u32, trimmed: bool) {
+        let now = self.now();
+        let Some(pulls) = self.pulls.as_mut() else { return };
+        if !self.flows[f as usize].pulled {
+            return;
+        }
+        if let crate::eqds::PacerAction::Schedule(at) = pulls.on_arrival(now, f, trimmed) {
+            self.events.schedule(at, Event::Pull(self.flows[f as usize].dst));
+        }
+    }
+
+    /// A receiving host's pull pacer sends one pull (`psn` = the flow's cumulative count)
+    /// in the control queue of its uplink.
+    #[cold]
+    #[inline(never)]
+    fn pull_tick(&mut self, host: u32) {
+        let now = self.now();
+        let flows = &self.flows;
+        let pulls = self.pulls.as_mut().expect("pull events only with pacers");
+        let (sent, next) = pulls.tick(now, host, |f| flows[f as usize].receiver.finish.is_some());
+        if let crate::eqds::PacerAction::Schedule(at) = next {
+            self.events.schedule(at, Event::Pull(host));
+        }
+        if let Some((f, cumulative)) = sent {
+            let flow = &self.flows[f as usize];
+            let pkt = Packet {
+                flow: f,
+                psn: cumulative,
+                sacked_psn: 0,
+                size: self.cfg.header_bytes,
+                dst: flow.src,
+                entropy: flow.entropy,
+                sent_at: now,
+                kind: PacketKind::Pull,
+                flags: if flow.lb.sprays() { 0 } else { flags::CLASS1 },
+                priority: flow.priority,
+            };
+            let port = self.routing.host_up_port[host as usize];
+            let h = self.arena.alloc(pkt);
+            self.enqueue(port, h);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn receive_pull(&mut self, pkt: &Packet) {
+        let f = pkt.flow;
+        let flow = &mut self.flows[f as usize];
+        if flow.sender_done() {
+            return;
+        }
+        if flow.sender.credit.as_mut().is_some_and(|c| c.on_pull(pkt.psn)) {
             self.make_ready(f);
         }
     }
@@ -1001,6 +1072,7 @@ impl Simulation {
             ("cnps", c.cnps as f64),
             ("probe_packets", c.probe_packets as f64),
             ("probe_bytes", c.probe_bytes as f64),
+            ("pulls", Counters::pulls(self) as f64),
             ("retransmits", self.flows.iter().map(|f| f.sender.retransmits).sum::<u64>() as f64),
             ("peak_packets_in_flight", self.arena.peak_live() as f64),
             ("sim_time_us", self.now().as_us_f64()),

@@ -16,6 +16,7 @@
 use std::collections::{BTreeSet, VecDeque};
 
 use crate::app::OnOffApp;
+use crate::eqds::SenderCredit;
 use crate::cc::{AckSample, CongestionControl, LossEvent, NackSample, ReorderWindow, TimeoutPolicy};
 use crate::net::{flags, Packet, PacketKind};
 use crate::scenario::LbName;
@@ -134,9 +135,22 @@ pub struct Sender {
     pub timeouts: u64,
     /// NACKs that marked a packet lost.
     pub nacks: u64,
+    /// EQDS: packets may leave only against credit (`None`: no credit needed).
+    pub credit: Option<SenderCredit>,
 }
 
 impl Sender {
+    /// EQDS: after a timeout (or a go-back-N rewind) the sender may resend what it
+    /// declared lost without waiting for pulls (a packet lost outright was never pulled
+    /// for).
+    fn grant_retransmissions(&mut self) {
+        if let Some(c) = self.credit.as_mut() {
+            let want = c.sent + self.retx.len() as u32;
+            let have = c.speculative + c.pulled + c.self_granted;
+            c.self_granted += want.saturating_sub(have);
+        }
+    }
+
     /// How long a hole waits for its original before it counts as lost.
     fn reorder_wait(&self) -> Time {
         match self.cc.reorder_window() {
@@ -250,6 +264,8 @@ pub struct Flow {
     /// probe timer for it; `probe_event_at` is the pending one (`Time::MAX`: none).
     pub uses_probes: bool,
     pub probe_event_at: Time,
+    /// EQDS: the receiver pulls for this flow (its sender has `sender.credit`).
+    pub pulled: bool,
 }
 
 pub struct AckOutcome {
@@ -359,6 +375,7 @@ impl Flow {
                 retransmits: 0,
                 timeouts: 0,
                 nacks: 0,
+                credit: None,
             },
             receiver: Receiver {
                 rcv_next: 0,
@@ -385,7 +402,14 @@ impl Flow {
             priority: 0,
             uses_probes: false,
             probe_event_at: Time::MAX,
+            pulled: false,
         }
+    }
+
+    /// Makes the flow an EQDS credit flow with `speculative` packets before the first pull.
+    pub fn use_credit(&mut self, speculative: u32) {
+        self.sender.credit = Some(SenderCredit::new(speculative));
+        self.pulled = true;
     }
 
     pub fn is_infinite(&self) -> bool {
@@ -464,6 +488,9 @@ impl Flow {
         if cwnd == 0 || s.in_flight > 0 && s.in_flight + size > cwnd {
             return SendState::Blocked;
         }
+        if s.credit.as_ref().is_some_and(|c| !c.may_send()) {
+            return SendState::Blocked;
+        }
         if now < s.next_send_at && s.pacing_rate().is_some() {
             return SendState::PacedUntil(s.next_send_at);
         }
@@ -516,6 +543,9 @@ impl Flow {
             s.retransmits += 1;
         }
         s.in_flight += size as u64;
+        if let Some(c) = s.credit.as_mut() {
+            c.sent += 1;
+        }
         if let Some(rate) = s.pacing_rate() {
             s.next_send_at = now + rate.serialization(size as u64);
         }
@@ -715,6 +745,7 @@ impl Flow {
                 s.retx.push_back(s.cum_acked + i as u32);
             }
         }
+        s.grant_retransmissions();
         if !s.newly_lost.is_empty() {
             s.runs.push((from, s.next_new - 1));
         }
@@ -792,6 +823,10 @@ impl Flow {
             }
             s.runs.push((lo, hi));
         }
+        // EQDS: the receiver never saw these, so it owes no pulls for their resending.
+        if let Some(c) = s.credit.as_mut() {
+            c.self_granted += s.newly_lost.len() as u32;
+        }
     }
 
     /// The retransmission timer fired at `now` (and its deadline has passed): every
@@ -814,6 +849,7 @@ impl Flow {
         s.in_flight = 0;
         s.loss_scan = s.next_new;
         s.holes.clear();
+        s.grant_retransmissions();
         s.cc.on_timeout(now, s.next_new);
         s.backoff = (s.backoff + 1).min(16);
         let backed_off = Time(s.rto.0.saturating_mul(1 << s.backoff)).min(cfg.rto_max);
@@ -849,6 +885,7 @@ impl Flow {
         }
         if expired {
             s.timeouts += 1;
+            s.grant_retransmissions();
             s.cc.on_timeout(now, s.next_new);
         }
         // Retransmissions re-arm the timer when they leave (`emit`).

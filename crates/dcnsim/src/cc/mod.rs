@@ -224,7 +224,7 @@ pub fn make(
         CcName::Mswift => Box::new(swift::Swift::new(&t.swift, swift::Variant::MSwift, info)),
         CcName::Nscc => Box::new(nscc::Nscc::new(&t.nscc, false, info)),
         CcName::Mnscc => Box::new(nscc::Nscc::new(&t.nscc, true, info)),
-        CcName::None => Box::new(uncontrolled::Uncontrolled),
+        CcName::None | CcName::Eqds => Box::new(uncontrolled::Uncontrolled),
         CcName::Dcqcn => Box::new(dcqcn::Dcqcn::new(&t.dcqcn, info)),
         CcName::Mprdma => Box::new(mprdma::Mprdma::new(&t.mprdma, info)),
         CcName::Prioplus => Box::new(prioplus::PrioPlus::with_params(&t.prioplus, &t.swift, &t.ledbat, info)),

@@ -11,6 +11,8 @@ pub enum PacketKind {
     Nack,
     /// Congestion notification (DCQCN's NP → RP), for ECN-marked data of the flow.
     Cnp,
+    /// An EQDS credit (receiver → sender); `psn` is the flow's cumulative pull count.
+    Pull,
 }
 
 pub mod flags {
