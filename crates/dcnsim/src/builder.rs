@@ -13,7 +13,7 @@ use crate::routing::Routing;
 use crate::scenario::{
     err, FailureModel, FlowSize, InitialWindow, QueueSampling, Scenario, ScenarioError, TopologyKind,
 };
-use crate::scenario::{PfcCfg, PfcClass, PriorityService, QueueCount, Scheduler};
+use crate::scenario::{PfcCfg, RepsParams, PfcClass, PriorityService, QueueCount, Scheduler};
 use crate::sim::{ArRule, Counters, Simulation};
 use crate::stats::{ideal_fct, FlowMonitor, Hop, Sampler};
 use crate::topology::{self, FatTreeShape, Tier, TierLinks, Topology};
@@ -241,6 +241,9 @@ fn validate_numbers(s: &Scenario) -> Result<(), ScenarioError> {
     if let Err((field, msg)) = tr.nscc.validate() {
         return err(&format!("transport.nscc.{field}"), msg);
     }
+    if let Err((field, msg)) = tr.plb.validate() {
+        return err(&format!("transport.plb.{field}"), msg);
+    }
     if let Err((field, msg)) = tr.eqds.validate() {
         return err(&format!("transport.eqds.{field}"), msg);
     }
@@ -427,6 +430,8 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         rto_min: tr.rto_min.0,
         rto_max: tr.rto_max.0,
         rto_initial: tr.rto_min.0,
+        reps: RepsParams { freezing: tr.reps.freezing && s.switch.trimming, ..tr.reps.clone() },
+        plb: tr.plb.clone(),
     };
 
     // Workloads.

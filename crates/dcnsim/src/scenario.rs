@@ -505,6 +505,9 @@ pub enum LbName {
     /// Round-robin spraying: packet (PSN) n of a flow takes equal-cost port n mod (ports)
     /// at every switch, retransmissions included (the MSwift paper's analytical model, §II).
     Rr,
+    /// Protective load balancing: one path, moved after repeated congested rounds or a
+    /// timeout (`lb.rs`).
+    Plb,
 }
 
 impl LbName {
@@ -515,12 +518,13 @@ impl LbName {
             LbName::Reps => "reps",
             LbName::Ar => "ar",
             LbName::Rr => "rr",
+            LbName::Plb => "plb",
         }
     }
 
     /// Whether packets of one flow take many paths.
     pub fn sprays(self) -> bool {
-        self != LbName::Ecmp
+        !matches!(self, LbName::Ecmp | LbName::Plb)
     }
 }
 
@@ -714,19 +718,7 @@ impl Default for DrrCfg {
     }
 }
 
-/// REPS parameters (spec `smartt-nscc.md` §2.14; the MSwift paper §IV-A).
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct RepsParams {
-    /// Entropies a flow remembers for reuse (UEC reference: 8).
-    pub buffer: u32,
-}
-
-impl Default for RepsParams {
-    fn default() -> Self {
-        RepsParams { buffer: 8 }
-    }
-}
+pub use crate::lb::{PlbParams, RepsParams};
 
 /// Switch adaptive routing (the MSwift paper's AR: "the next-hop port with the shortest
 /// quantized queue").
@@ -796,6 +788,9 @@ pub struct TransportCfg {
     pub dctcp: DctcpParams,
     #[serde(default)]
     pub reps: RepsParams,
+    /// PLB (`[transport.plb]`).
+    #[serde(default)]
+    pub plb: PlbParams,
     #[serde(default)]
     pub swift: SwiftParams,
     /// NSCC and MNSCC (`[transport.nscc]`).

@@ -267,8 +267,8 @@ impl Simulation {
                 continue;
             }
             let flow = &mut self.flows[f as usize];
-            let fresh = if flow.needs_fresh_entropy() { self.rng_spray.next_u64() as u32 } else { 0 };
-            let entropy = flow.next_entropy(fresh);
+            let fresh = if flow.needs_fresh_entropy(now) { self.rng_spray.next_u64() as u32 } else { 0 };
+            let entropy = flow.next_entropy(now, fresh, &self.cfg);
             let pkt = flow.emit(now, entropy);
             self.monitors[f as usize].on_tx(now, pkt.size);
             match flow.send_state(now) {

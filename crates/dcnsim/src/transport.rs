@@ -18,6 +18,7 @@ use std::collections::{BTreeSet, VecDeque};
 use crate::app::OnOffApp;
 use crate::eqds::SenderCredit;
 use crate::cc::{AckSample, CongestionControl, LossEvent, NackSample, ReorderWindow, TimeoutPolicy};
+use crate::lb::{Plb, PlbParams, Reps, RepsParams};
 use crate::net::{flags, Packet, PacketKind};
 use crate::scenario::LbName;
 use crate::units::{Rate, Time};
@@ -37,6 +38,9 @@ pub struct TransportConfig {
     pub rto_min: Time,
     pub rto_max: Time,
     pub rto_initial: Time,
+    /// REPS (freezing only where switches trim) and PLB settings.
+    pub reps: RepsParams,
+    pub plb: PlbParams,
 }
 
 impl TransportConfig {
@@ -239,8 +243,8 @@ pub struct Flow {
     pub entropy: u32,
     pub lb: LbName,
     /// REPS: entropies whose ACKs came back unmarked, oldest first, to be reused.
-    pub reps: VecDeque<u32>,
-    reps_capacity: usize,
+    pub reps: Reps,
+    pub plb: Plb,
     pub ideal_fct: Time,
     pub base_rtt: Time,
     payload: u32,
@@ -331,8 +335,8 @@ impl Flow {
             tag,
             entropy,
             lb,
-            reps: VecDeque::with_capacity(if lb == LbName::Reps { reps_capacity } else { 0 }),
-            reps_capacity,
+            reps: Reps::new(if lb == LbName::Reps { reps_capacity } else { 0 }),
+            plb: Plb::default(),
             ideal_fct: Time::ZERO,
             base_rtt: Time::ZERO,
             payload,
@@ -498,10 +502,11 @@ impl Flow {
     }
 
     /// Whether choosing the next packet's entropy needs a fresh random value.
-    pub fn needs_fresh_entropy(&self) -> bool {
+    pub fn needs_fresh_entropy(&self, now: Time) -> bool {
         match self.lb {
             LbName::Ecmp | LbName::Rr => false,
-            LbName::Reps => self.reps.is_empty(),
+            LbName::Reps => self.reps.needs_fresh(now),
+            LbName::Plb => self.plb.repath_pending,
             LbName::Ops | LbName::Ar => true,
         }
     }
@@ -509,12 +514,13 @@ impl Flow {
     /// The entropy value for this flow's next data packet: fixed for ECMP; the packet's
     /// PSN for round robin (so exactly one packet in `paths` takes each path, and a
     /// retransmission retraces its original: the MSwift models' q is a fraction of
-    /// packets); for REPS the oldest recycled one, if any; otherwise `fresh`.
-    pub fn next_entropy(&mut self, fresh: u32) -> u32 {
+    /// packets); REPS and PLB as `lb.rs` decides; otherwise `fresh`.
+    pub fn next_entropy(&mut self, now: Time, fresh: u32, cfg: &TransportConfig) -> u32 {
         match self.lb {
             LbName::Ecmp => self.entropy,
             LbName::Rr => self.next_retx().unwrap_or(self.sender.next_new),
-            LbName::Reps => self.reps.pop_front().unwrap_or(fresh),
+            LbName::Reps => self.reps.next(now, fresh, &cfg.reps),
+            LbName::Plb => self.plb.next(&mut self.entropy, fresh),
             LbName::Ops | LbName::Ar => fresh,
         }
     }
@@ -562,7 +568,7 @@ impl Flow {
         match self.lb {
             LbName::Ar => f |= flags::ADAPTIVE,
             LbName::Rr => f |= flags::ROUND_ROBIN,
-            LbName::Ecmp => f |= flags::CLASS1,
+            LbName::Ecmp | LbName::Plb => f |= flags::CLASS1,
             LbName::Ops | LbName::Reps => {}
         }
         Packet {
@@ -612,13 +618,13 @@ impl Flow {
         } else {
             self.sender.in_flight
         };
-        // REPS: an entropy whose packet came through unmarked is worth reusing; a marked
-        // one is forgotten (the UEC REPS rule).
-        if self.lb == LbName::Reps && !ack.has(flags::ECE) {
-            if self.reps.len() == self.reps_capacity {
-                self.reps.pop_front();
+        match self.lb {
+            LbName::Reps => self.reps.on_ack(ack.entropy, !ack.has(flags::ECE)),
+            LbName::Plb => {
+                let round = self.sender.srtt.unwrap_or(self.base_rtt);
+                self.plb.on_ack(now, ack.has(flags::ECE), round, &cfg.plb);
             }
-            self.reps.push_back(ack.entropy);
+            _ => {}
         }
         let mut newly = 0u64;
         let mut progressed = false;
@@ -834,6 +840,18 @@ impl Flow {
     /// `TimeoutPolicy::Expired`, those outstanding for a whole RTO). Returns whether this
     /// was a timeout (something was declared lost).
     pub fn on_timeout(&mut self, now: Time, cfg: &TransportConfig) -> bool {
+        let timed_out = self.declare_timeout(now, cfg);
+        if timed_out {
+            match self.lb {
+                LbName::Reps => self.reps.on_timeout(now, &cfg.reps),
+                LbName::Plb => self.plb.on_timeout(&cfg.plb),
+                _ => {}
+            }
+        }
+        timed_out
+    }
+
+    fn declare_timeout(&mut self, now: Time, cfg: &TransportConfig) -> bool {
         if self.sender.timeout_policy == TimeoutPolicy::Expired {
             return self.timeout_expired(now);
         }
@@ -1089,6 +1107,8 @@ mod tests {
             rto_min: Time::from_ms(1),
             rto_max: Time::from_ms(100),
             rto_initial: Time::from_ms(1),
+            reps: RepsParams::default(),
+            plb: PlbParams::default(),
         }
     }
 
@@ -1410,7 +1430,7 @@ mod tests {
         let cc = Box::new(NewReno::new(&NewRenoParams::default(), c.mtu as u64, 100 * c.mtu as u64));
         let mut f = Flow::new(0, 0, 1, 100_000, Time::ZERO, Time::MAX, 0, cc, &c, 7, LbName::Reps, 2);
         f.started = true;
-        assert_eq!(f.next_entropy(111), 111, "nothing to recycle yet: a fresh entropy");
+        assert_eq!(f.next_entropy(Time::ZERO, 111, &c), 111, "nothing to recycle yet: a fresh entropy");
         let sent: Vec<Packet> = [10, 20, 30, 40].iter().map(|&e| f.emit(Time::ZERO, e)).collect();
         let ack = |p: &Packet, ece: bool| Packet {
             psn: p.psn + 1,
@@ -1424,8 +1444,8 @@ mod tests {
         f.on_ack(Time(1), &ack(&sent[2], false), &c);
         f.on_ack(Time(1), &ack(&sent[3], false), &c);
         // 20 was marked; the buffer holds 2, so 10 (oldest) made room for 40.
-        assert_eq!(f.next_entropy(999), 30);
-        assert_eq!(f.next_entropy(999), 40);
-        assert_eq!(f.next_entropy(999), 999);
+        assert_eq!(f.next_entropy(Time::ZERO, 999, &c), 30);
+        assert_eq!(f.next_entropy(Time::ZERO, 999, &c), 40);
+        assert_eq!(f.next_entropy(Time::ZERO, 999, &c), 999);
     }
 }

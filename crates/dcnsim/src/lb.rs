@@ -1,0 +1,264 @@
+//! Sender-side path choice that learns from feedback: REPS and PLB. A flow's path is the
+//! entropy value (EV) its packets carry; switches hash it to pick among equal-cost ports
+//! (`routing.rs`). The oblivious choices (ECMP, OPS, round robin) need no state and live in
+//! `transport.rs`.
+//!
+//! - **REPS**, recycled entropy packet spraying, the UEC reference load balancer (spec
+//!   `smartt-nscc.md` §2.14): reuse EVs whose ACKs came back unmarked, oldest first; draw
+//!   a fresh random one when none is left. On a timeout it **freezes** (failure mitigation)
+//!   for `freeze` = 10 ms: it cycles through the EVs it holds, reusing them, and then
+//!   **explores** 16 random EVs with an empty buffer. As in uet-htsim, freezing needs
+//!   trimming (without it a timeout is also ordinary congestion loss).
+//! - **PLB**, protective load balancing (Qureshi et al., SIGCOMM 2022; the SMaRTT paper's
+//!   Fig. 3 comparison): one path per flow; a round (one smoothed RTT) is congested when at
+//!   least `congested_fraction` of its ACKs carry ECN echoes; after `rounds` congested
+//!   rounds in a row, or a timeout, the flow moves to a new random EV.
+
+use std::collections::VecDeque;
+
+use serde::{Deserialize, Serialize};
+
+use crate::scenario::TimeVal;
+use crate::units::Time;
+
+/// REPS parameters (`[transport.reps]`; spec `smartt-nscc.md` §2.14; the MSwift paper §IV-A).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RepsParams {
+    /// Entropies a flow remembers for reuse (UEC reference: 8).
+    pub buffer: u32,
+    /// Freeze on a timeout (only with switch trimming, as in uet-htsim).
+    pub freezing: bool,
+    /// How long a freeze lasts (uet-htsim `exit_freeze_after`: 10 ms).
+    pub freeze: TimeVal,
+    /// Packets sent on random EVs after a freeze (16).
+    pub explore_packets: u32,
+}
+
+impl Default for RepsParams {
+    fn default() -> Self {
+        RepsParams { buffer: 8, freezing: true, freeze: TimeVal(Time::from_ms(10)), explore_packets: 16 }
+    }
+}
+
+/// One flow's REPS state.
+#[derive(Clone, Debug, Default)]
+pub struct Reps {
+    buf: VecDeque<u32>,
+    capacity: usize,
+    /// Frozen until this time (`Time::ZERO`: not frozen).
+    frozen_until: Time,
+    cursor: usize,
+    explore_left: u32,
+    pub freezes: u32,
+}
+
+impl Reps {
+    pub fn new(capacity: usize) -> Self {
+        Reps { buf: VecDeque::with_capacity(capacity), capacity, ..Self::default() }
+    }
+
+    fn frozen(&self, now: Time) -> bool {
+        now < self.frozen_until
+    }
+
+    /// Leaves a freeze that has run out: forget what it held, then explore.
+    fn thaw(&mut self, now: Time, p: &RepsParams) {
+        if self.frozen_until != Time::ZERO && !self.frozen(now) {
+            self.frozen_until = Time::ZERO;
+            self.buf.clear();
+            self.explore_left = p.explore_packets;
+        }
+    }
+
+    /// Whether the next choice needs a fresh random EV.
+    pub fn needs_fresh(&self, now: Time) -> bool {
+        self.explore_left > 0 || self.buf.is_empty() || !self.frozen(now) && self.frozen_until != Time::ZERO
+    }
+
+    /// The EV for the next packet; `fresh` is a random one.
+    pub fn next(&mut self, now: Time, fresh: u32, p: &RepsParams) -> u32 {
+        self.thaw(now, p);
+        if self.explore_left > 0 {
+            self.explore_left -= 1;
+            return fresh;
+        }
+        if self.frozen(now) {
+            if self.buf.is_empty() {
+                return fresh;
+            }
+            self.cursor = (self.cursor + 1) % self.buf.len();
+            return self.buf[self.cursor];
+        }
+        self.buf.pop_front().unwrap_or(fresh)
+    }
+
+    /// An ACK for EV `ev`; `good` = not ECN-marked.
+    pub fn on_ack(&mut self, ev: u32, good: bool) {
+        if !good || self.capacity == 0 {
+            return;
+        }
+        if self.buf.len() == self.capacity {
+            self.buf.pop_front();
+        }
+        self.buf.push_back(ev);
+    }
+
+    /// A retransmission timeout; freezes unless already frozen or exploring.
+    pub fn on_timeout(&mut self, now: Time, p: &RepsParams) {
+        self.thaw(now, p);
+        if p.freezing && !self.frozen(now) && self.explore_left == 0 {
+            self.frozen_until = now + p.freeze.0;
+            self.freezes += 1;
+        }
+    }
+}
+
+/// PLB parameters (`[transport.plb]`; Qureshi et al., SIGCOMM 2022, §3).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PlbParams {
+    /// A round is congested when at least this fraction of its ACKs echo ECN (0.5).
+    pub congested_fraction: f64,
+    /// Consecutive congested rounds before re-pathing (3).
+    pub rounds: u32,
+    /// Re-path on a retransmission timeout too.
+    pub repath_on_timeout: bool,
+}
+
+impl Default for PlbParams {
+    fn default() -> Self {
+        PlbParams { congested_fraction: 0.5, rounds: 3, repath_on_timeout: true }
+    }
+}
+
+impl PlbParams {
+    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+        if !(self.congested_fraction > 0.0 && self.congested_fraction <= 1.0) {
+            return Err(("congested_fraction", format!("{}: allowed (0, 1]", self.congested_fraction)));
+        }
+        if self.rounds == 0 {
+            return Err(("rounds", "0: allowed 1 or more".into()));
+        }
+        Ok(())
+    }
+}
+
+/// One flow's PLB state.
+#[derive(Clone, Debug, Default)]
+pub struct Plb {
+    round_end: Time,
+    acks: u32,
+    marked: u32,
+    congested_rounds: u32,
+    /// The next packet takes a new random EV.
+    pub repath_pending: bool,
+    pub repaths: u32,
+}
+
+impl Plb {
+    /// An ACK at `now`; `round` = the flow's smoothed RTT.
+    pub fn on_ack(&mut self, now: Time, marked: bool, round: Time, p: &PlbParams) {
+        if self.round_end == Time::ZERO {
+            self.round_end = now + round;
+        }
+        self.acks += 1;
+        self.marked += marked as u32;
+        if now < self.round_end {
+            return;
+        }
+        let congested = self.marked as f64 >= p.congested_fraction * self.acks as f64;
+        self.congested_rounds = if congested { self.congested_rounds + 1 } else { 0 };
+        if self.congested_rounds >= p.rounds {
+            self.congested_rounds = 0;
+            self.repath_pending = true;
+        }
+        self.acks = 0;
+        self.marked = 0;
+        self.round_end = now + round;
+    }
+
+    pub fn on_timeout(&mut self, p: &PlbParams) {
+        if p.repath_on_timeout {
+            self.repath_pending = true;
+            self.congested_rounds = 0;
+        }
+    }
+
+    /// The EV for the next packet: `current`, or `fresh` (which becomes current) after a
+    /// re-path decision.
+    pub fn next(&mut self, current: &mut u32, fresh: u32) -> u32 {
+        if self.repath_pending {
+            self.repath_pending = false;
+            self.repaths += 1;
+            *current = fresh;
+        }
+        *current
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn us(n: u64) -> Time {
+        Time::from_us(n)
+    }
+
+    /// Spec §2.14: unmarked EVs are reused oldest first, marked ones never; a timeout
+    /// freezes for 10 ms, cycling through the held EVs without consuming them; after the
+    /// freeze the buffer is empty and the next 16 packets take random EVs.
+    #[test]
+    fn reps_freezes_on_a_timeout_then_explores() {
+        let p = RepsParams::default();
+        let mut r = Reps::new(8);
+        for ev in [1, 2, 3] {
+            r.on_ack(ev, true);
+        }
+        r.on_ack(4, false);
+        assert_eq!(r.next(us(0), 99, &p), 1);
+        r.on_timeout(us(10), &p);
+        assert_eq!(r.freezes, 1);
+        let frozen: Vec<u32> = (0..6).map(|i| r.next(us(11 + i), 99, &p)).collect();
+        assert_eq!(frozen, vec![3, 2, 3, 2, 3, 2], "cycles, reusing");
+        r.on_timeout(us(20), &p);
+        assert_eq!(r.freezes, 1, "no second freeze while frozen");
+        let after = us(10) + Time::from_ms(10);
+        for i in 0..16 {
+            assert!(r.needs_fresh(after));
+            assert_eq!(r.next(after + us(i), 1000 + i as u32, &p), 1000 + i as u32, "exploring");
+        }
+        assert!(r.needs_fresh(after + us(20)), "buffer cleared by the thaw");
+        r.on_ack(7, true);
+        assert_eq!(r.next(after + us(21), 99, &p), 7, "back to recycling");
+    }
+
+    /// Three rounds with at least half the ACKs marked move the flow; a clean round in
+    /// between resets the count; a timeout moves it at once.
+    #[test]
+    fn plb_repaths_after_three_congested_rounds() {
+        let p = PlbParams::default();
+        let mut plb = Plb::default();
+        let rtt = us(10);
+        let mut ev = 5;
+        let round = |plb: &mut Plb, start: u64, marked: bool| {
+            for i in 0..10 {
+                plb.on_ack(us(start + i), marked && i % 2 == 0, rtt, &p);
+            }
+        };
+        round(&mut plb, 0, true);
+        round(&mut plb, 10, true);
+        round(&mut plb, 20, false);
+        round(&mut plb, 30, true);
+        round(&mut plb, 40, true);
+        assert!(!plb.repath_pending);
+        round(&mut plb, 50, true);
+        round(&mut plb, 60, true);
+        assert!(plb.repath_pending);
+        assert_eq!(plb.next(&mut ev, 77), 77);
+        assert_eq!(plb.next(&mut ev, 88), 77, "stays on the new path");
+        plb.on_timeout(&p);
+        assert_eq!(plb.next(&mut ev, 99), 99);
+        assert_eq!(plb.repaths, 2);
+    }
+}
