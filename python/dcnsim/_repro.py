@@ -23,7 +23,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
-from typing import Any, Optional, Protocol, Sequence
+from typing import Any, Callable, Optional, Protocol, Sequence
 
 # ---------------------------------------------------------------------------------------
 # Units (only what the harnesses read; the core validates the scenarios themselves)
@@ -142,10 +142,12 @@ def _plain(value: Any) -> Any:
 
 
 def simulate(spec: dict[str, Any], base_dir: str, columns: Sequence[str],
-             cap_us: Optional[float] = None) -> dict[str, Any]:
+             cap_us: Optional[float] = None, summarize: Optional[Callable[[Any], dict[str, Any]]] = None,
+             ) -> dict[str, Any]:
     """Run one scenario to its end (or to ``cap_us`` of simulated time) and return the
     compact record the cache keeps: completion, times, the core's counters and the flow
-    table's ``columns``."""
+    table's ``columns``, plus ``summarize(sim)`` as ``extra`` when given (a module-level
+    function, so it reaches pool workers: e.g. a few numbers from the time series)."""
     from dcnsim._ext import ScenarioError, core
     from dcnsim._scenario import scenario_json
 
@@ -163,7 +165,7 @@ def simulate(spec: dict[str, Any], base_dir: str, columns: Sequence[str],
         spent = time.perf_counter() - began
         step = max(1, int(step * min(4.0, max(0.25, _TARGET_CALL_SECONDS / max(spent, 1e-4)))))
     flows = sim.flows()
-    return {
+    record = {
         "complete": bool(sim.finished),
         "capped": not done,
         "sim_time_us": sim.now_ps / 1e6,
@@ -171,6 +173,9 @@ def simulate(spec: dict[str, Any], base_dir: str, columns: Sequence[str],
         "stats": {k: _plain(v) for k, v in sim.stats().items()},
         "flows": {c: [_plain(v) for v in flows[c]] for c in columns},
     }
+    if summarize is not None:
+        record["extra"] = {k: _plain(v) for k, v in summarize(sim).items()}
+    return record
 
 
 
@@ -206,8 +211,10 @@ class CellLike(Protocol):
 def run_cells(
     cells: Sequence[CellLike], cache_dir: Path, base_dir: Path, jobs: int, columns: Sequence[str],
     cap_us: Optional[float] = None, stream: Any = sys.stderr, dask: Optional[str] = None,
+    summarize: Optional[Callable[[Any], dict[str, Any]]] = None,
 ) -> tuple[dict[str, dict[str, Any]], bool]:
     """Run every cell not in the cache; return {key: record} and whether Ctrl-C stopped it.
+    ``summarize`` goes to :func:`simulate` for every run.
 
     The runs go to the sweep machinery's executors (``dcnsim._sweep``): a local process
     pool of ``jobs`` workers, or Dask when ``dask`` names a scheduler (or ``"local"``)."""
@@ -258,14 +265,15 @@ def run_cells(
     if jobs <= 1 and not dask:
         try:
             for key, cell in todo.items():
-                finished(key, simulate(cell.spec, str(base_dir), columns, cap_us))
+                finished(key, simulate(cell.spec, str(base_dir), columns, cap_us, summarize))
         except KeyboardInterrupt:
             interrupted = True
     else:
         from dcnsim._sweep import dask_executor, local_executor
 
         executor = dask_executor(dask, jobs) if dask else local_executor(jobs)
-        job_list = [(key, simulate, (cell.spec, str(base_dir), tuple(columns), cap_us)) for key, cell in todo.items()]
+        job_list = [(key, simulate, (cell.spec, str(base_dir), tuple(columns), cap_us, summarize))
+                    for key, cell in todo.items()]
         try:
             for key, record in executor(job_list):
                 finished(key, record)

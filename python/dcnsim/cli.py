@@ -93,17 +93,20 @@ def _parser() -> argparse.ArgumentParser:
         "pool, cache each run, and write table.md (ours beside the paper's numbers and the spec's checks), "
         "runs.csv and PNG figures. Re-running skips cells already in the cache.",
     )
-    repro_cmd.add_argument("paper", choices=["mswift", "dctcp-vs-swift"],
-                           help="which paper: mswift (arXiv 2509.07907) or dctcp-vs-swift (the ns-3 study, E1-E6)")
+    repro_cmd.add_argument("paper", choices=["mswift", "dctcp-vs-swift", "smartt"],
+                           help="which paper: mswift (arXiv 2509.07907), dctcp-vs-swift (the ns-3 study, E1-E6) "
+                           "or smartt (SMaRTT / UEC NSCC, arXiv 2404.01630: E1, E11, E12, E14, E15)")
     repro_cmd.add_argument("--quick", action="store_true",
                            help="mswift: smaller messages and 2 seeds; dctcp-vs-swift: T = 5 s, 2 points per "
-                           "sweep, 1 seed (checks are then informational)")
+                           "sweep, 1 seed; smartt: 128-host trees, fewer points, 1 seed (checks are then "
+                           "informational)")
     repro_cmd.add_argument("--seeds", type=int, metavar="N",
-                           help="seeds 1..N per cell (default: mswift 5, quick 2; dctcp-vs-swift 3, quick 1)")
+                           help="seeds 1..N per cell (default: mswift 5, quick 2; dctcp-vs-swift 3, quick 1; "
+                           "smartt 3, quick 1)")
     repro_cmd.add_argument("--jobs", type=int, metavar="J", help="parallel runs (default: number of CPUs)")
     repro_cmd.add_argument("--only", metavar="LIST",
-                           help="mswift: figure numbers, e.g. 4,6; dctcp-vs-swift: experiments, e.g. E3,E4 "
-                           "(default all)")
+                           help="mswift: figure numbers, e.g. 4,6; dctcp-vs-swift and smartt: experiments, e.g. "
+                           "E3,E4 or E1,E14 (default all)")
     repro_cmd.add_argument("--out", metavar="DIR", help="output directory (default results/reproduce-<paper>)")
     repro_cmd.add_argument("--dask", metavar="ADDRESS",
                            help="run the cells on Dask distributed (a scheduler address, or 'local')")
@@ -139,6 +142,8 @@ def _sweep_command(args: argparse.Namespace) -> int:
 def _reproduce_command(args: argparse.Namespace) -> int:
     if args.paper == "dctcp-vs-swift":
         from dcnsim.reproduce_dvs import reproduce_dctcp_vs_swift as reproduce_paper
+    elif args.paper == "smartt":
+        from dcnsim.reproduce_smartt import reproduce_smartt as reproduce_paper
     else:
         from dcnsim.reproduce import reproduce_mswift as reproduce_paper
 
