@@ -158,7 +158,8 @@ def test_quick_and_full_grids():
     assert (e1["switch"]["ecn"]["kmin"], e1["switch"]["ecn"]["kmax"]) == (56 * 4160, 221 * 4160)
     assert by[("E1", "2MiB", "MPRDMA")].spec["transport"]["lb"] == "ops"
     eqds = by[("E1", "2MiB", "EQDS")].spec
-    assert eqds["transport"]["cc"] == "eqds" and eqds["switch"]["ecn"]["enabled"] is False
+    assert eqds["transport"]["cc"] == "eqds" and eqds["switch"]["ecn"]["enabled"] is True
+    assert e1["transport"]["ect_always"] is True
     nofi = by[("E14", "32+64MiB", "SMaRTT-noFI")].spec
     assert nofi["transport"]["nscc"]["fast_increase"] is False
     assert by[("E14", "32+64MiB", "SMaRTT")].ideal_us == pytest.approx(3072.9344)

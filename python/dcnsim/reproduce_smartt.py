@@ -213,11 +213,9 @@ class Variant:
 SMARTT = Variant("SMaRTT", ("transport.cc=nscc", "transport.lb=reps"))
 SWIFT = Variant("Swift", ("transport.cc=swift", "transport.lb=reps"))
 MPRDMA = Variant("MPRDMA", ("transport.cc=mprdma", "transport.lb=ops"))
-# EQDS ignores ECN, but dcnsim's RED drops what it would mark on a transport that is not
-# ECN-capable (RFC 3168), and cc = "eqds" is not: with RED on, EQDS loses packets to RED
-# instead of being trimmed. Marking off is what the paper's EQDS sees (marks it ignores);
-# every flow of an EQDS run is EQDS, so nothing else changes.
-EQDS = Variant("EQDS", ("transport.cc=eqds", "transport.lb=reps", "switch.ecn.enabled=false"), sender_based=False)
+# EQDS ignores ECN; its packets carry ECT (as every line-rate sender's do), so RED marks
+# them like everyone else's and only a full queue trims them.
+EQDS = Variant("EQDS", ("transport.cc=eqds", "transport.lb=reps"), sender_based=False)
 SMARTT_NOFI = Variant("SMaRTT-noFI", ("transport.cc=nscc", "transport.lb=reps", "transport.nscc.fast_increase=false"))
 ROCE = Variant("RoCEv2", ("transport.cc=dcqcn", "transport.lb=ecmp", 'transport.loss_recovery="go_back_n"',
                           "switch.pfc={}"), sender_based=False)
