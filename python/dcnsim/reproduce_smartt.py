@@ -220,6 +220,12 @@ EQDS = Variant("EQDS", ("transport.cc=eqds", "transport.lb=reps"), sender_based=
 # mode's default, which matters once QuickAdapt has cut the window. Reported beside the
 # paper mode; the checks use the paper mode.
 SMARTT_HTSIM = Variant("SMaRTT-htsim", ("transport.cc=nscc", "transport.lb=reps", 'transport.nscc.mode="nscc_htsim"'))
+# Fig. 17 (E16, spec §2.19): EQDS's pull credits with a sender window on top; a packet
+# leaves only when both allow it.
+EQDS_SMARTT = Variant("EQDS+SMaRTT", ("transport.cc=nscc", "transport.lb=reps", "transport.receiver_credit=true"),
+                      sender_based=False)
+EQDS_MPRDMA = Variant("EQDS+MPRDMA", ("transport.cc=mprdma", "transport.lb=ops", "transport.receiver_credit=true"),
+                      sender_based=False)
 SMARTT_NOFI = Variant("SMaRTT-noFI", ("transport.cc=nscc", "transport.lb=reps", "transport.nscc.fast_increase=false"))
 ROCE = Variant("RoCEv2", ("transport.cc=dcqcn", "transport.lb=ecmp", 'transport.loss_recovery="go_back_n"',
                           "switch.pfc={}"), sender_based=False)
@@ -281,7 +287,7 @@ EXPERIMENTS: dict[str, Experiment] = {
     e.key: e
     for e in [
         Experiment("E1", "e1_permutation_2mib.toml", "8:1 fat tree, permutation of 2 MiB flows crossing the core",
-                   "A3, A5", (SMARTT, SWIFT, MPRDMA, EQDS, SMARTT_HTSIM), (Point("2MiB"),), (Point("2MiB"),), QUICK_HOSTS,
+                   "A3, A5", (SMARTT, SWIFT, MPRDMA, EQDS, SMARTT_HTSIM, EQDS_SMARTT, EQDS_MPRDMA), (Point("2MiB"),), (Point("2MiB"),), QUICK_HOSTS,
                    "128 hosts (k = 8, ToR 4:1 x aggregation 2:1)",
                    "SMaRTT best and fairest; Swift's slowest flow 65 % longer than its fastest (R2); EQDS fair "
                    "but slower"),
