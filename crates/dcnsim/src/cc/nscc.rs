@@ -123,6 +123,12 @@ pub struct NsccParams {
     pub mode: NsccMode,
     /// Paper: target RTT = `target_ratio` × base RTT (1.5, §III-J).
     pub target_ratio: f64,
+    /// Paper mode: the RTT whose (`target_ratio` − 1) share is the queueing the flow aims
+    /// at, trtt = base RTT + (target_ratio − 1) × this. `auto`: the flow's own base RTT
+    /// (the paper's trtt = 1.5 × brtt); one fixed value gives every flow the same
+    /// queueing target whatever its path (spec §7.3; what Fair Increase needs to equalise
+    /// throughput across RTTs, check A7).
+    pub target_queue_rtt: AutoTime,
     /// htsim: queueing-delay target; `auto` = 0.75 × network RTT with trimming, 1 × without.
     pub target_qdelay: AutoTime,
     /// htsim: the network RTT its constants scale with; `auto` = the flow's unloaded RTT.
@@ -185,6 +191,7 @@ impl Default for NsccParams {
         NsccParams {
             mode: NsccMode::SmarttPaper,
             target_ratio: 1.5,
+            target_queue_rtt: AutoTime::Auto,
             target_qdelay: AutoTime::Auto,
             network_rtt: AutoTime::Auto,
             max_cwnd_bdp: 1.5,
@@ -260,7 +267,13 @@ impl NsccParams {
         if self.qa_gate > 30 {
             return Err(("qa_gate", format!("{}: allowed 0 to 30", self.qa_gate)));
         }
-        for (name, t) in [("target_qdelay", self.target_qdelay), ("network_rtt", self.network_rtt), ("rto", self.rto)] {
+        let times = [
+            ("target_qdelay", self.target_qdelay),
+            ("network_rtt", self.network_rtt),
+            ("rto", self.rto),
+            ("target_queue_rtt", self.target_queue_rtt),
+        ];
+        for (name, t) in times {
             if t == AutoTime::Fixed(Time::ZERO) {
                 return Err((name, "must be positive (or \"auto\")".into()));
             }
@@ -397,7 +410,7 @@ impl Nscc {
     fn set_base_rtt(&mut self, brtt: Time) {
         self.brtt = brtt;
         let bdp = self.rate * brtt.as_secs_f64();
-        self.trtt = brtt.mul_f64(self.p.target_ratio);
+        self.trtt = brtt + self.p.target_queue_rtt.or(brtt).mul_f64(self.p.target_ratio - 1.0);
         self.maxwnd = (self.p.max_cwnd_bdp * bdp).max(self.min_cwnd);
         self.scale = if self.p.bdp_scaling { bdp / self.p.bdp_ref.0 as f64 } else { 1.0 };
         let headroom = (self.trtt - brtt).as_secs_f64();
