@@ -844,6 +844,17 @@ mod tests {
         assert!((n.rto.as_us_f64() - 83.9).abs() < 0.05, "{}", n.rto);
     }
 
+    /// `target_queue_rtt`: trtt = brtt + 0.5 × the given RTT, so a 3.284 µs intra-rack flow
+    /// aims at the same 5.7265 µs of queueing as an inter-pod one; pi = brtt / headroom.
+    #[test]
+    fn a_shared_queue_target_sets_trtt_from_the_given_rtt() {
+        let p = NsccParams { target_queue_rtt: AutoTime::Fixed(us(11.453)), ..NsccParams::default() };
+        let mut n = nscc(p, true);
+        n.set_base_rtt(us(3.284));
+        assert!((n.trtt.as_us_f64() - (3.284 + 5.7265)).abs() < 1e-3, "{}", n.trtt);
+        assert!((n.pi - 3.284 / 5.7265).abs() < 1e-3, "{}", n.pi);
+    }
+
     /// U1: the four (ECN, delay) cases invoke MD / nothing / FI / PI + FI, and case 2
     /// leaves the window bit-identical.
     #[test]
