@@ -297,6 +297,8 @@ def _bench_command(args: argparse.Namespace) -> int:
             f"  events/s {_fmt.si(m['events'] / wall)}  data packets/s {_fmt.si(m['data_packets'] / wall)}"
             f"  peak RSS {m['peak_rss_bytes'] / 2**20:.1f} MiB"
             f"  peak in flight {m['peak_packets_in_flight']} pkts"
+            f"  state {m.get('memory_bytes', 0) / 2**20:.1f} MiB ({m.get('memory_per_flow_bytes', 0):.0f} B/flow,"
+            f" {m.get('memory_per_packet_bytes', 0):.0f} B/pkt)"
             f"  FCT min/median/max {_us(m['fct_min_us'])}/{_us(m['fct_median_us'])}/{_us(m['fct_max_us'])} us"
             f" ({m['flows_finished']}/{m['flows']} flows)",
             flush=True,

@@ -101,6 +101,11 @@ impl EventQueue {
         self.heap.is_empty()
     }
 
+    /// Bytes the queue holds at its high-water mark.
+    pub fn heap_bytes(&self) -> u64 {
+        (self.heap.capacity() * std::mem::size_of::<Entry>()) as u64
+    }
+
     /// Schedules `event` at absolute time `at` (never in the past).
     #[inline]
     pub fn schedule(&mut self, at: Time, event: Event) {

@@ -58,6 +58,10 @@ impl Reps {
         Reps { buf: VecDeque::with_capacity(capacity), capacity, ..Self::default() }
     }
 
+    pub fn heap_bytes(&self) -> u64 {
+        (self.buf.capacity() * 4) as u64
+    }
+
     fn frozen(&self, now: Time) -> bool {
         now < self.frozen_until
     }

@@ -30,6 +30,17 @@ pub struct Unreachable {
 }
 
 impl Routing {
+    /// Bytes of the forwarding tables.
+    pub fn heap_bytes(&self) -> u64 {
+        4 * (self.host_edge.capacity()
+            + self.host_down_port.capacity()
+            + self.host_up_port.capacity()
+            + self.edge_index.capacity()
+            + self.next.capacity()
+            + self.edge_distance.capacity()
+            + 2 * self.table.capacity()) as u64
+    }
+
     pub fn compute(
         n_hosts: u32,
         n_nodes: u32,

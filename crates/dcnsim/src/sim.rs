@@ -40,6 +40,35 @@ pub struct Counters {
     pub probe_bytes: u64,
 }
 
+/// Bytes by part of the simulation (see `Simulation::memory`).
+#[derive(Clone, Copy, Debug)]
+pub struct MemoryReport {
+    /// Per-flow state: transport, algorithm, monitor.
+    pub flows: u64,
+    /// Per-packet state: arena slots, queue and pipe handles, the flows' per-PSN records.
+    pub packets: u64,
+    /// The ports themselves.
+    pub ports: u64,
+    pub routing: u64,
+    pub events: u64,
+    pub n_flows: u64,
+    pub peak_packets: u64,
+}
+
+impl MemoryReport {
+    pub fn total(&self) -> u64 {
+        self.flows + self.packets + self.ports + self.routing + self.events
+    }
+    /// Flow state (transport, algorithm, monitor) per flow.
+    pub fn per_flow(&self) -> f64 {
+        self.flows as f64 / self.n_flows.max(1) as f64
+    }
+    /// Per-packet state per packet at the run's peak in flight.
+    pub fn per_packet(&self) -> f64 {
+        self.packets as f64 / self.peak_packets.max(1) as f64
+    }
+}
+
 impl Counters {
     /// EQDS pulls sent by the receivers.
     fn pulls(sim: &Simulation) -> u64 {
@@ -1057,8 +1086,30 @@ impl Simulation {
     }
 
     /// Run counters as (name, value) pairs.
+    /// Where the run's memory is (issue 5, item 3), from the structures' own sizes and
+    /// their containers' high-water capacities: per flow, per packet slot, and the fixed
+    /// fabric (ports, routing, event queue).
+    pub fn memory(&self) -> MemoryReport {
+        let flows: u64 = self.flows.iter().map(|f| f.fixed_bytes()).sum::<u64>()
+            + (self.monitors.capacity() * std::mem::size_of::<FlowMonitor>()) as u64
+            + (self.host_ready.iter().map(|q| q.capacity()).sum::<usize>() * 4) as u64;
+        let packets = self.arena.heap_bytes()
+            + self.ports.iter().map(|p| p.packet_bytes()).sum::<u64>()
+            + self.flows.iter().map(|f| f.packet_bytes()).sum::<u64>();
+        MemoryReport {
+            flows,
+            packets,
+            ports: self.ports.iter().map(|p| p.fixed_bytes()).sum(),
+            routing: self.routing.heap_bytes(),
+            events: self.events.heap_bytes(),
+            n_flows: self.flows.len() as u64,
+            peak_packets: self.arena.peak_live() as u64,
+        }
+    }
+
     pub fn stats(&self) -> Vec<(&'static str, f64)> {
         let c = &self.counters;
+        let mem = self.memory();
         vec![
             ("events", self.events_processed() as f64),
             ("packets", self.packets() as f64),
@@ -1078,6 +1129,9 @@ impl Simulation {
             ("sim_time_us", self.now().as_us_f64()),
             ("flows", self.flows.len() as f64),
             ("flows_finished", self.finished_flows as f64),
+            ("memory_bytes", mem.total() as f64),
+            ("memory_per_flow_bytes", mem.per_flow()),
+            ("memory_per_packet_bytes", mem.per_packet()),
         ]
         .into_iter()
         .chain(self.pfc.iter().flat_map(|f| {

@@ -426,6 +426,31 @@ impl Flow {
         self.size == u64::MAX
     }
 
+    /// Bytes of the flow's own state: the struct, its algorithm's and its application's.
+    pub fn fixed_bytes(&self) -> u64 {
+        use std::mem::size_of;
+        size_of::<Flow>() as u64
+            + std::mem::size_of_val(&*self.sender.cc) as u64
+            + self.reps.heap_bytes()
+            + self.app.as_ref().map_or(0, |_| size_of::<OnOffApp>() as u64)
+    }
+
+    /// Bytes of its per-packet containers at their high-water capacity: a state byte and a
+    /// send time per outstanding PSN, loss bookkeeping, the receiver's reorder map.
+    pub fn packet_bytes(&self) -> u64 {
+        use std::mem::size_of;
+        let s = &self.sender;
+        let bytes = |len: usize, each: usize| (len * each) as u64;
+        bytes(s.state.capacity(), 1)
+            + bytes(s.sent_at.capacity(), size_of::<Time>())
+            + bytes(s.holes.capacity(), size_of::<(u32, Time)>())
+            + bytes(s.retx.capacity(), 4)
+            + bytes(s.newly_lost.capacity() + s.runs.capacity() * 2 + s.confirmed_runs.capacity() * 2, 4)
+            // A BTreeSet node holds up to 11 keys; a node per key is an upper bound.
+            + bytes(s.confirmed.len(), 4 + 8)
+            + bytes(self.receiver.ooo.capacity(), 1)
+    }
+
     pub fn n_pkts(&self) -> u32 {
         self.sender.n_pkts
     }

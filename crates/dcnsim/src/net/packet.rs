@@ -131,6 +131,12 @@ impl PacketArena {
     pub fn allocated_total(&self) -> u64 {
         self.allocated_total
     }
+
+    /// Bytes the arena holds: its slots and its free list (both keep their high-water
+    /// capacity, so this is the run's peak).
+    pub fn heap_bytes(&self) -> u64 {
+        (self.slots.capacity() * std::mem::size_of::<Packet>() + self.free.capacity() * 4) as u64
+    }
 }
 
 #[cfg(test)]

@@ -196,6 +196,21 @@ pub struct Port {
 }
 
 impl Port {
+    /// Bytes of the port itself (struct and scheduler state), apart from its packets.
+    pub fn fixed_bytes(&self) -> u64 {
+        use std::mem::size_of;
+        (size_of::<Port>()
+            + self.drr.as_ref().map_or(0, |_| size_of::<Drr>())
+            + self.prio.as_ref().map_or(0, |_| size_of::<super::prio::PrioQueues>())) as u64
+    }
+
+    /// Bytes of its queues' and pipe's capacities: a 4-byte handle per queued packet, 12
+    /// bytes per packet on the wire.
+    pub fn packet_bytes(&self) -> u64 {
+        ((self.queue.capacity() + self.ctrl.capacity()) * 4 + self.pipe.capacity() * std::mem::size_of::<(Time, u32)>())
+            as u64
+    }
+
     pub fn new(node: u32, peer: u32, rate: Rate, latency: Time, buffer: u64) -> Port {
         Port {
             queued_bytes: 0,
