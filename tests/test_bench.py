@@ -23,10 +23,12 @@ def test_bench_prints_one_line_per_scenario(dcnsim_cli: Cli, tiny_toml: Path, tm
     assert len(lines) == 1
     m = re.fullmatch(
         r"tiny  wall \d+\.\d{3} s  events (\d+)  events/s \S+  data packets/s \S+  peak RSS \d+\.\d MiB"
-        r"  peak in flight \d+ pkts  FCT min/median/max [\d.]+/[\d.]+/[\d.]+ us \((\d+)/(\d+) flows\)", lines[0]
+        r"  peak in flight \d+ pkts  state [\d.]+ MiB \((\d+) B/flow, (\d+) B/pkt\)  FCT min/median/max [\d.]+/[\d.]+/[\d.]+ us \((\d+)/(\d+) flows\)", lines[0]
     )
     assert m, lines[0]
-    assert m.group(2) == m.group(3), "every flow of the tiny scenario finishes"
+    assert m.group(4) == m.group(5), "every flow of the tiny scenario finishes"
+    # A flow's state holds at least its transport struct; a packet at least its 40-byte slot.
+    assert int(m.group(2)) > 200 and int(m.group(3)) >= 40
 
     # --save, then --compare against it: a rerun is the same simulation (determinism).
     saved = tmp_path / "bench.json"
