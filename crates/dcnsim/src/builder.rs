@@ -241,6 +241,9 @@ fn validate_numbers(s: &Scenario) -> Result<(), ScenarioError> {
     if let Err((field, msg)) = tr.nscc.validate() {
         return err(&format!("transport.nscc.{field}"), msg);
     }
+    if let Err((field, msg)) = tr.d2tcp.validate() {
+        return err(&format!("transport.d2tcp.{field}"), msg);
+    }
     if let Err((field, msg)) = tr.plb.validate() {
         return err(&format!("transport.plb.{field}"), msg);
     }
@@ -570,6 +573,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
             levels,
             seed: crate::engine::splitmix64(cc_seed ^ id as u64),
             start: sp.start,
+            size: sp.size,
         };
         if sp.cc == crate::scenario::CcName::Prioplus && sp.priority == 0 {
             return err(

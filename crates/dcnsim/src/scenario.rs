@@ -467,6 +467,8 @@ pub enum CcName {
     Ledbat,
     /// EQDS: no sender window, receiver-driven credit (`eqds.rs`).
     Eqds,
+    /// D2TCP: DCTCP with deadline-aware cuts (`cc/dctcp.rs`).
+    D2tcp,
 }
 
 impl CcName {
@@ -485,6 +487,7 @@ impl CcName {
             CcName::Mprdma => "mprdma",
             CcName::Ledbat => "ledbat",
             CcName::Eqds => "eqds",
+            CcName::D2tcp => "d2tcp",
         }
     }
 }
@@ -796,6 +799,9 @@ pub struct TransportCfg {
     /// NSCC and MNSCC (`[transport.nscc]`).
     #[serde(default)]
     pub nscc: NsccParams,
+    /// D2TCP (`[transport.d2tcp]`).
+    #[serde(default)]
+    pub d2tcp: crate::cc::dctcp::D2tcpParams,
     /// MPRDMA (`[transport.mprdma]`).
     #[serde(default)]
     pub mprdma: MprdmaParams,

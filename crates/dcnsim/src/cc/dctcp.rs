@@ -7,6 +7,15 @@
 //! ACK passes the SND.NXT recorded at the cut). Otherwise it grows like TCP Reno.
 //! The receiver side (the ECN-echo state machine) lives in the shared transport, since
 //! its CE-state flush is needed whenever ACKs are coalesced.
+//!
+//! **D2TCP** (Vamanan et al., SIGCOMM 2012), the deadline-aware DCTCP PrioPlus compares
+//! against (spec `prioplus.md` §3, "D2TCP details", as its artefact runs it), is the same
+//! machine with three changes: the cut is cwnd·(1 − α^d/2) with the deadline imminence
+//! d = T_c / D clipped to [0.5, 2] (T_c = remaining bytes / (0.75 · cwnd / RTT), the time
+//! the flow needs at its current pace; D = time left to its deadline; d = 2 once it has
+//! passed), growth is 0.01 BDP per RTT, and it starts at line rate (a window of one BDP).
+//! A flow's deadline is start + factor × (base RTT + size / line rate), the factor running
+//! linearly from 1.5 (highest priority) to 12 (lowest).
 
 use super::{reno_increase, AckSample, CongestionControl, LossEvent};
 use crate::units::Time;
@@ -40,8 +49,82 @@ impl Default for DctcpParams {
     }
 }
 
+/// D2TCP parameters (`[transport.d2tcp]`); defaults from the PrioPlus artefact (spec
+/// `prioplus.md` §3).
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct D2tcpParams {
+    /// Gain of the alpha EWMA (artefact: 1/256).
+    pub g: f64,
+    /// Additive increase per RTT, in BDPs of the flow's path (0.01).
+    pub ai_bdp: f64,
+    /// Deadline factor of the highest and of the lowest priority level (1.5 and 12); a
+    /// flow without a priority gets the highest's.
+    pub deadline_factor_high: f64,
+    pub deadline_factor_low: f64,
+}
+
+impl Default for D2tcpParams {
+    fn default() -> Self {
+        D2tcpParams { g: 1.0 / 256.0, ai_bdp: 0.01, deadline_factor_high: 1.5, deadline_factor_low: 12.0 }
+    }
+}
+
+impl D2tcpParams {
+    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+        if !(self.g > 0.0 && self.g <= 1.0) {
+            return Err(("g", format!("{}: allowed 0 < g <= 1", self.g)));
+        }
+        for (name, v) in [
+            ("ai_bdp", self.ai_bdp),
+            ("deadline_factor_high", self.deadline_factor_high),
+            ("deadline_factor_low", self.deadline_factor_low),
+        ] {
+            if !(v > 0.0 && v.is_finite()) {
+                return Err((name, format!("{v}: must be positive")));
+            }
+        }
+        Ok(())
+    }
+
+    /// The deadline factor of priority `level` of `levels` (larger = more important).
+    pub fn factor(&self, level: u8, levels: u8) -> f64 {
+        if levels <= 1 || level == 0 {
+            return self.deadline_factor_high;
+        }
+        let from_top = (levels - level.min(levels)) as f64 / (levels - 1) as f64;
+        self.deadline_factor_high + (self.deadline_factor_low - self.deadline_factor_high) * from_top
+    }
+}
+
+/// What makes a DCTCP a D2TCP.
+struct Deadline {
+    at: Time,
+    /// Payload bytes of the flow and of one packet, to tell what remains from the ACKs.
+    size: u64,
+    payload: u64,
+    /// Growth per RTT in bytes.
+    ai: f64,
+    /// Fractional growth carried between ACKs.
+    carry: f64,
+}
+
+impl Deadline {
+    /// d = T_c / D in [0.5, 2]; 2 once the deadline has passed.
+    fn imminence(&self, now: Time, cum_ack: u32, cwnd: u64, rtt: Time) -> f64 {
+        if now >= self.at {
+            return 2.0;
+        }
+        let remaining = self.size.saturating_sub(cum_ack as u64 * self.payload) as f64;
+        let pace = 0.75 * cwnd as f64 / rtt.as_secs_f64().max(1e-12);
+        let needed = remaining / pace;
+        (needed / (self.at - now).as_secs_f64()).clamp(0.5, 2.0)
+    }
+}
+
 pub struct Dctcp {
     p: DctcpParams,
+    deadline: Option<Deadline>,
     mss: u64,
     cwnd: u64,
     ssthresh: u64,
@@ -62,6 +145,7 @@ impl Dctcp {
     pub fn new(p: &DctcpParams, mss: u64, initial_window: u64) -> Dctcp {
         Dctcp {
             p: p.clone(),
+            deadline: None,
             mss,
             cwnd: initial_window,
             ssthresh: u64::MAX,
@@ -73,6 +157,26 @@ impl Dctcp {
             recover: 0,
             loss_until: 0,
         }
+    }
+
+    /// D2TCP for a flow of `size` payload bytes (spec `prioplus.md` §3): starts with one
+    /// BDP, no slow start.
+    pub fn d2tcp(p: &D2tcpParams, info: &super::FlowInfo, size: u64) -> Dctcp {
+        let bdp = info.bottleneck.bytes_in(info.base_rtt);
+        let dctcp = DctcpParams { g: p.g, alpha_init: 1.0, loss_response: LossResponse::Halve, min_cwnd_pkts: 2 };
+        let mut c = Dctcp::new(&dctcp, info.mtu, (bdp as u64).max(info.mtu));
+        c.ssthresh = c.cwnd;
+        let payload = info.mtu - info.header;
+        let ideal = info.base_rtt + info.bottleneck.serialization(size.min(u64::MAX / 16));
+        let factor = p.factor(info.priority, info.levels);
+        c.deadline = Some(Deadline {
+            at: if size == u64::MAX { Time::MAX } else { info.start + ideal.mul_f64(factor) },
+            size,
+            payload,
+            ai: p.ai_bdp * bdp,
+            carry: 0.0,
+        });
+        c
     }
 
     pub fn alpha(&self) -> f64 {
@@ -93,7 +197,11 @@ impl Dctcp {
 
 impl CongestionControl for Dctcp {
     fn name(&self) -> &'static str {
-        "dctcp"
+        if self.deadline.is_some() {
+            "d2tcp"
+        } else {
+            "dctcp"
+        }
     }
 
     fn ecn_capable(&self) -> bool {
@@ -127,9 +235,22 @@ impl CongestionControl for Dctcp {
             just_exited = true;
         }
         if a.ece && a.cum_ack >= self.loss_until {
-            self.cut(1.0 - self.alpha / 2.0, a.snd_nxt);
+            let penalty = match &self.deadline {
+                Some(d) => self.alpha.powf(d.imminence(a.now, a.cum_ack, self.cwnd, a.rtt)),
+                None => self.alpha,
+            };
+            self.cut(1.0 - penalty / 2.0, a.snd_nxt);
         } else if !just_exited {
-            reno_increase(&mut self.cwnd, self.ssthresh, self.mss, a.newly_acked, a.in_flight_before);
+            match self.deadline.as_mut() {
+                Some(d) => {
+                    // ai bytes per window of ACKs, i.e. per RTT.
+                    d.carry += d.ai * a.newly_acked as f64 / self.cwnd.max(1) as f64;
+                    let whole = d.carry.floor();
+                    d.carry -= whole;
+                    self.cwnd += whole as u64;
+                }
+                None => reno_increase(&mut self.cwnd, self.ssthresh, self.mss, a.newly_acked, a.in_flight_before),
+            }
         }
     }
 
@@ -251,5 +372,65 @@ mod tests {
             c.on_ack(&a);
         }
         assert!(c.cwnd() >= 10 * MSS, "slow start stalled at {} MSS", c.cwnd() / MSS);
+    }
+
+    /// D2TCP: 100 Gbps, 12 µs base RTT (BDP 150 kB), a 1 MB flow of priority 8 of 8
+    /// (deadline factor 1.5) starting at 0. Deadline = 1.5 × (12 µs + 80 µs) = 138 µs.
+    fn d2tcp_flow(level: u8) -> Dctcp {
+        let mut info = crate::cc::test_info(1500, 15_000, Time::from_us(12), 4, crate::Rate::gbps(100), 1 << 20);
+        info.priority = level;
+        info.levels = 8;
+        Dctcp::d2tcp(&D2tcpParams::default(), &info, 1_000_000)
+    }
+
+    /// Deadline factors run linearly from 1.5 (level 8 of 8) to 12 (level 1).
+    #[test]
+    fn d2tcp_deadline_factors_span_the_priorities() {
+        let p = D2tcpParams::default();
+        assert_eq!(p.factor(8, 8), 1.5);
+        assert_eq!(p.factor(1, 8), 12.0);
+        assert!((p.factor(4, 8) - 7.5).abs() < 1e-12);
+        assert_eq!(p.factor(0, 8), 1.5, "no priority: the most urgent");
+        let c = d2tcp_flow(8);
+        let at = c.deadline.as_ref().unwrap().at.as_us_f64();
+        assert!((at - 138.0).abs() < 1e-6, "{at}");
+        assert_eq!(c.cwnd(), 150_000, "starts at one BDP");
+    }
+
+    /// The cut is 1 − α^d/2 with d = T_c / D: 1 MB left, cwnd 150 kB, RTT 12 µs → pace
+    /// 0.75 × 150 kB / 12 µs = 9.375 GB/s, T_c = 106.7 µs; at t = 58 µs, D = 80 µs, so
+    /// d = 1.3333; with α = 1 (its start) the cut is a halving whatever d, so set α = 0.5:
+    /// factor 1 − 0.5^1.3333 / 2 = 0.80157. Past the deadline d = 2: 1 − 0.25/2 = 0.875.
+    #[test]
+    fn d2tcp_cuts_by_alpha_to_the_imminence() {
+        for (now_us, expected) in [(58.0, 1.0 - 0.5f64.powf(4.0 / 3.0) / 2.0), (200.0, 0.875)] {
+            let mut c = d2tcp_flow(8);
+            c.alpha = 0.5;
+            c.window_end = Some(1000);
+            let a = AckSample {
+                now: Time::from_secs_f64(now_us * 1e-6),
+                newly_acked: 1500,
+                ece: true,
+                rtt: Time::from_us(12),
+                cum_ack: 0,
+                snd_nxt: 100,
+                in_flight: 0,
+                in_flight_before: 150_000,
+            };
+            c.on_ack(&a);
+            let got = c.cwnd() as f64 / 150_000.0;
+            assert!((got - expected).abs() < 1e-4, "at {now_us} us: {got} vs {expected}");
+        }
+    }
+
+    /// Growth: one window of unmarked ACKs adds 0.01 BDP (1500 B).
+    #[test]
+    fn d2tcp_grows_one_hundredth_of_a_bdp_per_rtt() {
+        let mut c = d2tcp_flow(8);
+        c.window_end = Some(u32::MAX);
+        for i in 0..100 {
+            c.on_ack(&ack(i, 1000, false));
+        }
+        assert!((c.cwnd() as i64 - 151_500).abs() <= 20, "{}", c.cwnd());
     }
 }

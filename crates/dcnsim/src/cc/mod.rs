@@ -114,6 +114,8 @@ pub struct FlowInfo {
     pub seed: u64,
     /// When the flow starts.
     pub start: Time,
+    /// Payload bytes of the flow (`u64::MAX`: unbounded).
+    pub size: u64,
 }
 
 pub trait CongestionControl: Send {
@@ -219,6 +221,7 @@ pub fn make(
     match name {
         CcName::Newreno => Box::new(newreno::NewReno::new(&t.newreno, info.mtu, info.initial_window)),
         CcName::Dctcp => Box::new(dctcp::Dctcp::new(&t.dctcp, info.mtu, info.initial_window)),
+        CcName::D2tcp => Box::new(dctcp::Dctcp::d2tcp(&t.d2tcp, info, info.size)),
         CcName::Swift => Box::new(swift::Swift::new(&t.swift, swift::Variant::Swift, info)),
         CcName::Lswift => Box::new(swift::Swift::new(&t.swift, swift::Variant::LSwift, info)),
         CcName::Mswift => Box::new(swift::Swift::new(&t.swift, swift::Variant::MSwift, info)),
@@ -264,6 +267,7 @@ pub(crate) fn test_info(mtu: u64, initial_window: u64, base_rtt: Time, hops: u32
         levels: 0,
         seed: 0,
         start: Time::ZERO,
+        size: u64::MAX,
     }
 }
 
