@@ -515,6 +515,13 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         }
     }
 
+    let noise = match &tr.delay_noise {
+        Some(c) => Some(
+            crate::noise::NoiseSource::from_cfg(c, base_dir)
+                .or_else(|(f, m)| err(&format!("transport.delay_noise.{f}"), m))?,
+        ),
+        None => None,
+    };
     let mut ecmp_rng = Rng::stream(s.seed, "ecmp");
     let cc_seed = Rng::stream(s.seed, "cc").next_u64();
     let mtu = cfg.mtu as u64;
@@ -603,6 +610,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         flow.priority = sp.priority;
         flow.uses_probes = flow.sender.cc.uses_probes();
         flow.app = sp.app.as_ref().map(|a| OnOffApp::new(a, sp.start, sp.stop));
+        flow.noise = noise.clone().map(|n| Box::new(crate::noise::DelayNoise::new(n, info.seed)));
         flow.ideal_fct = if n_pkts == u64::MAX { Time::ZERO } else { ideal_fct(&hops, n_pkts) };
         if sp.cc == crate::scenario::CcName::Eqds || tr.receiver_credit {
             let speculative = match tr.eqds.speculative_window {

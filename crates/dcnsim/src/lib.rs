@@ -16,6 +16,7 @@ pub mod engine;
 pub mod eqds;
 pub mod lb;
 pub mod net;
+pub mod noise;
 pub mod routing;
 pub mod scenario;
 pub mod sim;

@@ -799,6 +799,9 @@ pub struct TransportCfg {
     /// NSCC and MNSCC (`[transport.nscc]`).
     #[serde(default)]
     pub nscc: NsccParams,
+    /// Delay noise added to the algorithms' delay samples (`[transport.delay_noise]`).
+    #[serde(default)]
+    pub delay_noise: Option<crate::noise::DelayNoiseCfg>,
     /// D2TCP (`[transport.d2tcp]`).
     #[serde(default)]
     pub d2tcp: crate::cc::dctcp::D2tcpParams,

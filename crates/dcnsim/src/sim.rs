@@ -831,7 +831,8 @@ impl Simulation {
             return;
         }
         if pkt.has(flags::PROBE) {
-            flow.sender.cc.on_probe_ack(now, now.saturating_sub(pkt.sent_at));
+            let rtt = flow.measured_delay(now.saturating_sub(pkt.sent_at));
+            flow.sender.cc.on_probe_ack(now, rtt);
             self.arm_probe(f);
             self.make_ready(f);
             return;

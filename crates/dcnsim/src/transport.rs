@@ -274,6 +274,8 @@ pub struct Flow {
     pub probe_event_at: Time,
     /// EQDS: the receiver pulls for this flow (its sender has `sender.credit`).
     pub pulled: bool,
+    /// Noise added to every delay sample the algorithm sees (`noise.rs`).
+    pub noise: Option<Box<crate::noise::DelayNoise>>,
 }
 
 pub struct AckOutcome {
@@ -413,6 +415,16 @@ impl Flow {
             uses_probes: false,
             probe_event_at: Time::MAX,
             pulled: false,
+            noise: None,
+        }
+    }
+
+    /// A delay sample as the algorithm sees it: the true one plus measurement noise.
+    #[inline]
+    pub fn measured_delay(&mut self, true_delay: Time) -> Time {
+        match self.noise.as_mut() {
+            Some(n) => true_delay + n.sample(),
+            None => true_delay,
         }
     }
 
@@ -723,13 +735,14 @@ impl Flow {
             }
         }
         let lost_any = !self.sender.newly_lost.is_empty();
+        let rtt = self.measured_delay(now.saturating_sub(ack.sent_at));
         let s = &mut self.sender;
 
         let sample = AckSample {
             now,
             newly_acked: newly,
             ece: ack.has(flags::ECE),
-            rtt: now.saturating_sub(ack.sent_at),
+            rtt,
             cum_ack: s.cum_acked,
             snd_nxt: s.next_new,
             in_flight: s.in_flight,
@@ -952,11 +965,12 @@ impl Flow {
             return false;
         }
         let size = self.wire_size(psn) as u64;
-        let s = &mut self.sender;
-        let i = (psn - s.cum_acked) as usize;
-        if !(s.state[i] == SENT || s.state[i] == RESENT) || s.sent_at[i] != pkt.sent_at {
+        let i = (psn - self.sender.cum_acked) as usize;
+        if !(self.sender.state[i] == SENT || self.sender.state[i] == RESENT) || self.sender.sent_at[i] != pkt.sent_at {
             return false;
         }
+        let rtt = self.measured_delay(now.saturating_sub(pkt.sent_at));
+        let s = &mut self.sender;
         s.state[i] = LOST;
         s.retx.push_back(psn);
         s.in_flight -= size;
@@ -965,7 +979,7 @@ impl Flow {
             now,
             psn,
             bytes: size,
-            rtt: now.saturating_sub(pkt.sent_at),
+            rtt,
             cum_ack: s.cum_acked,
             snd_nxt: s.next_new,
             in_flight: s.in_flight,
