@@ -141,12 +141,12 @@ def test_quick_and_full_grids():
     exp_dir = rs.experiments_dir()
     quick = rs.build_cells(list(rs.EXPERIMENTS), 1, True, exp_dir, "test")
     per = {k: sum(c.exp == k for c in quick) for k in rs.EXPERIMENTS}
-    assert per == {"E1": 7, "E14": 6, "E11": 4, "E12": 2 * 4 * 5, "E15": 2 * 4}
+    assert per == {"E1": 8, "E14": 6, "E11": 4, "E12": 2 * 4 * 5, "E15": 2 * 4}
     assert len({c.key for c in quick}) == len(quick)
     assert all(c.spec["topology"]["hosts"] == 128 for c in quick)
     full = rs.build_cells(list(rs.EXPERIMENTS), 3, False, exp_dir, "test")
     per = {k: sum(c.exp == k for c in full) for k in rs.EXPERIMENTS}
-    assert per == {"E1": 21, "E14": 18, "E11": 12, "E12": 4 * 7 * 5 * 3, "E15": 4 * 3 * 4 * 3}
+    assert per == {"E1": 24, "E14": 18, "E11": 12, "E12": 4 * 7 * 5 * 3, "E15": 4 * 3 * 4 * 3}
     assert {c.spec["topology"]["hosts"] for c in full} == {1024, 128}
 
     by = {(c.exp, c.point, c.variant): c for c in quick}
