@@ -102,6 +102,22 @@ pub enum InitialCwnd {
     Transport,
 }
 
+/// When the paper mode applies its increases (spec §2.13, §III-G: hardware-friendly
+/// variants that must behave like the per-packet update, check A9).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Adjustment {
+    /// Every ACK (the paper's default).
+    #[default]
+    PerPacket,
+    /// Variant (a): add up the per-ACK increases and apply them once `adjustment_packets`
+    /// MTUs have been acknowledged or a base RTT has passed. Decreases act at once.
+    Accumulate,
+    /// Variant (b): only every `adjustment_packets`-th ACK drives the ECN × delay cases,
+    /// with the bytes acknowledged since the previous one (the reaction scaled by n).
+    Sample,
+}
+
 /// What Case 2 (an ECN mark with the RTT below target) does to the window (spec §3.6,
 /// the Fig. 11 ablation).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -180,6 +196,10 @@ pub struct NsccParams {
     pub rto: AutoTime,
     /// MNSCC: delays the decision looks at; `auto` = max(min(⌊cwnd/2⌋, 4), 1).
     pub history: History,
+    /// Paper mode: when increases are applied (`per_packet`, `accumulate`, `sample`).
+    pub adjustment: Adjustment,
+    /// The n of `accumulate` (MTUs acknowledged) and `sample` (every n-th ACK): 8.
+    pub adjustment_packets: u32,
     /// MNSCC: which percentile of them (50 = median).
     pub percentile: u32,
     /// MNSCC: the averaged delay is fed the median too (spec mswift-mnscc §2.9 alternative).
@@ -217,6 +237,8 @@ impl Default for NsccParams {
             qa_literal: false,
             rto: AutoTime::Auto,
             history: History::Auto,
+            adjustment: Adjustment::PerPacket,
+            adjustment_packets: 8,
             percentile: 50,
             median_feeds_ewma: false,
         }
@@ -281,6 +303,9 @@ impl NsccParams {
         if !(1..=100).contains(&self.percentile) {
             return Err(("percentile", format!("{}: allowed 1 to 100", self.percentile)));
         }
+        if self.adjustment_packets == 0 {
+            return Err(("adjustment_packets", "0: allowed 1 or more".into()));
+        }
         Ok(())
     }
 }
@@ -335,6 +360,12 @@ pub struct Nscc {
     ignored_acks: u64,
     nacks: u64,
     timeouts: u64,
+    /// `Adjustment::Accumulate`: increases not yet applied, bytes acknowledged since the
+    /// last application and when that was. `Sample`: ACKs and bytes since the last sample.
+    pending_increase: f64,
+    pending_bytes: f64,
+    pending_since: Time,
+    pending_acks: u32,
 }
 
 impl Nscc {
@@ -393,6 +424,10 @@ impl Nscc {
             qa_count: 0,
             fast_increase_acks: 0,
             ignored_acks: 0,
+            pending_increase: 0.0,
+            pending_bytes: 0.0,
+            pending_since: Time::ZERO,
+            pending_acks: 0,
             nacks: 0,
             timeouts: 0,
         };
@@ -529,13 +564,13 @@ impl Nscc {
                     self.cwnd -= newly / 2.0;
                 }
             }
-            (false, true) => self.cwnd += fair,
+            (false, true) => self.increase(fair),
             (false, false) => {
                 let r = rtt.as_secs_f64().max(1e-12);
                 let proportional = (trtt - r) / r * (newly / self.cwnd) * self.mtu * self.pi * self.scale;
-                self.cwnd += proportional.min(newly);
+                self.increase(proportional.min(newly));
                 if self.p.fi_after_pi {
-                    self.cwnd += fair;
+                    self.increase(fair);
                 }
             }
         }
@@ -561,9 +596,52 @@ impl Nscc {
         let adapted = self.quick_adapt(a.now, delay_trigger);
         let fast = self.fast_increase(rtt, a.ece, newly);
         if !(adapted || fast) {
-            self.core_cases(a.now, rtt, a.ece, newly);
+            if let Some(bytes) = self.sampled(newly) {
+                self.core_cases(a.now, rtt, a.ece, bytes);
+            }
         }
+        self.apply_accumulated(a.now, newly);
         self.clamp();
+    }
+
+    /// An increase of the window, now or (`Accumulate`) at the next application.
+    fn increase(&mut self, bytes: f64) {
+        match self.p.adjustment {
+            Adjustment::Accumulate => self.pending_increase += bytes,
+            _ => self.cwnd += bytes,
+        }
+    }
+
+    /// `Sample`: whether this ACK is the n-th, and the bytes acknowledged since the last
+    /// one; otherwise every ACK counts with its own bytes.
+    fn sampled(&mut self, newly: f64) -> Option<f64> {
+        if self.p.adjustment != Adjustment::Sample {
+            return Some(newly);
+        }
+        self.pending_acks += 1;
+        self.pending_bytes += newly;
+        if self.pending_acks < self.p.adjustment_packets {
+            return None;
+        }
+        let bytes = self.pending_bytes;
+        self.pending_acks = 0;
+        self.pending_bytes = 0.0;
+        Some(bytes)
+    }
+
+    /// `Accumulate`: applies the pending increases once `adjustment_packets` MTUs have been
+    /// acknowledged or a base RTT has passed since the last application.
+    fn apply_accumulated(&mut self, now: Time, newly: f64) {
+        if self.p.adjustment != Adjustment::Accumulate {
+            return;
+        }
+        self.pending_bytes += newly;
+        if self.pending_bytes >= self.p.adjustment_packets as f64 * self.mtu || now - self.pending_since >= self.brtt {
+            self.cwnd += self.pending_increase;
+            self.pending_increase = 0.0;
+            self.pending_bytes = 0.0;
+            self.pending_since = now;
+        }
     }
 
     /// Without trimming (§III-E-a, thresholds from htsim per spec §7.11): the queueing
@@ -842,6 +920,42 @@ mod tests {
         assert!((n.pi - 2.0).abs() < 1e-9, "Eq. 3: brtt / (trtt - brtt) = 2");
         // U9: htsim's RTO, 15 µs + 6 × (276 × 4160 B at 800 Gbps) = 83.9 µs.
         assert!((n.rto.as_us_f64() - 83.9).abs() < 0.05, "{}", n.rto);
+    }
+
+    /// §2.13 variants against the per-packet update: 16 unmarked ACKs of one MTU at
+    /// RTT = brtt (Case 4). `sample` (n = 8) reacts on the 8th and 16th with 8 MTUs each,
+    /// `accumulate` applies after every 8 MTUs; both end within 2 % of per-packet (the
+    /// increments, ∝ 1/cwnd, differ only by the window they were computed on, which grows
+    /// 2.4 % here), and neither changes the window between its applications.
+    #[test]
+    fn adjustment_variants_follow_the_per_packet_update() {
+        let run = |adjustment: Adjustment| {
+            let p = NsccParams { adjustment, fast_increase: false, ..NsccParams::default() };
+            let mut n = nscc(p, true);
+            n.cwnd = 100.0 * MTU as f64;
+            n.on_ack(&ack(us(0.5), us(11.453), false));
+            let start = n.cwnd;
+            let mut trace = Vec::new();
+            for i in 0..16 {
+                n.on_ack(&ack(us(1.0 + 0.01 * i as f64), us(11.453), false));
+                trace.push(n.cwnd);
+            }
+            (start, trace)
+        };
+        let (s0, per_packet) = run(Adjustment::PerPacket);
+        for v in [Adjustment::Sample, Adjustment::Accumulate] {
+            let (s, trace) = run(v);
+            let grown = |t: &[f64], s: f64| t[15] - s;
+            let (a, b) = (grown(&trace, s), grown(&per_packet, s0));
+            assert!((a / b - 1.0).abs() < 0.02, "{v:?}: {a} vs {b}");
+            let mut changes = 0;
+            let mut last = s;
+            for &w in &trace {
+                changes += (w != last) as u32;
+                last = w;
+            }
+            assert_eq!(changes, 2, "{v:?}: the window moves once per 8 ACKs: {trace:?}");
+        }
     }
 
     /// `target_queue_rtt`: trtt = brtt + 0.5 × the given RTT, so a 3.284 µs intra-rack flow
