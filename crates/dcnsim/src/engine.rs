@@ -53,11 +53,6 @@ impl Entry {
     fn key(&self) -> u128 {
         ((self.time as u128) << 64) | self.seq as u128
     }
-
-    #[inline(always)]
-    fn before(&self, other: &Entry) -> bool {
-        self.key() < other.key()
-    }
 }
 
 /// A 4-ary min-heap: shallower than a binary heap, and each level's four children share a
@@ -152,43 +147,64 @@ impl EventQueue {
 
     #[inline]
     fn sift_up(&mut self, mut i: usize) {
-        let e = self.heap[i];
+        let h = &mut self.heap[..];
+        let e = h[i];
+        let ek = e.key();
         while i > 0 {
             let parent = (i - 1) / 4;
-            if e.before(&self.heap[parent]) {
-                self.heap[i] = self.heap[parent];
+            if ek < h[parent].key() {
+                h[i] = h[parent];
                 i = parent;
             } else {
                 break;
             }
         }
-        self.heap[i] = e;
+        h[i] = e;
     }
 
     #[inline]
     fn sift_down(&mut self, mut i: usize) {
-        let n = self.heap.len();
-        let e = self.heap[i];
+        // Working on a slice with fixed-size child windows lets the compiler drop the
+        // per-child bounds checks, and the pairwise tournament below compiles to
+        // conditional moves instead of three unpredictable branches.
+        let h = &mut self.heap[..];
+        let n = h.len();
+        let e = h[i];
+        let ek = e.key();
         loop {
             let first = 4 * i + 1;
-            if first >= n {
-                break;
-            }
-            let mut best = first;
-            let end = (first + 4).min(n);
-            for c in first + 1..end {
-                if self.heap[c].before(&self.heap[best]) {
-                    best = c;
+            let (best, bk) = if first + 4 <= n {
+                let kids: &[Entry; 4] = h[first..first + 4].try_into().unwrap();
+                let (k0, k1, k2, k3) = (kids[0].key(), kids[1].key(), kids[2].key(), kids[3].key());
+                let (a, ka) = if k1 < k0 { (1, k1) } else { (0, k0) };
+                let (b, kb) = if k3 < k2 { (3, k3) } else { (2, k2) };
+                if kb < ka {
+                    (first + b, kb)
+                } else {
+                    (first + a, ka)
                 }
-            }
-            if self.heap[best].before(&e) {
-                self.heap[i] = self.heap[best];
+            } else if first < n {
+                let mut best = first;
+                let mut bk = h[first].key();
+                // Only the last parent has fewer than four children.
+                for c in first + 1..n {
+                    if h[c].key() < bk {
+                        best = c;
+                        bk = h[c].key();
+                    }
+                }
+                (best, bk)
+            } else {
+                break;
+            };
+            if bk < ek {
+                h[i] = h[best];
                 i = best;
             } else {
                 break;
             }
         }
-        self.heap[i] = e;
+        h[i] = e;
     }
 }
 
