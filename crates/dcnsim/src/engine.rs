@@ -168,9 +168,8 @@ impl EventQueue {
         if let Some(e) = self.near.first() {
             return Some(Time(e.time));
         }
-        let wheel = self.next_wheel_slot().map(|k| {
-            self.wheel[k as usize % WHEEL].iter().map(|e| e.time).min().unwrap()
-        });
+        let wheel =
+            self.next_wheel_slot().map(|k| self.wheel[k as usize % WHEEL].iter().map(|e| e.time).min().unwrap());
         let far = self.far.first().map(|e| e.time);
         match (wheel, far) {
             (Some(w), Some(f)) => Some(Time(w.min(f))),
@@ -598,9 +597,8 @@ mod tests {
             q.schedule(Time(t0), Event::Sample);
             assert_eq!(q.pop_until(Time::MAX), Some(Event::Sample));
             let mut times = vec![];
-            for (i, d) in [reach - slot, reach, reach + 1, 2 * reach - 1, slot, 64 * slot, 63 * slot]
-                .into_iter()
-                .enumerate()
+            for (i, d) in
+                [reach - slot, reach, reach + 1, 2 * reach - 1, slot, 64 * slot, 63 * slot].into_iter().enumerate()
             {
                 q.schedule(Time(t0 + d), Event::FlowWake(i as u32));
                 times.push(t0 + d);
