@@ -136,7 +136,9 @@ impl EventQueue {
 
     /// Bytes the queue holds at its high-water mark.
     pub fn heap_bytes(&self) -> u64 {
-        (self.heap.capacity() * std::mem::size_of::<Entry>()) as u64
+        let entry = std::mem::size_of::<Entry>();
+        let slots: usize = self.wheel.iter().map(|w| w.capacity() * entry + std::mem::size_of::<Vec<Entry>>()).sum();
+        ((self.near.capacity() + self.far.capacity()) * entry + slots + self.occupied.capacity() * 8) as u64
     }
 
     /// Schedules `event` at absolute time `at` (never in the past).
