@@ -155,13 +155,13 @@ impl EventQueue {
         self.len += 1;
         let slot = at.0 >> SLOT_BITS;
         if slot <= self.cur {
-            near_push(&mut self.near, e);
+            heap_push::<2>(&mut self.near, e);
         } else if slot - self.cur < WHEEL as u64 {
             let i = slot as usize % WHEEL;
             self.wheel[i].push(e);
             self.occupied[i / 64] |= 1 << (i % 64);
         } else {
-            far_push(&mut self.far, e);
+            heap_push::<4>(&mut self.far, e);
         }
     }
 
@@ -269,7 +269,7 @@ impl EventQueue {
     #[cold]
     fn far_to_near(&mut self, slot: u64) {
         while self.far.first().is_some_and(|e| e.time >> SLOT_BITS == slot) {
-            near_push(&mut self.near, far_pop(&mut self.far));
+            heap_push::<2>(&mut self.near, far_pop(&mut self.far));
         }
     }
 
@@ -281,14 +281,15 @@ impl EventQueue {
     }
 }
 
+/// Pushes `e` onto a min-heap of arity `ARITY` (2 for `near`, 4 for `far`).
 #[inline]
-fn near_push(h: &mut Vec<Entry>, e: Entry) {
+fn heap_push<const ARITY: usize>(h: &mut Vec<Entry>, e: Entry) {
     h.push(e);
     let h = &mut h[..];
     let k = e.key();
     let mut i = h.len() - 1;
     while i > 0 {
-        let parent = (i - 1) / 2;
+        let parent = (i - 1) / ARITY;
         if k < h[parent].key() {
             h[i] = h[parent];
             i = parent;
@@ -332,23 +333,6 @@ fn near_sift_down(h: &mut [Entry], mut i: usize, e: Entry) {
         if h[c].key() < k {
             h[i] = h[c];
             i = c;
-        } else {
-            break;
-        }
-    }
-    h[i] = e;
-}
-
-fn far_push(h: &mut Vec<Entry>, e: Entry) {
-    h.push(e);
-    let h = &mut h[..];
-    let k = e.key();
-    let mut i = h.len() - 1;
-    while i > 0 {
-        let parent = (i - 1) / 4;
-        if k < h[parent].key() {
-            h[i] = h[parent];
-            i = parent;
         } else {
             break;
         }
