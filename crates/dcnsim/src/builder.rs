@@ -13,7 +13,7 @@ use crate::routing::Routing;
 use crate::scenario::{
     err, FailureModel, FlowSize, InitialWindow, QueueSampling, Scenario, ScenarioError, TopologyKind,
 };
-use crate::scenario::{PfcCfg, RepsParams, PfcClass, PriorityService, QueueCount, Scheduler};
+use crate::scenario::{PfcCfg, PfcClass, PriorityService, QueueCount, RepsParams, Scheduler};
 use crate::sim::{ArRule, Counters, Simulation};
 use crate::stats::{ideal_fct, FlowMonitor, Hop, Sampler};
 use crate::topology::{self, FatTreeShape, Tier, TierLinks, Topology};

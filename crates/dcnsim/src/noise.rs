@@ -56,7 +56,8 @@ impl NoiseSource {
                     return Err(("scale", format!("{}: must be 0 or more", c.scale)));
                 }
                 let path = base_dir.join(file);
-                let text = std::fs::read_to_string(&path).map_err(|e| ("cdf", format!("cannot read {}: {e}", path.display())))?;
+                let text = std::fs::read_to_string(&path)
+                    .map_err(|e| ("cdf", format!("cannot read {}: {e}", path.display())))?;
                 let cdf = SizeCdf::parse(&text).map_err(|e| ("cdf", format!("{}: {e}", path.display())))?;
                 Ok(NoiseSource::Cdf { cdf: Arc::new(cdf), scale: c.scale })
             }

@@ -16,8 +16,8 @@
 use std::collections::{BTreeSet, VecDeque};
 
 use crate::app::OnOffApp;
-use crate::eqds::SenderCredit;
 use crate::cc::{AckSample, CongestionControl, LossEvent, NackSample, ReorderWindow, TimeoutPolicy};
+use crate::eqds::SenderCredit;
 use crate::lb::{Plb, PlbParams, Reps, RepsParams};
 use crate::net::{flags, Packet, PacketKind};
 use crate::scenario::LbName;

@@ -277,8 +277,19 @@ fn generate_flows(
             },
         }
     };
-    let spec =
-        |src, dst, size, stop| FlowSpec { src, dst, size, start, stop, tag, cc, lb, app: w.app.clone(), priority: 0, after: None };
+    let spec = |src, dst, size, stop| FlowSpec {
+        src,
+        dst,
+        size,
+        start,
+        stop,
+        tag,
+        cc,
+        lb,
+        app: w.app.clone(),
+        priority: 0,
+        after: None,
+    };
     let mut out = Vec::new();
     match w.kind {
         WorkloadKind::Permutation => {
@@ -309,7 +320,10 @@ fn generate_flows(
             let window = match w.window {
                 Some(0) => return err(&field(i, "window"), "0: allowed 1 or more flows per sender"),
                 Some(_) if w.app.is_some() => {
-                    return err(&field(i, "window"), "not with an app (app-fed flows never finish, so none would follow)")
+                    return err(
+                        &field(i, "window"),
+                        "not with an app (app-fed flows never finish, so none would follow)",
+                    )
                 }
                 Some(k) => k as usize,
                 None => n,
