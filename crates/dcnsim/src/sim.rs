@@ -27,6 +27,7 @@ pub struct Counters {
     pub drops: u64,
     pub ecn_marks: u64,
     pub data_packets: u64,
+    /// Receiver-to-sender packets: ACKs, NACKs, CNPs and EQDS pulls.
     pub ack_packets: u64,
     pub timeouts: u64,
     /// Data packets cut to their header by a switch (trimming).
@@ -66,13 +67,6 @@ impl MemoryReport {
     /// Per-packet state per packet at the run's peak in flight.
     pub fn per_packet(&self) -> f64 {
         self.packets as f64 / self.peak_packets.max(1) as f64
-    }
-}
-
-impl Counters {
-    /// EQDS pulls sent by the receivers.
-    fn pulls(sim: &Simulation) -> u64 {
-        sim.pulls.as_ref().map_or(0, |p| p.pulls_sent)
     }
 }
 
@@ -754,22 +748,9 @@ impl Simulation {
             self.events.schedule(at, Event::Pull(host));
         }
         if let Some((f, cumulative)) = sent {
-            let flow = &self.flows[f as usize];
-            let pkt = Packet {
-                flow: f,
-                psn: cumulative,
-                sacked_psn: 0,
-                size: self.cfg.header_bytes,
-                dst: flow.src,
-                entropy: flow.entropy,
-                sent_at: now,
-                kind: PacketKind::Pull,
-                flags: if flow.lb.sprays() { 0 } else { flags::CLASS1 },
-                priority: flow.priority,
-            };
-            let port = self.routing.host_up_port[host as usize];
-            let h = self.arena.alloc(pkt);
-            self.enqueue(port, h);
+            let entropy = self.flows[f as usize].entropy;
+            let pull = AckToSend { cum: cumulative, sacked_psn: 0, ece: false, sent_at: now, entropy, retx: false };
+            self.send_reply(f, pull, PacketKind::Pull);
         }
     }
 
@@ -800,7 +781,7 @@ impl Simulation {
         self.send_reply(f, a, PacketKind::Ack);
     }
 
-    /// An ACK or NACK from flow `f`'s receiver back to its sender.
+    /// An ACK, NACK, CNP or pull from flow `f`'s receiver back to its sender.
     fn send_reply(&mut self, f: u32, a: AckToSend, kind: PacketKind) {
         let flow = &self.flows[f as usize];
         let pkt = Packet {
@@ -1124,7 +1105,7 @@ impl Simulation {
             ("cnps", c.cnps as f64),
             ("probe_packets", c.probe_packets as f64),
             ("probe_bytes", c.probe_bytes as f64),
-            ("pulls", Counters::pulls(self) as f64),
+            ("pulls", self.pulls.as_ref().map_or(0, |p| p.pulls_sent) as f64),
             ("retransmits", self.flows.iter().map(|f| f.sender.retransmits).sum::<u64>() as f64),
             ("peak_packets_in_flight", self.arena.peak_live() as f64),
             ("sim_time_us", self.now().as_us_f64()),
