@@ -621,10 +621,12 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         }
         flows.push(flow);
     }
-    let pulls = flows.iter().any(|f| f.pulled).then(|| {
+    let pulls = flows.iter().any(|f| f.sender.credit.is_some()).then(|| {
         let mut p = crate::eqds::PullPacers::new(flows.len(), &defaults.host_rates, mtu, tr.eqds.pull_rate);
-        for f in flows.iter().filter(|f| f.pulled) {
-            p.add_flow(f.id, f.dst, f.n_pkts(), f.sender.credit.as_ref().map_or(0, |c| c.speculative));
+        for f in &flows {
+            if let Some(c) = &f.sender.credit {
+                p.add_flow(f.id, f.dst, f.n_pkts(), c.speculative);
+            }
         }
         p
     });

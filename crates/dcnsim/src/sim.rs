@@ -727,7 +727,7 @@ impl Simulation {
     fn owe_pull(&mut self, f: u32, trimmed: bool) {
         let now = self.now();
         let Some(pulls) = self.pulls.as_mut() else { return };
-        if !self.flows[f as usize].pulled {
+        if self.flows[f as usize].sender.credit.is_none() {
             return;
         }
         if let crate::eqds::PacerAction::Schedule(at) = pulls.on_arrival(now, f, trimmed) {

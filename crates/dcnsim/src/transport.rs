@@ -272,8 +272,6 @@ pub struct Flow {
     /// probe timer for it; `probe_event_at` is the pending one (`Time::MAX`: none).
     pub uses_probes: bool,
     pub probe_event_at: Time,
-    /// EQDS: the receiver pulls for this flow (its sender has `sender.credit`).
-    pub pulled: bool,
     /// Noise added to every delay sample the algorithm sees (`noise.rs`).
     pub noise: Option<Box<crate::noise::DelayNoise>>,
 }
@@ -414,7 +412,6 @@ impl Flow {
             priority: 0,
             uses_probes: false,
             probe_event_at: Time::MAX,
-            pulled: false,
             noise: None,
         }
     }
@@ -431,7 +428,6 @@ impl Flow {
     /// Makes the flow an EQDS credit flow with `speculative` packets before the first pull.
     pub fn use_credit(&mut self, speculative: u32) {
         self.sender.credit = Some(SenderCredit::new(speculative));
-        self.pulled = true;
     }
 
     pub fn is_infinite(&self) -> bool {
