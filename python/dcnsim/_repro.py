@@ -180,6 +180,24 @@ def simulate(spec: dict[str, Any], base_dir: str, columns: Sequence[str],
 
 
 
+def write_outputs(
+    out_dir: Path, table: str, results: Sequence[Any], grids: Any, started: float, interrupted: bool,
+    write_runs_csv: Callable[[Path, Sequence[Any]], None], write_plots: Callable[[Path, Any], Any],
+    stream: Any = sys.stderr, what: str = "runs",
+) -> tuple[int, str]:
+    """Writes a reproduction's ``table.md``, ``runs.csv`` and figures (a plotting problem
+    never loses the table) and returns (exit code, table): 130 when Ctrl-C cut it short."""
+    (out_dir / "table.md").write_text(table)
+    write_runs_csv(out_dir / "runs.csv", results)
+    try:
+        write_plots(out_dir, grids)
+    except Exception as exc:
+        print(f"note: plots not written: {exc}", file=stream)
+    print(f"reproduce: {len(results)} {what} in {fmt_secs(time.perf_counter() - started)}; wrote "
+          f"{out_dir / 'table.md'}, {out_dir / 'runs.csv'} and the figures", file=stream, flush=True)
+    return (130 if interrupted else 0), table
+
+
 def fmt_secs(s: float) -> str:
     s = max(0.0, s)
     if s < 60:

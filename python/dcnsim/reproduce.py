@@ -33,7 +33,6 @@ from typing import Any, Callable, Iterable, Optional, Sequence
 from dcnsim._repro import (  # noqa: F401
     core_fingerprint,
     find_experiments,
-    fmt_secs as _fmt_secs,
     mean_sem,
     rate_bps,
     run_cells,
@@ -42,6 +41,7 @@ from dcnsim._repro import (  # noqa: F401
     simulate,
     size_bytes,
     time_us,
+    write_outputs,
 )
 
 # ---------------------------------------------------------------------------------------
@@ -1029,12 +1029,5 @@ def reproduce_mswift(
                              tier_b_binding)
         blocks.append(f"## Fig. {key}\n\n```\n{block}\n```")
     table = "\n\n".join(blocks) + "\n"
-    (out_dir / "table.md").write_text(table)
-    write_runs_csv(out_dir / "runs.csv", results)
-    try:
-        write_plots(out_dir, grids)
-    except Exception as exc:  # a plotting problem must not lose the table
-        print(f"note: plots not written: {exc}", file=stream)
-    print(f"reproduce: {len(results)} cell runs in {_fmt_secs(time.perf_counter() - started)}; wrote "
-          f"{out_dir / 'table.md'}, {out_dir / 'runs.csv'} and the figures", file=stream, flush=True)
-    return (130 if interrupted else 0), table
+    return write_outputs(out_dir, table, results, grids, started, interrupted, write_runs_csv, write_plots, stream,
+                         what="cell runs")

@@ -29,7 +29,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
-from dcnsim._repro import core_fingerprint, find_experiments, fmt_secs, mean_sem, run_cells, run_key, run_settings
+from dcnsim._repro import (
+    core_fingerprint,
+    find_experiments,
+    mean_sem,
+    run_cells,
+    run_key,
+    run_settings,
+    write_outputs,
+)
 
 # ---------------------------------------------------------------------------------------
 # Metrics (spec §3.4: ns-3 FlowMonitor; digest §6.1)
@@ -605,12 +613,5 @@ def reproduce_dctcp_vs_swift(
     blocks.append("## Orderings C4-C9 (spec §5 C; printed, not asserted)\n\n```\n"
                   + facts_block(ordering_facts(grids)) + "\n```")
     table = "\n\n".join(blocks) + "\n"
-    (out_dir / "table.md").write_text(table)
-    write_runs_csv(out_dir / "runs.csv", results)
-    try:
-        write_plots(out_dir, grids)
-    except Exception as exc:  # a plotting problem must not lose the table
-        print(f"note: plots not written: {exc}", file=stream)
-    print(f"reproduce: {len(results)} runs in {fmt_secs(time.perf_counter() - started)}; wrote "
-          f"{out_dir / 'table.md'}, {out_dir / 'runs.csv'} and the figures", file=stream, flush=True)
-    return (130 if interrupted else 0), table
+    return write_outputs(out_dir, table, results, grids, started, interrupted, write_runs_csv, write_plots, stream,
+                         what="runs")

@@ -34,7 +34,6 @@ from typing import Any, Callable, Optional, Sequence
 from dcnsim._repro import (
     core_fingerprint,
     find_experiments,
-    fmt_secs,
     mean_sem,
     rate_bps,
     run_cells,
@@ -42,6 +41,7 @@ from dcnsim._repro import (
     run_settings,
     size_bytes,
     time_us,
+    write_outputs,
 )
 
 KIB = 1024
@@ -1046,12 +1046,5 @@ def reproduce_smartt(
         blocks.append(f"## {key}\n\n```\n{experiment_block(grids[key], quick)}\n```")
     blocks.append("## Ours vs the paper (spec §5)\n\n```\n" + headline_block(grids) + "\n```")
     table = "\n\n".join(blocks) + "\n"
-    (out_dir / "table.md").write_text(table)
-    write_runs_csv(out_dir / "runs.csv", results)
-    try:
-        write_plots(out_dir, grids)
-    except Exception as exc:  # a plotting problem must not lose the table
-        print(f"note: plots not written: {exc}", file=stream)
-    print(f"reproduce: {len(results)} runs in {fmt_secs(time.perf_counter() - started)}; wrote "
-          f"{out_dir / 'table.md'}, {out_dir / 'runs.csv'} and the figures", file=stream, flush=True)
-    return (130 if interrupted else 0), table
+    return write_outputs(out_dir, table, results, grids, started, interrupted, write_runs_csv, write_plots, stream,
+                         what="runs")
