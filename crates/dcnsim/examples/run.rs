@@ -16,6 +16,11 @@ fn main() {
     for (k, v) in sim.stats() {
         println!("{k:>24} {v}");
     }
+    let m = sim.memory();
+    println!(
+        "{:>24} flows {} packets {} ports {} routing {} events {} (bytes)",
+        "memory", m.flows, m.packets, m.ports, m.routing, m.events
+    );
     let ev = sim.events_processed() as f64;
     println!("{:>24} {:.3}", "wall_s", wall);
     println!("{:>24} {:.2}M", "events_per_s", ev / wall / 1e6);
