@@ -60,29 +60,37 @@ const SLOT_BITS: u32 = 10;
 /// Slots in the wheel: 4096 of them span 4.2 us ahead of the current slot.
 const WHEEL: usize = 1 << 12;
 
-/// A timing wheel of unsorted slots in front of two small heaps.
+/// A timing wheel of unsorted slots in front of a sorted batch and two small heaps.
 ///
 /// Almost every event is scheduled a little ahead of `now`: a port frees up one
 /// serialisation time later (333 ns for 4 KiB at 100 Gb/s), a packet arrives one link
 /// latency later (about 1 us). So the wheel files each event in O(1) into the ~1 ns slot
-/// of its time, and only the events of the current slot are sorted, in `near`, a binary
-/// heap on the full (time, seq) key that holds a handful of events (the simultaneous
-/// arrivals of a fabric with equal links, plus a few nearby times). The 4-ary heap this
-/// replaces paid ~log4(n) compare-and-move levels per pop over a queue of thousands.
-/// Events beyond the wheel's reach (timeouts, sampling ticks, the end of the run) wait in
-/// `far`, a 4-ary heap, and join `near` when their slot comes up.
+/// of its time, and only the events of the current slot are sorted on the full
+/// (time, seq) key when it comes up: the `batch`. Events filed into the current slot
+/// after that (at `now` or a few hundred ps on) go to `near`, a binary heap, and each pop
+/// takes the lesser of the two. The 4-ary heap this replaces paid ~log4(n)
+/// compare-and-move levels per pop over a queue of thousands. Events beyond the wheel's
+/// reach (timeouts, sampling ticks, the end of the run) wait in `far`, a 4-ary heap, and
+/// join the batch when their slot comes up.
 ///
-/// Order is exactly (time, seq): `near` orders fully, and holds every event up to slot
-/// `cur`; every other event is in a later slot. So an event scheduled at exactly `now`
-/// with a seq lower than one already popped simply pops next, as it should.
+/// Order is exactly (time, seq): the batch and `near` together hold every event up to
+/// slot `cur`, each in order; every other event is in a later slot. So an event
+/// scheduled at exactly `now` with a seq lower than one already popped simply pops next,
+/// as it should.
 ///
 /// The slot width and reach are fixed, sized for 100-800 Gb/s links with sub-10 us
 /// latencies. Outside that the structure degrades, it does not break: slower or longer
 /// links send more events to `far` (the old heap), much faster ones put more events in
-/// each slot's `near` heap. A radix heap on the time (same `near` idea for ties) measured
+/// each slot's batch. A radix heap on the time (same `near` idea for ties) measured
 /// between the tuned 4-ary heap and this wheel; see the commit log for the numbers.
 pub struct EventQueue {
-    /// Binary min-heap of the events up to slot `cur`.
+    /// The events of slot `cur` as they were when it came up, sorted by key; the ones
+    /// before `batch_next` are popped. A 1024-host fabric with equal links puts
+    /// hundreds of events in one slot, and one sort of them is far cheaper than a heap
+    /// pop per event.
+    batch: Vec<Entry>,
+    batch_next: usize,
+    /// Binary min-heap of the events filed at or before slot `cur` after it came up.
     near: Vec<Entry>,
     /// `heads[k % WHEEL]` is the first node of the list of slot k's events (unsorted),
     /// for `cur < k < cur + WHEEL`; `NIL` when the slot is empty.
@@ -121,6 +129,8 @@ impl EventQueue {
     /// A queue whose simultaneous events are ordered by a hash salted with `tie_seed`.
     pub fn new(tie_seed: u64) -> Self {
         EventQueue {
+            batch: Vec::with_capacity(64),
+            batch_next: 0,
             near: Vec::with_capacity(64),
             heads: vec![NIL; WHEEL],
             nodes: Vec::new(),
@@ -157,7 +167,7 @@ impl EventQueue {
     /// Bytes the queue holds at its high-water mark.
     pub fn heap_bytes(&self) -> u64 {
         let entry = std::mem::size_of::<Entry>();
-        ((self.near.capacity() + self.far.capacity()) * entry
+        ((self.batch.capacity() + self.near.capacity() + self.far.capacity()) * entry
             + self.nodes.capacity() * std::mem::size_of::<Node>()
             + self.heads.capacity() * 4
             + self.occupied.capacity() * 8) as u64
@@ -204,8 +214,8 @@ impl EventQueue {
 
     /// Time of the next event, if any.
     pub fn peek_time(&self) -> Option<Time> {
-        if let Some(e) = self.near.first() {
-            return Some(Time(e.time));
+        if let Some(t) = self.current_first() {
+            return Some(Time(t));
         }
         let wheel = self.next_wheel_slot().map(|k| {
             let (mut n, mut min) = (self.heads[k as usize % WHEEL], u64::MAX);
@@ -225,17 +235,38 @@ impl EventQueue {
     /// Removes and returns the next event if it is due at or before `limit`, advancing `now`.
     #[inline]
     pub fn pop_until(&mut self, limit: Time) -> Option<Event> {
-        if self.near.is_empty() && !self.refill() {
+        let batch_left = self.batch_next < self.batch.len();
+        if !batch_left && self.near.is_empty() {
+            if !self.refill() {
+                return None;
+            }
+            return self.pop_until(limit);
+        }
+        let from_batch = batch_left && self.near.first().is_none_or(|n| self.batch[self.batch_next].key() < n.key());
+        let top = if from_batch { self.batch[self.batch_next] } else { self.near[0] };
+        if top.time > limit.0 {
             return None;
         }
-        if self.near[0].time > limit.0 {
-            return None;
+        if from_batch {
+            self.batch_next += 1;
+        } else {
+            near_pop(&mut self.near);
         }
-        let top = near_pop(&mut self.near);
         self.len -= 1;
         self.now = Time(top.time);
         self.processed += 1;
         Some(top.event)
+    }
+
+    /// Time of the first event of slot `cur` not yet popped, if any.
+    #[inline]
+    fn current_first(&self) -> Option<u64> {
+        let b = self.batch.get(self.batch_next).map(|e| e.time);
+        let n = self.near.first().map(|e| e.time);
+        match (b, n) {
+            (Some(b), Some(n)) => Some(b.min(n)),
+            (b, n) => b.or(n),
+        }
     }
 
     /// The absolute number of the first occupied wheel slot after `cur`, if any.
@@ -272,11 +303,12 @@ impl EventQueue {
         None
     }
 
-    /// Moves the earliest non-empty slot into `near`; false if the queue is empty.
+    /// Makes the earliest non-empty slot the batch; false if the queue is empty.
     ///
-    /// This may run ahead of `limit` (when `pop_until` then finds `near`'s first event
-    /// too late) and `advance_to` may leave `now` in a slot before `cur`; that is fine, as
-    /// `schedule` files any event at or before slot `cur` into `near`, which orders fully.
+    /// This may run ahead of `limit` (when `pop_until` then finds the first event too
+    /// late) and `advance_to` may leave `now` in a slot before `cur`; that is fine, as
+    /// `schedule` files any event at or before slot `cur` into `near`, and `pop_until`
+    /// takes the lesser of the batch's and `near`'s first.
     #[inline(never)]
     fn refill(&mut self) -> bool {
         let far = self.far.first().map(|e| e.time >> SLOT_BITS);
@@ -289,18 +321,18 @@ impl EventQueue {
         // Wheel events all lie in (cur, cur + WHEEL) and at or after `slot`, so they stay
         // within reach of the new `cur`.
         self.cur = slot;
+        debug_assert!(self.near.is_empty() && self.batch_next == self.batch.len());
+        self.batch.clear();
+        self.batch_next = 0;
         let i = slot as usize % WHEEL;
         if self.occupied[i / 64] & (1 << (i % 64)) != 0 {
             self.occupied[i / 64] &= !(1 << (i % 64));
-            // `near` is empty: take the slot's list, then heapify (nothing to do for the
-            // common slot of one or two events). The list ends up prepended to the free
-            // list whole.
-            debug_assert!(self.near.is_empty());
+            // The slot's list becomes the batch and is prepended to the free list whole.
             let first = std::mem::replace(&mut self.heads[i], NIL);
             let mut n = first;
             loop {
                 let node = self.nodes[n as usize];
-                self.near.push(node.entry);
+                self.batch.push(node.entry);
                 if node.next == NIL {
                     self.nodes[n as usize].next = self.free;
                     break;
@@ -308,18 +340,18 @@ impl EventQueue {
                 n = node.next;
             }
             self.free = first;
-            near_heapify(&mut self.near);
         }
         if self.far.first().is_some_and(|e| e.time >> SLOT_BITS == slot) {
-            self.far_to_near(slot);
+            self.far_to_batch(slot);
         }
+        self.batch.sort_unstable_by_key(Entry::key);
         true
     }
 
     #[cold]
-    fn far_to_near(&mut self, slot: u64) {
+    fn far_to_batch(&mut self, slot: u64) {
         while self.far.first().is_some_and(|e| e.time >> SLOT_BITS == slot) {
-            heap_push::<2>(&mut self.near, far_pop(&mut self.far));
+            self.batch.push(far_pop(&mut self.far));
         }
     }
 
@@ -360,14 +392,6 @@ fn near_pop(h: &mut Vec<Entry>) -> Entry {
     let top = h[0];
     near_sift_down(h, 0, last);
     top
-}
-
-/// Turns an unsorted `Vec` into a binary heap (Floyd's bottom-up construction).
-#[inline]
-fn near_heapify(h: &mut [Entry]) {
-    for i in (0..h.len() / 2).rev() {
-        near_sift_down(h, i, h[i]);
-    }
 }
 
 /// Fills the hole at `i` with `e` or, if a child is smaller, with that child and so on.
