@@ -258,6 +258,14 @@ impl EventQueue {
         Some(top.event)
     }
 
+    /// The event `ahead` places after the next in the current slot's batch, if there is
+    /// one: what the simulation will touch soon, to prefetch. (An event filed into the
+    /// slot since it came up may pop before it; that only makes the hint early.)
+    #[inline(always)]
+    pub fn peek_batch(&self, ahead: usize) -> Option<Event> {
+        self.batch.get(self.batch_next + ahead).map(|e| e.event)
+    }
+
     /// Time of the first event of slot `cur` not yet popped, if any.
     #[inline]
     fn current_first(&self) -> Option<u64> {
