@@ -677,6 +677,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         events.schedule(Time::ZERO, Event::Sample);
     }
 
+    let ports_len = ports.len();
     Ok(Simulation {
         events,
         ports,
@@ -712,6 +713,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         },
         sampler,
         pfc,
+        prefetch: ports_len * std::mem::size_of::<crate::net::Port>() > crate::sim::PREFETCH_ABOVE_PORT_BYTES,
         done: false,
     })
 }
