@@ -235,27 +235,32 @@ impl EventQueue {
     /// Removes and returns the next event if it is due at or before `limit`, advancing `now`.
     #[inline]
     pub fn pop_until(&mut self, limit: Time) -> Option<Event> {
-        let batch_left = self.batch_next < self.batch.len();
-        if !batch_left && self.near.is_empty() {
-            if !self.refill() {
+        loop {
+            let from_batch = match (self.batch.get(self.batch_next), self.near.first()) {
+                (Some(b), Some(n)) => b.key() < n.key(),
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (None, None) => {
+                    if !self.refill() {
+                        return None;
+                    }
+                    continue;
+                }
+            };
+            let top = if from_batch { self.batch[self.batch_next] } else { self.near[0] };
+            if top.time > limit.0 {
                 return None;
             }
-            return self.pop_until(limit);
+            if from_batch {
+                self.batch_next += 1;
+            } else {
+                near_pop(&mut self.near);
+            }
+            self.len -= 1;
+            self.now = Time(top.time);
+            self.processed += 1;
+            return Some(top.event);
         }
-        let from_batch = batch_left && self.near.first().is_none_or(|n| self.batch[self.batch_next].key() < n.key());
-        let top = if from_batch { self.batch[self.batch_next] } else { self.near[0] };
-        if top.time > limit.0 {
-            return None;
-        }
-        if from_batch {
-            self.batch_next += 1;
-        } else {
-            near_pop(&mut self.near);
-        }
-        self.len -= 1;
-        self.now = Time(top.time);
-        self.processed += 1;
-        Some(top.event)
     }
 
     /// The event `ahead` places after the next in the current slot's batch, if there is
@@ -352,7 +357,9 @@ impl EventQueue {
         if self.far.first().is_some_and(|e| e.time >> SLOT_BITS == slot) {
             self.far_to_batch(slot);
         }
-        self.batch.sort_unstable_by_key(Entry::key);
+        if self.batch.len() > 1 {
+            self.batch.sort_unstable_by_key(Entry::key);
+        }
         true
     }
 
