@@ -174,7 +174,10 @@ impl EventQueue {
     }
 
     /// Schedules `event` at absolute time `at` (never in the past).
-    #[inline]
+    ///
+    /// Always inlined: it runs for nearly every event, and the common case (a slot
+    /// within the wheel's reach) is a few stores; the rest is out of line.
+    #[inline(always)]
     pub fn schedule(&mut self, at: Time, event: Event) {
         debug_assert!(at >= self.now, "event scheduled in the past");
         let e = Entry {
@@ -186,9 +189,8 @@ impl EventQueue {
         self.seq += 1;
         self.len += 1;
         let slot = at.0 >> SLOT_BITS;
-        if slot <= self.cur {
-            heap_push::<2>(&mut self.near, e);
-        } else if slot - self.cur < WHEEL as u64 {
+        // One compare for cur < slot < cur + WHEEL.
+        if slot.wrapping_sub(self.cur).wrapping_sub(1) < (WHEEL - 1) as u64 {
             let i = slot as usize % WHEEL;
             let node = Node { entry: e, next: self.heads[i] };
             let n = if self.free != NIL {
@@ -202,6 +204,17 @@ impl EventQueue {
             };
             self.heads[i] = n;
             self.occupied[i / 64] |= 1 << (i % 64);
+        } else {
+            self.schedule_off_wheel(e, slot);
+        }
+    }
+
+    /// An event in the current slot (or before it) goes to `near`, one beyond the
+    /// wheel's reach to `far`.
+    #[inline(never)]
+    fn schedule_off_wheel(&mut self, e: Entry, slot: u64) {
+        if slot <= self.cur {
+            heap_push::<2>(&mut self.near, e);
         } else {
             heap_push::<4>(&mut self.far, e);
         }
