@@ -22,7 +22,7 @@ def test_bench_prints_one_line_per_scenario(dcnsim_cli: Cli, tiny_toml: Path, tm
     lines = done.stdout.splitlines()
     assert len(lines) == 1
     m = re.fullmatch(
-        r"tiny  wall \d+\.\d{3} s  events (\d+)  events/s \S+  data packets/s \S+  peak RSS \d+\.\d MiB"
+        r"tiny  wall \d+\.\d{3} s  events (\d+)  events/s \S+  data packets/s \S+  peak RSS \d+\.\d MiB \(-?\d+\.\d above the interpreter\)"
         r"  peak in flight \d+ pkts  state [\d.]+ MiB \((\d+) B/flow, (\d+) B/pkt\)  FCT min/median/max [\d.]+/[\d.]+/[\d.]+ us \((\d+)/(\d+) flows\)", lines[0]
     )
     assert m, lines[0]
@@ -37,6 +37,28 @@ def test_bench_prints_one_line_per_scenario(dcnsim_cli: Cli, tiny_toml: Path, tm
     assert again.returncode == 0, again.stderr
     compare = again.stdout.splitlines()[1]
     assert re.search(r"vs saved: wall \S+x  events/s \S+x  peak RSS \S+x  \(same events and FCTs\)", compare), compare
+
+
+@pytest.mark.core
+def test_bench_repeat_keeps_the_fastest_run_and_checks_they_agree(
+    dcnsim_cli: Cli, tiny_toml: Path, tmp_path: Path
+) -> None:
+    import json
+
+    benches = tmp_path / "benches"
+    benches.mkdir()
+    (benches / "tiny.toml").write_text(tiny_toml.read_text())
+    saved = tmp_path / "bench.json"
+    done = dcnsim_cli("bench", "--dir", str(benches), "--repeat", "3", "--save", str(saved))
+    assert done.returncode == 0, done.stderr
+    assert len(done.stdout.splitlines()) == 1
+    figures = json.loads(saved.read_text())["scenarios"]["tiny"]
+    assert figures["runs"] == 3
+    # The simulator's share of the peak cannot exceed the whole process's.
+    assert 0 < figures["baseline_rss_bytes"] <= figures["peak_rss_bytes"]
+
+    refused = dcnsim_cli("bench", "--dir", str(benches), "--repeat", "0")
+    assert refused.returncode == 2 and "--repeat: must be at least 1" in refused.stderr
 
 
 def test_bench_without_matching_scenarios_is_an_error(dcnsim_cli: Cli, tiny_toml: Path) -> None:

@@ -15,11 +15,21 @@ import resource
 import statistics
 import sys
 import time
+from pathlib import Path
 from typing import Optional, Sequence
 
 from dcnsim._ext import ScenarioError, core
 from dcnsim._run import drive
 from dcnsim._scenario import load_scenario, scenario_json
+
+
+def _current_rss_bytes() -> Optional[int]:
+    """Resident set size now, from ``/proc/self/statm`` (None where there is none)."""
+    try:
+        resident_pages = int(Path("/proc/self/statm").read_text().split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return resident_pages * resource.getpagesize()
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -29,6 +39,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 2
     try:
         spec, base_dir = load_scenario(args[0])
+        baseline = _current_rss_bytes()
         started = time.perf_counter()
         sim = core().Simulation(scenario_json(spec), str(base_dir))
     except ScenarioError as exc:
@@ -48,6 +59,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         "packets": sim.packets,
         "data_packets": stats["data_packets"],
         "peak_rss_bytes": rss_bytes,
+        # The interpreter and the loaded extension, before the simulation exists: what
+        # the peak minus this leaves is the simulator's own (htsim's figures are those of
+        # a C++ process that has no interpreter to carry).
+        "baseline_rss_bytes": baseline,
         "peak_packets_in_flight": stats["peak_packets_in_flight"],
         "memory_bytes": stats["memory_bytes"],
         "memory_per_flow_bytes": stats["memory_per_flow_bytes"],
