@@ -95,6 +95,20 @@ fn build_topology(s: &Scenario) -> Result<Topology, ScenarioError> {
             }
         }
     }
+    let dragonfly_only = [
+        ("groups", t.groups.is_some()),
+        ("routers_per_group", t.routers_per_group.is_some()),
+        ("global_link_rate", t.global_link_rate.is_some()),
+        ("global_link_latency", t.global_link_latency.is_some()),
+    ];
+    if t.kind != TopologyKind::Dragonfly {
+        if let Some((name, _)) = dragonfly_only.iter().find(|(_, set)| *set) {
+            return err(&format!("topology.{name}"), "only for kind = \"dragonfly\"");
+        }
+    }
+    if t.kind != TopologyKind::Rail && t.rails.is_some() {
+        return err("topology.rails", "only for kind = \"rail\"");
+    }
     if t.kind != TopologyKind::Dumbbell && (t.bottleneck_rate.is_some() || t.bottleneck_latency.is_some()) {
         return err("topology.bottleneck_rate", "only for kind = \"dumbbell\"");
     }
@@ -174,6 +188,46 @@ fn build_topology(s: &Scenario) -> Result<Topology, ScenarioError> {
             }
             let extra = t.slow_extra_latency.map(|x| x.0).unwrap_or(Time::ZERO);
             Ok(topology::parallel(paths, slow, extra, rate, lat, pick(t.host_link_rate, t.host_link_latency)))
+        }
+        TopologyKind::Dragonfly => {
+            let groups = t.groups.unwrap_or(9);
+            let routers = t.routers_per_group.unwrap_or(4);
+            if groups < 2 {
+                return err("topology.groups", format!("{groups}: allowed 2 or more groups"));
+            }
+            if routers == 0 || (groups - 1) % routers != 0 {
+                return err(
+                    "topology.routers_per_group",
+                    format!(
+                        "{routers}: must divide groups − 1 = {} (each group's global links spread evenly over its routers)",
+                        groups - 1
+                    ),
+                );
+            }
+            let switches = groups * routers;
+            if t.hosts == 0 || t.hosts % switches != 0 {
+                return err(
+                    "topology.hosts",
+                    format!("{}: must be a positive multiple of groups × routers_per_group = {switches}", t.hosts),
+                );
+            }
+            let shape = topology::DragonflyShape { groups, routers, hosts_per_router: t.hosts / switches };
+            let host = pick(t.host_link_rate, t.host_link_latency);
+            Ok(topology::dragonfly(&shape, host, (rate, lat), pick(t.global_link_rate, t.global_link_latency)))
+        }
+        TopologyKind::Rail => {
+            let rails = t.rails.unwrap_or(8);
+            if rails == 0 || t.hosts == 0 || t.hosts % rails != 0 {
+                return err(
+                    "topology.hosts",
+                    format!("{}: must be a positive multiple of rails = {rails} (GPUs per server)", t.hosts),
+                );
+            }
+            // The LAPS artefact's GPUs have 200G links against a 100G fabric: by default a
+            // host link is twice the fabric's rate (spec laps.md §4.2, "link-rate caveat").
+            let host_rate = t.host_link_rate.map(|r| r.0).unwrap_or(crate::units::Rate(rate.bps() * 2));
+            let host = (host_rate, t.host_link_latency.map(|l| l.0).unwrap_or(lat));
+            Ok(topology::rail(t.hosts / rails, rails, host, (rate, lat), (rate, lat)))
         }
     }
 }

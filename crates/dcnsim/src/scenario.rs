@@ -236,6 +236,13 @@ pub enum TopologyKind {
     /// last `slow_paths` are slower by `slow_extra_latency` towards the receiver (host 1).
     /// The MSwift paper's micro-benchmark (spec mswift-mnscc.md §3.7).
     Parallel,
+    /// `groups` groups of `routers_per_group` routers, all-to-all inside a group, one
+    /// global link between every two groups; `hosts / (groups × routers_per_group)` hosts
+    /// per router. Defaults are the LAPS paper's (9 × 4, 144 hosts; spec laps.md §4.1).
+    Dragonfly,
+    /// Rail-optimised GPU fabric: `hosts / rails` servers of `rails` GPUs; each GPU's edge
+    /// node links to its rail switch and its server's NVLink switch (spec laps.md §4.2).
+    Rail,
 }
 
 fn default_one() -> u32 {
@@ -297,6 +304,20 @@ pub struct TopologyCfg {
     pub slow_paths: Option<u32>,
     #[serde(default)]
     pub slow_extra_latency: Option<TimeVal>,
+    /// Dragonfly: number of groups (default 9) and routers per group (default 4); the
+    /// groups' `groups − 1` global links must spread evenly over the routers.
+    #[serde(default)]
+    pub groups: Option<u32>,
+    #[serde(default)]
+    pub routers_per_group: Option<u32>,
+    /// Dragonfly: rate and latency of the global links (default: link_rate / link_latency).
+    #[serde(default)]
+    pub global_link_rate: Option<RateVal>,
+    #[serde(default)]
+    pub global_link_latency: Option<TimeVal>,
+    /// Rail: GPUs per server, which is also the number of rail switches (default 8).
+    #[serde(default)]
+    pub rails: Option<u32>,
     /// Forwarding latency of every switch.
     #[serde(default)]
     pub switch_latency: Option<TimeVal>,

@@ -27,6 +27,14 @@ pub enum Tier {
     AggUplink,
     /// The shared link of a dumbbell.
     Bottleneck,
+    /// Dragonfly: a link between two routers of one group.
+    Local,
+    /// Dragonfly: a link between two groups.
+    Global,
+    /// Rail-optimised fabric: a GPU's edge node to its rail switch.
+    Rail,
+    /// Rail-optimised fabric: a GPU's edge node to its server's NVLink switch.
+    NvLink,
 }
 
 #[derive(Clone, Debug)]
@@ -254,6 +262,107 @@ pub fn parallel(paths: u32, slow: u32, extra: Time, rate: Rate, latency: Time, h
     }
 }
 
+/// Shape of a dragonfly: `groups` groups of `routers` routers, all-to-all inside a group,
+/// exactly one global link between every two groups, `hosts_per_router` hosts each.
+/// LAPS paper §4.1 and spec laps.md §4.1: 9 × 4 routers, 4 hosts each (144 servers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DragonflyShape {
+    pub groups: u32,
+    pub routers: u32,
+    pub hosts_per_router: u32,
+}
+
+impl DragonflyShape {
+    /// Global links per router: a group's `groups − 1` global links spread evenly.
+    pub fn globals_per_router(&self) -> u32 {
+        (self.groups - 1) / self.routers
+    }
+
+    /// Router (switch index from 0, group-major) of group `g` that holds the global link
+    /// to group `h`: group g serves groups g+1, …, g+G−1 (mod G) in order,
+    /// `globals_per_router` per router (spec laps.md §4.1, the artefact's wiring).
+    pub fn global_router(&self, g: u32, h: u32) -> u32 {
+        debug_assert_ne!(g, h);
+        let offset = (h + self.groups - g) % self.groups;
+        g * self.routers + (offset - 1) / self.globals_per_router()
+    }
+}
+
+/// Dragonfly (Kim et al., ISCA 2008) with the LAPS paper's single global link per group
+/// pair. Hosts first (router s holds hosts s·p .. s·p+p−1), then routers group-major.
+pub fn dragonfly(shape: &DragonflyShape, host: (Rate, Time), local: (Rate, Time), global: (Rate, Time)) -> Topology {
+    let DragonflyShape { groups, routers, hosts_per_router } = *shape;
+    let n_switches = groups * routers;
+    let n_hosts = n_switches * hosts_per_router;
+    let switch = |s: u32| n_hosts + s;
+    let mut cables = Vec::new();
+    let mut host_edge = Vec::new();
+    for h in 0..n_hosts {
+        let sw = switch(h / hosts_per_router);
+        host_edge.push(sw);
+        cables.push(Cable { a: h, b: sw, rate: host.0, latency: host.1, tier: Tier::Host });
+    }
+    for g in 0..groups {
+        for i in 0..routers {
+            for j in i + 1..routers {
+                let (a, b) = (switch(g * routers + i), switch(g * routers + j));
+                cables.push(Cable { a, b, rate: local.0, latency: local.1, tier: Tier::Local });
+            }
+        }
+    }
+    for g in 0..groups {
+        for h in g + 1..groups {
+            let (a, b) = (switch(shape.global_router(g, h)), switch(shape.global_router(h, g)));
+            cables.push(Cable { a, b, rate: global.0, latency: global.1, tier: Tier::Global });
+        }
+    }
+    let host_pod = host_edge.iter().map(|&e| (e - n_hosts) / routers).collect();
+    Topology {
+        n_hosts,
+        n_switches,
+        cables,
+        host_edge,
+        host_pod,
+        slow_last: (0, Time::ZERO),
+        description: format!(
+            "dragonfly: {groups} groups x {routers} routers x {hosts_per_router} hosts, one global link per group pair"
+        ),
+    }
+}
+
+/// Rail-optimised GPU fabric (LAPS paper §4.1 Fig. 1(b), spec laps.md §4.2): `clusters`
+/// servers of `rails` GPUs. GPU (c, r) is host c·rails + r behind its own edge node (its
+/// NIC), which links to rail switch r and to its server's NVLink switch c. Nodes after the
+/// hosts: rail switches, then NVLink switches, then edge nodes (c-major).
+pub fn rail(clusters: u32, rails: u32, host: (Rate, Time), rail: (Rate, Time), nvlink: (Rate, Time)) -> Topology {
+    let n_hosts = clusters * rails;
+    let rail_switch = |r: u32| n_hosts + r;
+    let nvlink_switch = |c: u32| n_hosts + rails + c;
+    let edge = |c: u32, r: u32| n_hosts + rails + clusters + c * rails + r;
+    let mut cables = Vec::new();
+    let mut host_edge = Vec::new();
+    for c in 0..clusters {
+        for r in 0..rails {
+            let (h, e) = (c * rails + r, edge(c, r));
+            host_edge.push(e);
+            cables.push(Cable { a: h, b: e, rate: host.0, latency: host.1, tier: Tier::Host });
+            cables.push(Cable { a: e, b: rail_switch(r), rate: rail.0, latency: rail.1, tier: Tier::Rail });
+            cables.push(Cable { a: e, b: nvlink_switch(c), rate: nvlink.0, latency: nvlink.1, tier: Tier::NvLink });
+        }
+    }
+    Topology {
+        n_hosts,
+        n_switches: rails + clusters + n_hosts,
+        cables,
+        host_edge,
+        host_pod: (0..n_hosts).map(|h| h / rails).collect(),
+        slow_last: (0, Time::ZERO),
+        description: format!(
+            "rail: {clusters} servers x {rails} GPUs, {rails} rail switches, one NVLink switch per server"
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -309,5 +418,48 @@ mod tests {
         for c in first_core..first_core + 8 {
             assert_eq!(t.cables.iter().filter(|x| x.b == c).count(), 16);
         }
+    }
+
+    /// Spec laps.md §4.1: the paper's dragonfly has 36 switches, 144 servers and 234 links
+    /// (144 host, 54 local, 36 global); every switch holds exactly 2 global links, and
+    /// every two groups share exactly one.
+    #[test]
+    fn dragonfly_preset_matches_the_paper() {
+        let l = (Rate::gbps(100), Time::from_us(1));
+        let shape = DragonflyShape { groups: 9, routers: 4, hosts_per_router: 4 };
+        let t = dragonfly(&shape, l, l, l);
+        assert_eq!((t.n_hosts, t.n_switches), (144, 36));
+        let count = |tier| t.cables.iter().filter(|c| c.tier == tier).count();
+        assert_eq!((count(Tier::Host), count(Tier::Local), count(Tier::Global)), (144, 54, 36));
+        let group = |node: u32| (node - 144) / 4;
+        for s in 144..180 {
+            let globals = t.cables.iter().filter(|c| c.tier == Tier::Global && (c.a == s || c.b == s)).count();
+            assert_eq!(globals, 2, "switch {s}");
+        }
+        for g in 0..9 {
+            for h in 0..9 {
+                let between = t
+                    .cables
+                    .iter()
+                    .filter(|c| c.tier == Tier::Global && (group(c.a), group(c.b)) == (g.min(h), g.max(h)))
+                    .count();
+                assert_eq!(between, usize::from(g != h), "groups {g}, {h}");
+            }
+        }
+        // The artefact's wiring: group 0 reaches groups 1, 2 through its first switch.
+        assert_eq!((shape.global_router(0, 1), shape.global_router(0, 2), shape.global_router(0, 8)), (0, 0, 3));
+    }
+
+    /// Spec laps.md §4.2: 64 GPUs, 80 switch nodes (8 rail, 8 NVLink, 64 edge) and 192
+    /// links.
+    #[test]
+    fn rail_preset_matches_the_artefact() {
+        let (h, f) = ((Rate::gbps(200), Time::from_us(1)), (Rate::gbps(100), Time::from_us(1)));
+        let t = rail(8, 8, h, f, f);
+        assert_eq!((t.n_hosts, t.n_switches, t.cables.len()), (64, 80, 192));
+        // GPU (c, r) = host 8c + r sits behind edge node E(c, r), linked to rail r and NVLink c.
+        let e = t.host_edge[8 * 3 + 5];
+        let peers: Vec<u32> = t.cables.iter().filter(|c| c.a == e).map(|c| c.b).collect();
+        assert_eq!(peers, vec![64 + 5, 64 + 8 + 3]);
     }
 }
