@@ -17,6 +17,7 @@ pub mod eqds;
 pub mod lb;
 pub mod net;
 pub mod noise;
+pub mod paths;
 pub mod prefetch;
 pub mod routing;
 pub mod scenario;

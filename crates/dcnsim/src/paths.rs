@@ -1,0 +1,239 @@
+//! Candidate path sets for source-routed load balancing on unequal-cost fabrics, and
+//! their idle latencies. LAPS paper §3.2–§3.4 and §4.1; spec `laps.md` §2.2, §2.4, §4.1,
+//! §4.2.
+//!
+//! A path is the sequence of nodes from the source host to the destination host. The
+//! LAPS evaluation does not use generic k-shortest paths but constructs the sets
+//! explicitly, and so do we:
+//! - dragonfly, different groups: the minimal path plus one Valiant path through each
+//!   other group (8 on the paper's 9-group instance); same group, different routers: the
+//!   direct link or a detour through each other router of the group (3); same router: 1;
+//! - rail fabric, different servers: one path per rail switch (8), relayed over the
+//!   NVLink switch at either end when the GPU is not on that rail; same server: the path
+//!   through its NVLink switch (1).
+
+use crate::topology::{DragonflyShape, Topology};
+use crate::units::{Rate, Time};
+
+/// The dragonfly candidate paths from host `src` to host `dst` (spec laps.md §4.1).
+pub fn dragonfly_paths(shape: &DragonflyShape, topo: &Topology, src: u32, dst: u32) -> Vec<Vec<u32>> {
+    let n_hosts = topo.n_hosts;
+    let switch_of = |h: u32| topo.host_edge[h as usize] - n_hosts;
+    let node = |s: u32| n_hosts + s;
+    let group = |s: u32| s / shape.routers;
+    let (a, b) = (switch_of(src), switch_of(dst));
+    let (g, h) = (group(a), group(b));
+    // Appends switch `s` unless the path already ends there (a hop to itself is no hop).
+    let push = |path: &mut Vec<u32>, s: u32| {
+        if path.last() != Some(&node(s)) {
+            path.push(node(s));
+        }
+    };
+    let finish = |mut path: Vec<u32>| {
+        path.push(dst);
+        path
+    };
+    if a == b {
+        return vec![vec![src, node(a), dst]];
+    }
+    if g == h {
+        let direct = vec![src, node(a), node(b), dst];
+        let detours = (g * shape.routers..(g + 1) * shape.routers)
+            .filter(|&m| m != a && m != b)
+            .map(|m| vec![src, node(a), node(m), node(b), dst]);
+        return std::iter::once(direct).chain(detours).collect();
+    }
+    let mut minimal = vec![src, node(a)];
+    push(&mut minimal, shape.global_router(g, h));
+    push(&mut minimal, shape.global_router(h, g));
+    push(&mut minimal, b);
+    let valiant = (0..shape.groups).filter(|&m| m != g && m != h).map(|m| {
+        let mut p = vec![src, node(a)];
+        for s in [
+            shape.global_router(g, m),
+            shape.global_router(m, g),
+            shape.global_router(m, h),
+            shape.global_router(h, m),
+            b,
+        ] {
+            push(&mut p, s);
+        }
+        finish(p)
+    });
+    std::iter::once(finish(minimal)).chain(valiant).collect()
+}
+
+/// The rail-fabric candidate paths from host `src` to host `dst` (spec laps.md §4.2), on
+/// `topology::rail`'s numbering.
+pub fn rail_paths(topo: &Topology, rails: u32, src: u32, dst: u32) -> Vec<Vec<u32>> {
+    let n_hosts = topo.n_hosts;
+    let clusters = n_hosts / rails;
+    let rail_switch = |r: u32| n_hosts + r;
+    let nvlink = |c: u32| n_hosts + rails + c;
+    let edge = |c: u32, r: u32| n_hosts + rails + clusters + c * rails + r;
+    let (c1, r1, c2, r2) = (src / rails, src % rails, dst / rails, dst % rails);
+    if c1 == c2 {
+        return vec![vec![src, edge(c1, r1), nvlink(c1), edge(c2, r2), dst]];
+    }
+    (0..rails)
+        .map(|r| {
+            let mut p = vec![src, edge(c1, r1)];
+            if r != r1 {
+                p.extend([nvlink(c1), edge(c1, r)]);
+            }
+            p.extend([rail_switch(r), edge(c2, r)]);
+            if r != r2 {
+                p.extend([nvlink(c2), edge(c2, r2)]);
+            }
+            p.push(dst);
+            p
+        })
+        .collect()
+}
+
+/// The (rate, latency) of each link of `path`, from the topology's cables.
+pub fn path_links(topo: &Topology, path: &[u32]) -> Option<Vec<(Rate, Time)>> {
+    path.windows(2)
+        .map(|w| {
+            topo.cables
+                .iter()
+                .find(|c| (c.a, c.b) == (w[0], w[1]) || (c.b, c.a) == (w[0], w[1]))
+                .map(|c| (c.rate, c.latency))
+        })
+        .collect()
+}
+
+/// A path's baseline latency `idleVal` under the LAPS artefact's formula (spec laps.md
+/// §2.4): Σ over hops of (propagation + serialisation of a `packet_bytes` packet), plus
+/// one more serialisation at the slowest hop's rate per hop as slack; serialisation
+/// times truncated to whole nanoseconds, as the artefact does.
+pub fn idle_val(links: &[(Rate, Time)], packet_bytes: u64) -> Time {
+    let ser_ns = |rate: Rate| packet_bytes * 8 * 1_000_000_000 / rate.bps();
+    let slowest = links.iter().map(|l| l.0).min().expect("a path has at least one link");
+    let per_hop: u64 = links.iter().map(|&(rate, prop)| prop.0 / 1000 + ser_ns(rate)).sum();
+    Time::from_ns(per_hop + links.len() as u64 * ser_ns(slowest))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::topology::{dragonfly, rail};
+    use std::collections::BTreeMap;
+
+    const S: u64 = 1048;
+
+    fn paper_dragonfly() -> (DragonflyShape, Topology) {
+        let l = (Rate::gbps(100), Time::from_us(1));
+        let shape = DragonflyShape { groups: 9, routers: 4, hosts_per_router: 4 };
+        (shape, dragonfly(&shape, l, l, l))
+    }
+
+    fn paper_rail() -> Topology {
+        rail(
+            8,
+            8,
+            (Rate::gbps(200), Time::from_us(1)),
+            (Rate::gbps(100), Time::from_us(1)),
+            (Rate::gbps(100), Time::from_us(1)),
+        )
+    }
+
+    /// Every path is loop-free, joins linked nodes (also when reversed), and starts and
+    /// ends at the right hosts.
+    fn assert_valid(topo: &Topology, src: u32, dst: u32, path: &[u32]) {
+        assert_eq!((path[0], *path.last().unwrap()), (src, dst));
+        let mut seen = path.to_vec();
+        seen.sort_unstable();
+        seen.dedup();
+        assert_eq!(seen.len(), path.len(), "loop in {path:?}");
+        let reversed: Vec<u32> = path.iter().rev().copied().collect();
+        assert!(path_links(topo, &reversed).is_some(), "{path:?} reversed is not a path");
+    }
+
+    /// Spec laps.md §7 A1 (dragonfly): every ordered server pair gets 1, 3 or 8 paths,
+    /// for 432, 1728 and 18432 pairs; across the 36 × 36 switch pairs the inter-group
+    /// 8-path sets hold {1: 72, 2: 504, 3: 1512, 4: 3240, 5: 3888} paths by switch hops.
+    #[test]
+    fn a1_dragonfly_path_sets() {
+        let (shape, topo) = paper_dragonfly();
+        let mut pairs_by_count = BTreeMap::new();
+        for src in 0..144 {
+            for dst in (0..144).filter(|&d| d != src) {
+                let paths = dragonfly_paths(&shape, &topo, src, dst);
+                for p in &paths {
+                    assert_valid(&topo, src, dst, p);
+                }
+                *pairs_by_count.entry(paths.len()).or_insert(0) += 1;
+            }
+        }
+        assert_eq!(pairs_by_count, BTreeMap::from([(1, 432), (3, 1728), (8, 18432)]));
+
+        let mut by_hops = BTreeMap::new();
+        for a in 0..36u32 {
+            for b in (0..36u32).filter(|&b| b / 4 != a / 4) {
+                // One host under each switch stands for the switch pair.
+                for p in dragonfly_paths(&shape, &topo, a * 4, b * 4) {
+                    *by_hops.entry(p.len() - 3).or_insert(0) += 1;
+                }
+            }
+        }
+        assert_eq!(by_hops, BTreeMap::from([(1, 72), (2, 504), (3, 1512), (4, 3240), (5, 3888)]));
+    }
+
+    /// Spec laps.md §7 A1 (rail): 448 pairs with 1 path and 3584 with 8; a path through
+    /// rail r has 4 + 2·[r ≠ r1] + 2·[r ≠ r2] links.
+    #[test]
+    fn a1_rail_path_sets() {
+        let topo = paper_rail();
+        let (mut one, mut eight) = (0, 0);
+        for src in 0..64 {
+            for dst in (0..64).filter(|&d| d != src) {
+                let paths = rail_paths(&topo, 8, src, dst);
+                for p in &paths {
+                    assert_valid(&topo, src, dst, p);
+                }
+                match paths.len() {
+                    1 => {
+                        one += 1;
+                        assert_eq!(paths[0].len() - 1, 4);
+                    }
+                    8 => {
+                        eight += 1;
+                        let (r1, r2) = (src % 8, dst % 8);
+                        for (r, p) in paths.iter().enumerate() {
+                            let expected = 4 + 2 * usize::from(r as u32 != r1) + 2 * usize::from(r as u32 != r2);
+                            assert_eq!(p.len() - 1, expected, "rail {r} from {src} to {dst}");
+                        }
+                    }
+                    n => panic!("{n} paths from {src} to {dst}"),
+                }
+            }
+        }
+        assert_eq!((one, eight), (448, 3584));
+    }
+
+    /// Spec laps.md §7 A2: idleVal under the artefact's formula is 1166·L ns on the
+    /// dragonfly (1000 + 83 + 83 per 100G hop) and 4580 / 6912 / 9244 ns for rail paths
+    /// of 4 / 6 / 8 links with 200G host links; T is the largest over a pair's paths.
+    #[test]
+    fn a2_idle_latencies() {
+        let (shape, topo) = paper_dragonfly();
+        for p in dragonfly_paths(&shape, &topo, 0, 143) {
+            let links = path_links(&topo, &p).unwrap();
+            assert_eq!(idle_val(&links, S), Time::from_ns(1166 * links.len() as u64));
+        }
+        let topo = paper_rail();
+        let idle = |p: &Vec<u32>| idle_val(&path_links(&topo, p).unwrap(), S);
+        // GPU (0, 2) to GPU (1, 2): same rail (one 4-link path, seven 8-link ones).
+        let same_rail = rail_paths(&topo, 8, 2, 8 + 2);
+        assert_eq!(idle(&same_rail[2]), Time::from_ns(4580));
+        assert!(same_rail.iter().enumerate().all(|(r, p)| r == 2 || idle(p) == Time::from_ns(9244)));
+        // GPU (0, 2) to GPU (1, 5): two 6-link paths (rails 2 and 5).
+        let other_rail = rail_paths(&topo, 8, 2, 8 + 5);
+        assert_eq!((idle(&other_rail[2]), idle(&other_rail[5])), (Time::from_ns(6912), Time::from_ns(6912)));
+        let target = other_rail.iter().map(idle).max().unwrap();
+        assert_eq!(target, Time::from_ns(9244));
+        // Intra-server: 4 links, T = 4580 ns.
+        assert_eq!(idle(&rail_paths(&topo, 8, 0, 7)[0]), Time::from_ns(4580));
+    }
+}
