@@ -13,7 +13,7 @@ use crate::routing::Routing;
 use crate::scenario::{
     err, FailureModel, FlowSize, InitialWindow, QueueSampling, Scenario, ScenarioError, TopologyKind,
 };
-use crate::scenario::{PfcCfg, PfcClass, PriorityService, QueueCount, RepsParams, Scheduler};
+use crate::scenario::{LbName, PfcCfg, PfcClass, PriorityService, QueueCount, RepsParams, Scheduler};
 use crate::sim::{ArRule, Counters, Simulation};
 use crate::stats::{ideal_fct, FlowMonitor, Hop, Sampler};
 use crate::topology::{self, FatTreeShape, Tier, TierLinks, Topology};
@@ -43,6 +43,45 @@ fn uplink_ratios(given: Option<&[u32]>, tiers: u32, radix: u32) -> Result<(u32, 
         return err(field, format!("{r}: each ratio must divide k/2 = {half} (radix {radix}); allowed {divisors:?}"));
     }
     Ok((ratios[0], ratios.get(1).copied().unwrap_or(1)))
+}
+
+/// Explicit routes for the flows with `lb = "rps"`, from the topology's path-set rule.
+fn source_routes(
+    s: &Scenario,
+    topo: &Topology,
+    ports: &[Port],
+    node_ports: &[Vec<u32>],
+    flows: &[crate::transport::Flow],
+) -> Result<crate::paths::SourceRoutes, ScenarioError> {
+    use crate::paths::{PathRule, SourceRoutes};
+    if !flows.iter().any(|f| f.lb == LbName::Rps) {
+        return Ok(SourceRoutes::default());
+    }
+    let t = &s.topology;
+    let rule = match t.kind {
+        TopologyKind::Dragonfly => {
+            let (groups, routers) = (t.groups.unwrap_or(9), t.routers_per_group.unwrap_or(4));
+            PathRule::Dragonfly(topology::DragonflyShape {
+                groups,
+                routers,
+                hosts_per_router: t.hosts / (groups * routers),
+            })
+        }
+        TopologyKind::Rail => PathRule::Rail { rails: t.rails.unwrap_or(8) },
+        _ => {
+            return err(
+                "lb",
+                "\"rps\" sprays over a fabric's explicit candidate paths, defined for topology.kind = \"dragonfly\" or \"rail\"; use \"ops\" elsewhere",
+            )
+        }
+    };
+    let routed = flows.iter().map(|f| (f.src, f.dst, f.lb == LbName::Rps));
+    SourceRoutes::build(&rule, topo, ports, node_ports, routed).map_err(|e| {
+        ScenarioError(format!(
+            "topology.failed_links: every candidate path from host {} to host {} crosses a failed link; lower failed_links or change seed",
+            e.src, e.dst
+        ))
+    })
 }
 
 fn build_topology(s: &Scenario) -> Result<Topology, ScenarioError> {
@@ -675,6 +714,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         }
         flows.push(flow);
     }
+    let source_routes = source_routes(s, &topo, &ports, &node_ports, &flows)?;
     let pulls = flows.iter().any(|f| f.sender.credit.is_some()).then(|| {
         let mut p = crate::eqds::PullPacers::new(flows.len(), &defaults.host_rates, mtu, tr.eqds.pull_rate);
         for f in &flows {
@@ -767,6 +807,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         },
         sampler,
         pfc,
+        source_routes,
         prefetch: ports_len * std::mem::size_of::<crate::net::Port>() > crate::sim::PREFETCH_ABOVE_PORT_BYTES,
         done: false,
     })

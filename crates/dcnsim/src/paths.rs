@@ -12,8 +12,119 @@
 //!   NVLink switch at either end when the GPU is not on that rail; same server: the path
 //!   through its NVLink switch (1).
 
+use std::collections::HashMap;
+
+use crate::net::{Packet, PacketKind, Port};
 use crate::topology::{DragonflyShape, Topology};
 use crate::units::{Rate, Time};
+
+/// Which construction gives a topology's candidate paths.
+#[derive(Clone, Copy, Debug)]
+pub enum PathRule {
+    Dragonfly(DragonflyShape),
+    Rail { rails: u32 },
+}
+
+impl PathRule {
+    pub fn paths(&self, topo: &Topology, src: u32, dst: u32) -> Vec<Vec<u32>> {
+        match self {
+            PathRule::Dragonfly(shape) => dragonfly_paths(shape, topo, src, dst),
+            PathRule::Rail { rails } => rail_paths(topo, *rails, src, dst),
+        }
+    }
+}
+
+/// Explicit routes of source-routed flows: the egress port at every switch along each of
+/// a flow's candidate paths, forward (data) and reversed (the receiver's replies). A
+/// packet names its path by its index in the flow's set (`entropy`) and counts the
+/// switches it passed (`hop`), so forwarding is three table reads.
+#[derive(Default)]
+pub struct SourceRoutes {
+    /// Egress ports, routes back to back.
+    ports: Vec<u32>,
+    /// Per path: where its forward and its reverse route start in `ports`.
+    paths: Vec<(u32, u32)>,
+    /// Per flow: index of its first path in `paths` and how many it has (0 = the flow
+    /// is not source-routed).
+    flows: Vec<(u32, u32)>,
+}
+
+/// A candidate path that cannot carry traffic (spec laps.md: paths are fixed at set-up;
+/// a failed link removes the ones across it).
+#[derive(Debug)]
+pub struct NoUsablePath {
+    pub src: u32,
+    pub dst: u32,
+}
+
+impl SourceRoutes {
+    /// Routes for every flow `(src, dst)` marked `routed`, from `rule`'s path sets,
+    /// leaving out paths across links that are down. Pairs share their routes.
+    pub fn build(
+        rule: &PathRule,
+        topo: &Topology,
+        ports: &[Port],
+        node_ports: &[Vec<u32>],
+        flows: impl Iterator<Item = (u32, u32, bool)>,
+    ) -> Result<SourceRoutes, NoUsablePath> {
+        let mut routes = SourceRoutes::default();
+        let mut by_pair: HashMap<(u32, u32), (u32, u32)> = HashMap::new();
+        let egress = |u: u32, v: u32| -> Option<u32> {
+            node_ports[u as usize].iter().copied().find(|&p| ports[p as usize].peer == v && ports[p as usize].up)
+        };
+        for (src, dst, routed) in flows {
+            if !routed {
+                routes.flows.push((0, 0));
+                continue;
+            }
+            if let Some(&set) = by_pair.get(&(src, dst)) {
+                routes.flows.push(set);
+                continue;
+            }
+            let first = routes.paths.len() as u32;
+            for path in rule.paths(topo, src, dst) {
+                // Egress ports at the switches: every node but the two hosts.
+                let forward: Option<Vec<u32>> = path[1..].windows(2).map(|w| egress(w[0], w[1])).collect();
+                let reverse: Option<Vec<u32>> =
+                    path[..path.len() - 1].windows(2).rev().map(|w| egress(w[1], w[0])).collect();
+                // The host links themselves must be up too.
+                let hosts_up = egress(src, path[1]).is_some() && egress(dst, path[path.len() - 2]).is_some();
+                let (Some(forward), Some(reverse), true) = (forward, reverse, hosts_up) else { continue };
+                let start = routes.ports.len() as u32;
+                routes.ports.extend(&forward);
+                routes.ports.extend(&reverse);
+                routes.paths.push((start, start + forward.len() as u32));
+            }
+            let n = routes.paths.len() as u32 - first;
+            if n == 0 {
+                return Err(NoUsablePath { src, dst });
+            }
+            by_pair.insert((src, dst), (first, n));
+            routes.flows.push((first, n));
+        }
+        Ok(routes)
+    }
+
+    /// Candidate paths of flow `f` (0 if it is not source-routed).
+    #[inline]
+    pub fn n_paths(&self, f: u32) -> u32 {
+        self.flows.get(f as usize).map_or(0, |&(_, n)| n)
+    }
+
+    /// The port a source-routed packet leaves the current switch by.
+    #[inline]
+    pub fn egress(&self, pkt: &Packet) -> u32 {
+        let (first, _) = self.flows[pkt.flow as usize];
+        let (forward, reverse) = self.paths[(first + pkt.entropy) as usize];
+        let start = if pkt.kind == PacketKind::Data { forward } else { reverse };
+        self.ports[(start + pkt.hop as u32) as usize]
+    }
+
+    /// Bytes of the route tables.
+    pub fn heap_bytes(&self) -> u64 {
+        (self.ports.capacity() * 4 + self.paths.capacity() * 8 + self.flows.capacity() * 8) as u64
+    }
+}
 
 /// The dragonfly candidate paths from host `src` to host `dst` (spec laps.md §4.1).
 pub fn dragonfly_paths(shape: &DragonflyShape, topo: &Topology, src: u32, dst: u32) -> Vec<Vec<u32>> {

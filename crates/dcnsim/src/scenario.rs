@@ -532,6 +532,9 @@ pub enum LbName {
     /// Protective load balancing: one path, moved after repeated congested rounds or a
     /// timeout (`lb.rs`).
     Plb,
+    /// Random packet spraying over the flow's explicit candidate paths, source-routed
+    /// (`paths.rs`; dragonfly and rail fabrics): LAPS with β = 0, spec laps.md §3.9.
+    Rps,
 }
 
 impl LbName {
@@ -543,6 +546,7 @@ impl LbName {
             LbName::Ar => "ar",
             LbName::Rr => "rr",
             LbName::Plb => "plb",
+            LbName::Rps => "rps",
         }
     }
 

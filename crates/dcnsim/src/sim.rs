@@ -111,7 +111,15 @@ pub struct Simulation {
     /// when the ports alone outgrow a core's L2 cache; below that everything stays in
     /// cache and the hints only cost instructions (+10 % on a 128-host fat tree).
     pub(crate) prefetch: bool,
+    /// Explicit routes of the source-routed flows (`lb = "rps"`); empty otherwise.
+    pub(crate) source_routes: crate::paths::SourceRoutes,
     pub(crate) done: bool,
+}
+
+/// Path index in `0..paths` from 32 random bits (multiply-shift: no modulo bias to speak of).
+#[inline]
+fn pick_path(random: u32, paths: u32) -> u32 {
+    ((random as u64 * paths as u64) >> 32) as u32
 }
 
 /// Bytes of port state above which prefetching pays: about one core's L2 cache.
@@ -344,7 +352,14 @@ impl Simulation {
             let flow = &mut self.flows[f as usize];
             let fresh = if flow.needs_fresh_entropy(now) { self.rng_spray.next_u64() as u32 } else { 0 };
             let entropy = flow.next_entropy(now, fresh, &self.cfg);
-            let pkt = flow.emit(now, entropy);
+            let paths = self.source_routes.n_paths(f);
+            let pkt = if paths == 0 {
+                flow.emit(now, entropy)
+            } else {
+                let mut pkt = flow.emit(now, pick_path(entropy, paths));
+                pkt.flags |= flags::SOURCE_ROUTED;
+                pkt
+            };
             self.monitors[f as usize].on_tx(now, pkt.size);
             match flow.send_state(now) {
                 SendState::Ready => self.host_ready[host as usize].push_back(f),
@@ -499,7 +514,12 @@ impl Simulation {
             self.deliver(h);
         } else {
             let pkt = *self.arena.get(h);
-            let out = if pkt.has(flags::ADAPTIVE) && pkt.size as u64 >= self.ar.min_size {
+            let out = if pkt.flags & (flags::ADAPTIVE | flags::ROUND_ROBIN | flags::SOURCE_ROUTED) == 0 {
+                self.routing.forward(node, pkt.dst, pkt.entropy)
+            } else if pkt.has(flags::SOURCE_ROUTED) {
+                self.arena.get_mut(h).hop += 1;
+                self.source_routes.egress(&pkt)
+            } else if pkt.has(flags::ADAPTIVE) && pkt.size as u64 >= self.ar.min_size {
                 self.adaptive_port(node, pkt.dst)
             } else if pkt.has(flags::ROUND_ROBIN) {
                 let c = self.routing.candidates(node, pkt.dst);
@@ -847,8 +867,10 @@ impl Simulation {
             kind,
             flags: if a.ece { flags::ECE } else { 0 }
                 | if a.retx { flags::RETX } else { 0 }
-                | if flow.lb.sprays() { 0 } else { flags::CLASS1 },
+                | if flow.lb.sprays() { 0 } else { flags::CLASS1 }
+                | if self.source_routes.n_paths(f) > 0 { flags::SOURCE_ROUTED } else { 0 },
             priority: flow.priority,
+            hop: 0,
         };
         let port = self.routing.host_up_port[flow.dst as usize];
         let h = self.arena.alloc(pkt);
@@ -890,7 +912,8 @@ impl Simulation {
             size: self.cfg.header_bytes,
             dst: flow.src,
             kind: PacketKind::Ack,
-            flags: flags::PROBE | (probe.flags & flags::CLASS1),
+            flags: flags::PROBE | (probe.flags & (flags::CLASS1 | flags::SOURCE_ROUTED)),
+            hop: 0,
             ..*probe
         };
         let port = self.routing.host_up_port[flow.dst as usize];
@@ -928,17 +951,21 @@ impl Simulation {
             let size = cc.probe_bytes();
             let ect = if cc.ecn_capable() { flags::ECT } else { 0 };
             cc.on_probe_sent(now);
+            let paths = self.source_routes.n_paths(f);
+            let (entropy, routed) =
+                if paths == 0 { (flow.entropy, 0) } else { (pick_path(flow.entropy, paths), flags::SOURCE_ROUTED) };
             let pkt = Packet {
                 flow: f,
                 psn: 0,
                 sacked_psn: 0,
                 size,
                 dst: flow.dst,
-                entropy: flow.entropy,
+                entropy,
                 sent_at: now,
                 kind: PacketKind::Data,
-                flags: flags::PROBE | ect | if flow.lb.sprays() { 0 } else { flags::CLASS1 },
+                flags: flags::PROBE | ect | routed | if flow.lb.sprays() { 0 } else { flags::CLASS1 },
                 priority: flow.priority,
+                hop: 0,
             };
             let port = self.routing.host_up_port[flow.src as usize];
             self.counters.probe_packets += 1;
@@ -1134,7 +1161,7 @@ impl Simulation {
             flows,
             packets,
             ports: self.ports.iter().map(|p| p.fixed_bytes()).sum(),
-            routing: self.routing.heap_bytes(),
+            routing: self.routing.heap_bytes() + self.source_routes.heap_bytes(),
             events: self.events.heap_bytes(),
             n_flows: self.flows.len() as u64,
             peak_packets: self.arena.peak_live() as u64,
@@ -1233,6 +1260,7 @@ mod tests {
             kind: PacketKind::Data,
             flags: flags::ECT,
             priority: 0,
+            hop: 0,
         };
         for psn in 0..3 {
             let h = s.arena.alloc(data(psn));

@@ -546,7 +546,7 @@ impl Flow {
             LbName::Ecmp | LbName::Rr => false,
             LbName::Reps => self.reps.needs_fresh(now),
             LbName::Plb => self.plb.repath_pending,
-            LbName::Ops | LbName::Ar => true,
+            LbName::Ops | LbName::Ar | LbName::Rps => true,
         }
     }
 
@@ -560,7 +560,7 @@ impl Flow {
             LbName::Rr => self.next_retx().unwrap_or(self.sender.next_new),
             LbName::Reps => self.reps.next(now, fresh, &cfg.reps),
             LbName::Plb => self.plb.next(&mut self.entropy, fresh),
-            LbName::Ops | LbName::Ar => fresh,
+            LbName::Ops | LbName::Ar | LbName::Rps => fresh,
         }
     }
 
@@ -608,7 +608,8 @@ impl Flow {
             LbName::Ar => f |= flags::ADAPTIVE,
             LbName::Rr => f |= flags::ROUND_ROBIN,
             LbName::Ecmp | LbName::Plb => f |= flags::CLASS1,
-            LbName::Ops | LbName::Reps => {}
+            // Source routing (Rps) is flagged by the simulation, which knows the paths.
+            LbName::Ops | LbName::Reps | LbName::Rps => {}
         }
         Packet {
             flow: self.id,
@@ -621,6 +622,7 @@ impl Flow {
             kind: PacketKind::Data,
             flags: f,
             priority: self.priority,
+            hop: 0,
         }
     }
 
@@ -1173,6 +1175,7 @@ mod tests {
             kind: PacketKind::Data,
             flags: flags::ECT | if ce { flags::CE } else { 0 },
             priority: 0,
+            hop: 0,
         }
     }
 

@@ -36,6 +36,10 @@ pub mod flags {
     /// A PrioPlus probe (data kind, minimum size, outside the flow's PSN space) or its echo
     /// (ACK kind). Spec `prioplus.md` §2.6.
     pub const PROBE: u16 = 256;
+    /// Switches forward it along an explicit route (`routing::SourceRoutes`): path
+    /// `entropy` of the flow's candidate set, forward for data, reversed for the
+    /// receiver's replies, at hop `hop`.
+    pub const SOURCE_ROUTED: u16 = 512;
 }
 
 /// One packet. Data and ACKs share the struct so a port needs only one queue type.
@@ -60,6 +64,9 @@ pub struct Packet {
     /// the scenario gives none. With the 16-bit flags it still fits the 40 bytes a packet
     /// took before priorities and trimming (checked by a test).
     pub priority: u8,
+    /// Source-routed packets: switches passed so far (the index of the next egress port
+    /// in the route).
+    pub hop: u8,
 }
 
 impl Packet {
