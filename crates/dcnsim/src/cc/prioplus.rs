@@ -439,9 +439,13 @@ impl PrioPlus {
         }
         if self.p.cardinality {
             // In-flight bytes at this delay over our own share (erratum §7.8: the window
-            // from before the stop).
+            // from before the stop). The share is at least one packet: a window below an
+            // MTU still puts whole packets on the wire. Without that floor a flow restarted
+            // at W_LS/#flow of a few bytes re-estimates #flow from that sliver, restarts
+            // smaller still, and #flow runs away (to millions, with 240 flows in the
+            // Fig. 10a staircase), leaving the level unable to send for milliseconds.
             let total = delay.as_secs_f64() * self.line_bps;
-            self.n_flow = self.n_flow.max(total / self.cwnd_before_stop.max(1.0));
+            self.n_flow = self.n_flow.max(total / self.cwnd_before_stop.max(self.mtu));
         }
         self.w_ai = self.p.ai_bytes / self.n_flow;
         self.w_adapt = 0.0;
@@ -779,6 +783,32 @@ mod tests {
         assert!(f.is_stopped());
         f.on_probe_ack(US(250), US(15));
         assert!((f.cwnd_bytes() - 1000.0).abs() < 1e-6);
+    }
+
+    /// The cardinality estimate #flow = delay·LineRate/cwnd (§4.3.1) counts a flow's share
+    /// as at least one packet: a flow restarted at W_LS/#flow below one MTU still sends
+    /// whole packets. So the estimate never exceeds the packets in flight at that delay,
+    /// delay·LineRate/MTU, and cannot feed on its own shrinking restarts.
+    #[test]
+    fn flow_estimate_counts_at_least_one_packet_per_flow() {
+        // No filter: the first sample above D_limit^1 stops the flow, before Swift acts.
+        let p = PrioPlusParams { linear_step: Some(0.125), filter: 1, ..PrioPlusParams::default() };
+        let delay = US(44);
+        let stop_at = |cwnd: f64| {
+            let mut f = PrioPlus::new(&p, &SwiftParams::default(), &info(1, 8));
+            f.stopped = false;
+            f.set_cwnd_bytes(cwnd);
+            f.on_ack(&ack(US(100), delay, 1, 10));
+            assert!(f.is_stopped());
+            f.flow_estimate()
+        };
+        // Linear start at W_LS/#flow = 18.75 KB / 50 = 375 B: 44 µs × 12.5 B/ns = 550 KB
+        // in flight holds at most 550 one-packet flows (not 550 KB / 375 B = 1467).
+        let n = stop_at(375.0);
+        assert!((n - 550.0).abs() < 1e-6, "{n}");
+        // A window above one packet is used as it is.
+        let n = stop_at(5_000.0);
+        assert!((n - 110.0).abs() < 1e-6, "{n}");
     }
 
     /// Spec §2.9 item 5 (and AC12): a stopped flow sends its next probe only after the
