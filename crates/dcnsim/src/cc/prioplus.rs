@@ -279,6 +279,9 @@ pub struct PrioPlus {
     stopped: bool,
     cwnd_before_stop: f64,
     probe_at: Option<Time>,
+    /// When the probe now in flight left (`None`: no probe in flight). A stopped flow has
+    /// at most one probe out: the next is scheduled from its echo (spec §2.9 item 5).
+    probe_sent_at: Option<Time>,
     snd_nxt: u32,
     rng: Rng,
     last_delay: Time,
@@ -365,6 +368,7 @@ impl PrioPlus {
             // A flow that probes before starting has no sample yet: first probe after
             // U(0, BaseRtt) (§2.6, on_flow_start).
             probe_at: None,
+            probe_sent_at: None,
             snd_nxt: 0,
             rng: Rng::stream(info.seed, "prioplus"),
             last_delay: Time::ZERO,
@@ -435,14 +439,23 @@ impl PrioPlus {
         }
         if self.p.cardinality {
             // In-flight bytes at this delay over our own share (erratum §7.8: the window
-            // from before the stop).
+            // from before the stop). The share is at least one packet: a window below an
+            // MTU still puts whole packets on the wire. Without that floor a flow restarted
+            // at W_LS/#flow of a few bytes re-estimates #flow from that sliver, restarts
+            // smaller still, and #flow runs away (to millions, with 240 flows in the
+            // Fig. 10a staircase), leaving the level unable to send for milliseconds.
             let total = delay.as_secs_f64() * self.line_bps;
-            self.n_flow = self.n_flow.max(total / self.cwnd_before_stop.max(1.0));
+            self.n_flow = self.n_flow.max(total / self.cwnd_before_stop.max(self.mtu));
         }
         self.w_ai = self.p.ai_bytes / self.n_flow;
         self.w_adapt = 0.0;
         self.count_down = (self.base_bdp / self.w_ls).ceil() as u32;
-        self.probe_at = Some(now + self.probe_wait(delay));
+        self.probe_at = match self.probe_sent_at {
+            // A probe is in flight (sent before a resume, or after an earlier high ACK):
+            // its echo schedules the next one, so only the loss guard stays armed.
+            Some(sent) => Some(sent + self.p.probe_timeout.0),
+            None => Some(now + self.probe_wait(delay)),
+        };
     }
 
     /// A below-limit sample while stopped (Algorithm 1, NewProbeAck lines 28–35).
@@ -571,10 +584,12 @@ impl CongestionControl for PrioPlus {
         self.probes += 1;
         // At most one probe outstanding: the next one waits for this echo, or for the
         // timeout if it was lost.
+        self.probe_sent_at = Some(now);
         self.probe_at = Some(now + self.p.probe_timeout.0);
     }
 
     fn on_probe_ack(&mut self, now: Time, rtt: Time) {
+        self.probe_sent_at = None;
         if !self.stopped {
             return;
         }
@@ -768,6 +783,75 @@ mod tests {
         assert!(f.is_stopped());
         f.on_probe_ack(US(250), US(15));
         assert!((f.cwnd_bytes() - 1000.0).abs() < 1e-6);
+    }
+
+    /// The cardinality estimate #flow = delay·LineRate/cwnd (§4.3.1) counts a flow's share
+    /// as at least one packet: a flow restarted at W_LS/#flow below one MTU still sends
+    /// whole packets. So the estimate never exceeds the packets in flight at that delay,
+    /// delay·LineRate/MTU, and cannot feed on its own shrinking restarts.
+    #[test]
+    fn flow_estimate_counts_at_least_one_packet_per_flow() {
+        // No filter: the first sample above D_limit^1 stops the flow, before Swift acts.
+        let p = PrioPlusParams { linear_step: Some(0.125), filter: 1, ..PrioPlusParams::default() };
+        let delay = US(44);
+        let stop_at = |cwnd: f64| {
+            let mut f = PrioPlus::new(&p, &SwiftParams::default(), &info(1, 8));
+            f.stopped = false;
+            f.set_cwnd_bytes(cwnd);
+            f.on_ack(&ack(US(100), delay, 1, 10));
+            assert!(f.is_stopped());
+            f.flow_estimate()
+        };
+        // Linear start at W_LS/#flow = 18.75 KB / 50 = 375 B: 44 µs × 12.5 B/ns = 550 KB
+        // in flight holds at most 550 one-packet flows (not 550 KB / 375 B = 1467).
+        let n = stop_at(375.0);
+        assert!((n - 550.0).abs() < 1e-6, "{n}");
+        // A window above one packet is used as it is.
+        let n = stop_at(5_000.0);
+        assert!((n - 110.0).abs() < 1e-6, "{n}");
+    }
+
+    /// Spec §2.9 item 5 (and AC12): a stopped flow sends its next probe only after the
+    /// previous probe's echo returns. ACKs of data still in flight that arrive above
+    /// D_limit after a probe has left re-estimate #flow but must not schedule a second
+    /// probe; the echo does. The loss guard (probe timeout) stays armed meanwhile.
+    #[test]
+    fn late_data_acks_do_not_send_a_second_probe() {
+        let p = PrioPlusParams { linear_step: Some(0.125), filter: 1, ..PrioPlusParams::default() };
+        let mut f = PrioPlus::new(&p, &SwiftParams::default(), &info(1, 8));
+        f.stopped = false;
+        f.set_cwnd_bytes(25_000.0);
+        let high = US(30); // above D_limit^1 = 18.4 µs
+        f.on_ack(&ack(US(100), high, 1, 30));
+        assert!(f.is_stopped());
+        let first = f.probe_at().unwrap();
+        f.on_probe_sent(first);
+        let guard = first + p.probe_timeout.0;
+        assert_eq!(f.probe_at(), Some(guard));
+        // Data sent before the stop is still being acknowledged, above the limit.
+        let estimate = f.flow_estimate();
+        f.on_ack(&ack(first + US(1), US(40), 2, 30));
+        assert_eq!(f.probe_at(), Some(guard), "a probe is in flight: no new one before its echo");
+        assert!(f.flow_estimate() > estimate, "the late ACK still re-estimates #flow");
+        // The echo, still above the limit, schedules the next probe after the usual wait.
+        let echo_at = first + US(30);
+        f.on_probe_ack(echo_at, high);
+        let next = f.probe_at().unwrap();
+        assert!(next >= echo_at + (high - f.channel().0) && next <= echo_at + (high - f.channel().0) + US(12));
+        // With no probe in flight, a high data ACK schedules one itself.
+        f.on_ack(&ack(echo_at + US(1), high, 3, 30));
+        assert!(f.probe_at().unwrap() < echo_at + US(1) + p.probe_timeout.0);
+        // A probe left before a resume: if the flow stops again before the echo is back,
+        // the echo (not the stop) schedules the next probe.
+        let t = f.probe_at().unwrap();
+        f.on_probe_sent(t);
+        f.on_ack(&ack(t + US(1), US(15), 4, 30));
+        assert!(!f.is_stopped(), "a below-limit data ACK resumes the flow");
+        f.on_ack(&ack(t + US(2), high, 5, 31));
+        assert!(f.is_stopped());
+        assert_eq!(f.probe_at(), Some(t + p.probe_timeout.0));
+        f.on_probe_ack(t + US(25), high);
+        assert!(f.probe_at().unwrap() < t + US(25) + US(30));
     }
 
     /// Rounds (Algorithm 1 lines 2–4): a round ends when the PSN that was next at its start
