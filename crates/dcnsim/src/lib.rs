@@ -14,6 +14,7 @@ pub mod builder;
 pub mod cc;
 pub mod engine;
 pub mod eqds;
+pub mod laps;
 pub mod lb;
 pub mod net;
 pub mod noise;
