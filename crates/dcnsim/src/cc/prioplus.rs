@@ -29,7 +29,11 @@
 //! Swift's AI/MD and the base W_AI. Stop, probe, linear start and cardinality are shared.
 //! [A] runs it without the stop filter: set `filter = 1` for that (the default stays 2).
 //!
-//! Not modelled: OWD mode, delay-noise injection, the [A]-only stop at cwnd ≤ 0.1 MTU.
+//! [A] also stops (and probes after U(0, BaseRtt)) whenever Swift's decrease leaves the
+//! window at or below 0.1 MTU, in place of Swift's minimum rate; that is `stop_below_pkts`,
+//! off by default ([P] has no such stop, spec §2.10).
+//!
+//! Not modelled: OWD mode.
 
 use serde::{Deserialize, Serialize};
 
@@ -133,6 +137,10 @@ pub struct PrioPlusParams {
     /// The wrapped algorithm: `swift` (reads `[transport.swift]`) or `ledbat` (reads
     /// `[transport.ledbat]`'s gain; spec §2.8).
     pub underlying: Underlying,
+    /// [A]'s stop at a tiny window: when the wrapped algorithm leaves cwnd at or below
+    /// this many packets, stop and probe after U(0, BaseRtt) (no #flow estimate), instead
+    /// of trickling at a sub-packet paced rate. Absent: never ([P]; [A] uses 0.1).
+    pub stop_below_pkts: Option<f64>,
 }
 
 impl Default for PrioPlusParams {
@@ -155,6 +163,7 @@ impl Default for PrioPlusParams {
             dual_rtt: true,
             cardinality: true,
             underlying: Underlying::Swift,
+            stop_below_pkts: None,
         }
     }
 }
@@ -189,6 +198,14 @@ impl PrioPlusParams {
         }
         if !(self.restart_pkts > 0.0) {
             return Err(("restart_pkts", "must be positive".into()));
+        }
+        if let Some(x) = self.stop_below_pkts {
+            if !(x > 0.0 && x < self.restart_pkts) {
+                return Err((
+                    "stop_below_pkts",
+                    format!("{x}: allowed 0 < packets < restart_pkts ({})", self.restart_pkts),
+                ));
+            }
         }
         Ok(())
     }
@@ -286,6 +303,8 @@ pub struct PrioPlus {
     probes: u64,
     linear_steps: u64,
     adaptive_steps: u64,
+    /// Stops by `stop_below_pkts` (also counted in `stops`).
+    tiny_stops: u64,
 }
 
 impl PrioPlus {
@@ -372,6 +391,7 @@ impl PrioPlus {
             probes: 0,
             linear_steps: 0,
             adaptive_steps: 0,
+            tiny_stops: 0,
             p: p.clone(),
         }
         .with_first_probe(info.start)
@@ -445,6 +465,17 @@ impl PrioPlus {
         self.probe_at = Some(now + self.probe_wait(delay));
     }
 
+    /// [A]'s stop at a tiny window (`stop_below_pkts`): stop and probe as if the delay
+    /// were the base RTT, i.e. after U(0, BaseRtt); #flow is left as it is.
+    fn stop_tiny_window(&mut self, now: Time) {
+        self.cwnd_before_stop = self.cwnd_bytes();
+        self.stopped = true;
+        self.stops += 1;
+        self.tiny_stops += 1;
+        self.w_adapt = 0.0;
+        self.probe_at = Some(now + self.probe_wait(self.base_rtt));
+    }
+
     /// A below-limit sample while stopped (Algorithm 1, NewProbeAck lines 28–35).
     fn resume(&mut self, delay: Time) {
         if self.is_empty_queue(delay) {
@@ -515,6 +546,9 @@ impl CongestionControl for PrioPlus {
         self.inner.on_ack(a);
         if self.cwnd_bytes() > self.cap {
             self.set_cwnd_bytes(self.cap);
+        }
+        if self.p.stop_below_pkts.is_some_and(|x| self.inner.cwnd_pkts() <= x) {
+            self.stop_tiny_window(a.now);
         }
     }
 
@@ -597,6 +631,7 @@ impl CongestionControl for PrioPlus {
         out("probes", self.probes as f64);
         out("linear_steps", self.linear_steps as f64);
         out("adaptive_steps", self.adaptive_steps as f64);
+        out("tiny_window_stops", self.tiny_stops as f64);
         out("ledbat_underlying", (self.p.underlying == Underlying::Ledbat) as u8 as f64);
     }
 }
@@ -811,6 +846,49 @@ mod tests {
         assert!(!mid.is_stopped());
         assert!((mid.cwnd_bytes() - 0.25 * 150_000.0).abs() < 1.0, "W_LS preset 0.25 BDP at level 5 of 8");
     }
+    /// [A]'s stop at a tiny window (`stop_below_pkts`, spec §2.10): off by default, Swift's
+    /// decrease may leave a sub-packet window that trickles; with 0.1 packets, a decrease
+    /// to or below 0.1 packets stops the flow (cwnd 0) without touching #flow, the probe
+    /// goes out within U(0, BaseRtt), and an empty-queue echo restarts it at W_LS/#flow.
+    #[test]
+    fn stop_below_a_tiny_window_when_asked() {
+        let run = |stop_below: Option<f64>| {
+            let p =
+                PrioPlusParams { linear_step: Some(0.125), stop_below_pkts: stop_below, ..PrioPlusParams::default() };
+            let mut f = PrioPlus::new(&p, &SwiftParams::default(), &info(1, 8));
+            f.stopped = false;
+            f.n_flow = 4.0;
+            f.set_cwnd_bytes(150.0); // 0.15 packets
+                                     // 17 µs: above D_target^1 = 16 µs, below D_limit^1: Swift decreases by
+                                     // min(0.8·1/17, 0.5) = 4.7 %, to 0.143 packets; then once per RTT again.
+            let mut t = US(100);
+            for k in 0..40u32 {
+                f.on_ack(&ack(t, US(17), k + 1, k + 2));
+                t = t + US(13);
+                if f.is_stopped() {
+                    break;
+                }
+            }
+            (f, t)
+        };
+        let (f, _) = run(None);
+        assert!(!f.is_stopped(), "[P]: no stop below the limit");
+        assert!(f.cwnd_bytes() < 100.0 && f.cwnd() > 0, "{}", f.cwnd_bytes());
+        let (mut f, t) = run(Some(0.1));
+        assert!(f.is_stopped());
+        assert_eq!(f.cwnd(), 0);
+        assert_eq!(f.flow_estimate(), 4.0, "#flow untouched");
+        assert!(f.cwnd_before_stop <= 100.0);
+        let at = f.probe_at().unwrap();
+        assert!(at <= t + US(12), "probe at {at}, stop before {t}");
+        f.on_probe_sent(at);
+        f.on_probe_ack(at + US(12), US(12));
+        assert!(!f.is_stopped());
+        assert!((f.cwnd_bytes() - 0.125 * 150_000.0 / 4.0).abs() < 1.0);
+        let bad = PrioPlusParams { stop_below_pkts: Some(1.5), ..PrioPlusParams::default() };
+        assert_eq!(bad.validate().unwrap_err().0, "stop_below_pkts");
+    }
+
     /// Spec §2.8 (PrioPlus over LEDBAT, from [A]): per ACK
     /// cwnd += gain·(D_target − d)/(D_target − BaseRtt)·MTU/cwnd_pkts·s + W_AI_adapt/cwnd_pkts,
     /// s = min(1, 5/#flow). Level 1 of 8 (D_target 16 µs, BaseRtt 12 µs), #flow 10 (s = ½),
