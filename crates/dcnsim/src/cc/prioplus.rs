@@ -103,6 +103,11 @@ pub struct PrioPlusParams {
     pub fluctuation: TimeVal,
     /// B: the delay-measurement noise to tolerate (p99.85 of NIC timestamp noise).
     pub noise: TimeVal,
+    /// D_limit − D_target of every level; absent: A/2 + B (§4.3.2). With it the spacing
+    /// stays A + B, so the artefact's channels (its Fig. 10d sweep: width w and interval
+    /// v give spacing w + v and limit gap w) are `fluctuation` + `noise` = w + v and
+    /// `limit_gap` = w.
+    pub limit_gap: Option<TimeVal>,
     /// Number of virtual levels N; absent: the highest level of any flow in the scenario.
     pub levels: Option<u32>,
     /// W_AI before scaling, bytes per RTT (the paper's recommended ≈150 B).
@@ -148,6 +153,7 @@ impl Default for PrioPlusParams {
         PrioPlusParams {
             fluctuation: TimeVal(Time::from_ns(3200)),
             noise: TimeVal(Time::from_ns(800)),
+            limit_gap: None,
             levels: None,
             ai_bytes: 150.0,
             linear_step: None,
@@ -173,6 +179,19 @@ impl PrioPlusParams {
     pub fn validate(&self) -> Result<(), (&'static str, String)> {
         if self.fluctuation.0 == Time::ZERO {
             return Err(("fluctuation", "must be positive".into()));
+        }
+        if let Some(g) = self.limit_gap {
+            if g.0 == Time::ZERO || g.0 >= self.fluctuation.0 + self.noise.0 {
+                return Err((
+                    "limit_gap",
+                    format!(
+                        "{}: allowed 0 < gap < the channel spacing fluctuation + noise ({}), so that each \
+                         limit stays below the next level's target",
+                        g.0,
+                        self.fluctuation.0 + self.noise.0
+                    ),
+                ));
+            }
         }
         if let Some(n) = self.levels {
             if !(1..=64).contains(&n) {
@@ -214,9 +233,21 @@ impl PrioPlusParams {
 /// Channel of level `i` of `n` (§4.3.2): (D_target, D_limit); the limit is `None` (never
 /// stop) for the top level when `top_unlimited`.
 pub fn channel(i: u32, n: u32, base_rtt: Time, a: Time, b: Time, top_unlimited: bool) -> (Time, Option<Time>) {
+    channel_with_gap(i, n, base_rtt, a, b, Time(a.0 / 2 + b.0), top_unlimited)
+}
+
+/// [`channel`] with D_limit − D_target = `gap` instead of A/2 + B.
+pub fn channel_with_gap(
+    i: u32,
+    n: u32,
+    base_rtt: Time,
+    a: Time,
+    b: Time,
+    gap: Time,
+    top_unlimited: bool,
+) -> (Time, Option<Time>) {
     let target = base_rtt + Time((a.0 + b.0) * i as u64);
-    let limit = target + Time(a.0 / 2 + b.0);
-    (target, if top_unlimited && i >= n { None } else { Some(limit) })
+    (target, if top_unlimited && i >= n { None } else { Some(target + gap) })
 }
 
 /// Worst-case delay fluctuation of n synchronised Swift flows (paper App. D, with Swift's
@@ -321,7 +352,9 @@ impl PrioPlus {
     ) -> PrioPlus {
         let n = p.levels.unwrap_or(info.levels as u32).max(1);
         let i = (info.priority as u32).clamp(1, n);
-        let (target, limit) = channel(i, n, info.base_rtt, p.fluctuation.0, p.noise.0, p.top_unlimited);
+        let (a, b) = (p.fluctuation.0, p.noise.0);
+        let gap = p.limit_gap.map_or(Time(a.0 / 2 + b.0), |g| g.0);
+        let (target, limit) = channel_with_gap(i, n, info.base_rtt, a, b, gap, p.top_unlimited);
         let line_bps = info.bottleneck.0 as f64 / 8.0;
         let base_bdp = line_bps * info.base_rtt.as_secs_f64();
         let mtu = info.mtu as f64;
@@ -685,6 +718,29 @@ mod tests {
         // The PrioPlus flow takes its channel from its level and the scenario's levels.
         let f = PrioPlus::new(&PrioPlusParams::default(), &SwiftParams::default(), &info(3, 8));
         assert_eq!(f.channel(), (US(24), Some(Time::from_ns(26_400))));
+    }
+
+    /// `limit_gap` replaces A/2 + B and keeps the spacing A + B: the artefact's Fig. 10d
+    /// channel of width 10 KB and interval 20 KB at 100 Gbps (0.8 and 1.6 µs) at level 3 of
+    /// 8 is target 3·2.4 = 7.2 µs over BaseRtt, limit 0.8 µs above it. A gap that reaches the
+    /// next target is refused.
+    #[test]
+    fn limit_gap_overrides_a_half_plus_b() {
+        let p = PrioPlusParams {
+            fluctuation: TimeVal(Time::from_ns(2400)),
+            noise: TimeVal(Time::ZERO),
+            limit_gap: Some(TimeVal(Time::from_ns(800))),
+            ..PrioPlusParams::default()
+        };
+        assert!(p.validate().is_ok());
+        let f = PrioPlus::new(&p, &SwiftParams::default(), &info(3, 8));
+        assert_eq!(f.channel(), (Time::from_ns(19_200), Some(Time::from_ns(20_000))));
+        let wide = PrioPlusParams { limit_gap: Some(TimeVal(Time::from_ns(2400))), ..p.clone() };
+        assert_eq!(wide.validate().unwrap_err().0, "limit_gap");
+        // Absent, the gap is A/2 + B as before.
+        let d = PrioPlusParams::default();
+        let g = PrioPlus::new(&d, &SwiftParams::default(), &info(3, 8)).channel();
+        assert_eq!(g.1.unwrap() - g.0, Time::from_ns(2400));
     }
 
     /// AC2: the fluctuation bound (App. D, `min` form, erratum §7.5) for n = 150,
