@@ -366,6 +366,7 @@ impl PrioPlus {
         let sp = SwiftParams {
             ai: p.ai_bytes / mtu,
             fixed_target: Some(TimeVal(target)),
+            level_targets: None,
             per_hop: None,
             target_mode: super::swift::TargetMode::Formula,
             min_rtt_offset: TimeVal(Time::ZERO),
