@@ -98,8 +98,10 @@ def test_quick_and_full_cells():
     assert per == {"F11": 3, "F14": 4, "F13": 8, "F10D": 8, "M1": 2, "M2": 2, "M4": 1, "AC14": 2}
     full = rp.build_cells(list(rp.EXPERIMENTS), 9, False, exp_dir, "test")
     per = {k: sum(c.exp == k for c in full) for k in rp.EXPERIMENTS}
-    assert per == {"F11": 9 * (4 * 3 + 3 + 2 * 2), "F14": 9 * 4, "F13": 31 * 4, "F10D": 13 * 4 + 2, "M1": 2,
-                   "M2": 2, "M4": 1, "AC14": 2}
+    assert per == {"F11": 9 * (4 * 3 + 3 + 2 * 2), "F14": 9 * 4, "F13": 3 * 31 * 4, "F10D": 3 * (13 * 4 + 2),
+                   "M1": 2, "M2": 2, "M4": 1, "AC14": 2}
+    assert {c.seed for c in full if c.exp in ("F13", "F10D")} == {1, 2, 3}
+    assert {c.seed for c in full if c.exp in ("M1", "M2", "M4", "AC14")} == {1}
     by = {(c.exp, c.point, c.variant, c.seed): c.spec for c in full}
     pp = by[("F11", "N=8", rp.PP, 1)]
     assert pp["transport"]["cc"] == "prioplus" and pp["transport"]["prioplus"]["levels"] == 8

@@ -117,7 +117,7 @@ def _parser() -> argparse.ArgumentParser:
                            "arrival windows, fewer points, 1 seed (checks are then informational)")
     repro_cmd.add_argument("--seeds", type=int, metavar="N",
                            help="seeds 1..N per cell (default: mswift 5, quick 2; dctcp-vs-swift 3, quick 1; "
-                           "smartt 3, quick 1; prioplus 9 for F11 and F14, quick 1, one run per micro-benchmark)")
+                           "smartt 3, quick 1; prioplus 9 for F11 and F14, at most 3 for F13 and F10D, quick 1)")
     repro_cmd.add_argument("--jobs", type=int, metavar="J", help="parallel runs (default: number of CPUs)")
     repro_cmd.add_argument("--only", metavar="LIST",
                            help="mswift: figure numbers, e.g. 4,6; dctcp-vs-swift, smartt and prioplus: "

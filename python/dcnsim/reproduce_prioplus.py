@@ -258,6 +258,8 @@ class Run:
     overrides: tuple[str, ...]
     params: tuple[tuple[str, Any], ...] = ()
     seeded: bool = True
+    # Most seeds this run takes (the F10D and F13 sweeps: the artefact's 3 for Fig. 10d).
+    max_seeds: Optional[int] = None
 
     def param(self, name: str, default: Any = None) -> Any:
         return dict(self.params).get(name, default)
@@ -319,6 +321,7 @@ def f14_runs(quick: bool) -> list[Run]:
     ]
 
 
+MICRO_SEEDS = 3  # the F13 and F10D sweeps: seeds 1..3 (fewer if --seeds is smaller)
 F13_BS = (10, 20, 30)
 F13_RS = tuple(range(0, 62, 2))
 F13_QUICK_RS = (0, 8, 16, 24)
@@ -335,10 +338,10 @@ def f13_runs(quick: bool) -> list[Run]:
     for r in rs:
         noise = f"transport.delay_noise={{ uniform = \"{r}us\" }}"
         out.append(Run(f"R={r}", PHYS, base + ("transport.cc=swift", 'switch.scheduler="priority"', noise),
-                       (("r", r),), seeded=False))
+                       (("r", r),), max_seeds=MICRO_SEEDS))
         for b in bs:
             out.append(Run(f"R={r}", f"{PP} B={b}", base + ("transport.cc=prioplus", f'transport.prioplus.noise="{b}us"',
-                                                           noise), (("r", r), ("b", b)), seeded=False))
+                                                           noise), (("r", r), ("b", b)), max_seeds=MICRO_SEEDS))
     return out
 
 
@@ -365,13 +368,13 @@ def f10d_runs(quick: bool) -> list[Run]:
             out.append(Run(f"x{s} w={w:g}KB", f"{PP} filter 2", dur + (
                 f"transport.delay_noise.scale={s}", f'transport.prioplus.fluctuation="{spacing * 1000:.0f}ns"',
                 f'transport.prioplus.limit_gap="{gap * 1000:.0f}ns"'),
-                (("scale", s), ("w_kb", w), ("spacing_us", spacing), ("filter", 2)), seeded=False))
+                (("scale", s), ("w_kb", w), ("spacing_us", spacing), ("filter", 2)), max_seeds=MICRO_SEEDS))
     # The filter: the spec's default channel (4 us spacing, 2.4 us gap) at 1x, with and without.
     for filt in (1, 2):
         out.append(Run("x1 default channel", f"{PP} filter {filt}", dur + (
             "transport.delay_noise.scale=1", 'transport.prioplus.fluctuation="4us"',
             'transport.prioplus.limit_gap="2.4us"', f"transport.prioplus.filter={filt}"),
-            (("scale", 1), ("filter", filt), ("default", True)), seeded=False))
+            (("scale", 1), ("filter", filt), ("default", True)), max_seeds=MICRO_SEEDS))
     return out
 
 
@@ -473,15 +476,17 @@ SUMMARY_VERSION = "pp-1"  # bump when summarize changes, so cached runs are redo
 
 
 def build_cells(exps: Sequence[str], seeds: int, quick: bool, exp_dir: Path, fingerprint: str) -> list[Cell]:
-    """Every run of the selected experiments: F11 and F14 for seeds 1..``seeds``, the
-    micro-benchmarks once (seed 1, as the artefact runs them)."""
+    """Every run of the selected experiments: F11 and F14 for seeds 1..``seeds``, the F13
+    and F10D sweeps for seeds 1..min(``seeds``, 3) (the artefact runs Fig. 10d with 3),
+    M1, M2, M4 and AC14 once (seed 1)."""
     from dcnsim._scenario import load_scenario
 
     cells = []
     for key in exps:
         e = EXPERIMENTS[key]
         for run in e.runs(quick):
-            for seed in (range(1, seeds + 1) if run.seeded else (1,)):
+            n = min(seeds, run.max_seeds or seeds) if run.seeded else 1
+            for seed in range(1, n + 1):
                 spec, _ = load_scenario(exp_dir / e.toml, [*run.overrides, f"seed={seed}"])
                 cell = Cell(key, run, seed, spec)
                 cell.key = run_key(spec, f"{fingerprint}|{','.join(_FLOW_COLUMNS)}|{SUMMARY_VERSION}")
@@ -554,8 +559,8 @@ class Grid:
     def runs(self, point: str, variant: str) -> list[RunResult]:
         return [r for r in self.results if r.cell.point == point and r.cell.variant == variant and not r.error]
 
-    def one(self, point: str, variant: str) -> Optional[RunResult]:
-        rs = self.runs(point, variant)
+    def one(self, point: str, variant: str, seed: Optional[int] = None) -> Optional[RunResult]:
+        rs = [r for r in self.runs(point, variant) if seed is None or r.cell.seed == seed]
         return rs[0] if rs else None
 
 
@@ -726,20 +731,25 @@ def f14_block(g: Grid) -> list[str]:
 
 
 def f13_gaps(g: Grid, reference: str = "physical") -> dict[int, list[tuple[float, float]]]:
-    """B → [(R, gap)]: the gap to Physical+Swift at the same R (the paper's definition,
-    ``reference = "physical"``), or to PrioPlus itself with the same B at R = 0
-    (``"self"``: what the non-congestive delay alone changes)."""
-    out: dict[int, list[tuple[float, float]]] = {}
+    """B → [(R, gap)], the gap averaged over seeds: the gap to Physical+Swift with the same
+    R and seed (the paper's definition, ``reference = "physical"``), or to PrioPlus itself
+    with the same B and seed at R = 0 (``"self"``: what the non-congestive delay alone
+    changes)."""
+    acc: dict[tuple[int, float], list[float]] = {}
     for r in g.results:
         if r.error or not r.cell.variant.startswith(PP):
             continue
-        ref = g.one(r.cell.point, PHYS) if reference == "physical" else g.one(F13_ZERO, r.cell.variant)
+        if reference == "physical":
+            ref = g.one(r.cell.point, PHYS, r.cell.seed)
+        else:
+            ref = g.one(F13_ZERO, r.cell.variant, r.cell.seed)
         if ref is None:
             continue
-        b = int(r.cell.run.param("b"))
-        out.setdefault(b, []).append((float(r.cell.run.param("r")), fct_gap(r.fcts(), ref.fcts())))
-    for v in out.values():
-        v.sort()
+        key = (int(r.cell.run.param("b")), float(r.cell.run.param("r")))
+        acc.setdefault(key, []).append(fct_gap(r.fcts(), ref.fcts()))
+    out: dict[int, list[tuple[float, float]]] = {}
+    for (b, x), gaps in sorted(acc.items()):
+        out.setdefault(b, []).append((x, sum(gaps) / len(gaps)))
     return out
 
 
@@ -775,9 +785,9 @@ def checks_f13(g: Optional[Grid]) -> list[Check]:
 def f13_block(g: Grid) -> list[str]:
     gaps = f13_gaps(g)
     selfs = f13_gaps(g, "self")
-    lines = ["normalised FCT gap Σ|FCT_PrioPlus − FCT_ref| / FCT_ref over the 8 flows; ref = Physical+Swift with the "
-             "same uniform extra delay [0, R] on every delay sample (the paper's), or PrioPlus with the same B at "
-             "R = 0 (self)"]
+    lines = ["normalised FCT gap Σ|FCT_PrioPlus − FCT_ref| / FCT_ref over the 8 flows, mean over seeds; ref = "
+             "Physical+Swift with the same uniform extra delay [0, R] on every delay sample and seed (the paper's), "
+             "or PrioPlus with the same B and seed at R = 0 (self)"]
     rs = sorted({x for pts in gaps.values() for x, _ in pts})
     rows = [["R µs"] + [f"B={b}" for b in sorted(gaps)] + [f"B={b} self" for b in sorted(selfs)]]
     for x in rs:
@@ -799,16 +809,28 @@ def f10d_util(r: RunResult) -> float:
 
 
 def f10d_table(g: Grid) -> dict[int, list[tuple[float, float, float]]]:
-    """noise scale → [(spacing µs, utilisation, stops)] of the width sweep."""
-    out: dict[int, list[tuple[float, float, float]]] = {}
+    """noise scale → [(spacing µs, utilisation, stops)] of the width sweep, each the mean
+    over seeds."""
+    acc: dict[tuple[int, float], list[tuple[float, float]]] = {}
     for r in g.results:
         if r.error or r.cell.run.param("default"):
             continue
-        out.setdefault(int(r.cell.run.param("scale")), []).append(
-            (float(r.cell.run.param("spacing_us")), f10d_util(r), float(r.extra.get("stops", math.nan))))
-    for v in out.values():
-        v.sort()
+        key = (int(r.cell.run.param("scale")), float(r.cell.run.param("spacing_us")))
+        acc.setdefault(key, []).append((f10d_util(r), float(r.extra.get("stops", math.nan))))
+    out: dict[int, list[tuple[float, float, float]]] = {}
+    for (s, x), vals in sorted(acc.items()):
+        out.setdefault(s, []).append((x, sum(u for u, _ in vals) / len(vals), sum(t for _, t in vals) / len(vals)))
     return out
+
+
+def f10d_defaults(g: Grid) -> dict[int, tuple[float, float]]:
+    """filter → (utilisation, stops) of the default channel at 1x noise, means over seeds."""
+    acc: dict[int, list[tuple[float, float]]] = {}
+    for r in g.results:
+        if not r.error and r.cell.run.param("default"):
+            acc.setdefault(int(r.cell.run.param("filter")), []).append(
+                (f10d_util(r), float(r.extra.get("stops", math.nan))))
+    return {f: (sum(u for u, _ in v) / len(v), sum(t for _, t in v) / len(v)) for f, v in acc.items()}
 
 
 def checks_f10d(g: Optional[Grid]) -> list[Check]:
@@ -818,8 +840,8 @@ def checks_f10d(g: Optional[Grid]) -> list[Check]:
     if g is None:
         return [Check("AC10", n, "-", t, "not run", "F10D not selected") for n, t in names]
     out = []
-    defaults = {int(r.cell.run.param("filter")): r for r in g.results if r.cell.run.param("default") and not r.error}
-    u = f10d_util(defaults[2]) if 2 in defaults else math.nan
+    defaults = f10d_defaults(g)
+    u = defaults[2][0] if 2 in defaults else math.nan
     out.append(Check("AC10", names[0][0], _f(u), names[0][1], _status(None if math.isnan(u) else u >= 0.98)))
     tab = f10d_table(g)
     smallest = {s: smallest_passing([(x, u) for x, u, _ in pts], 0.98) for s, pts in sorted(tab.items())}
@@ -831,8 +853,8 @@ def checks_f10d(g: Optional[Grid]) -> list[Check]:
     ours = ", ".join(f"x{s} {_f(y, '.2f')}" for s, y in zip(scales, ys)) + f" µs; R² {_f(r2, '.2f')}"
     out.append(Check("AC10", names[1][0], ours, names[1][1], _status(ok),
                      "" if ok is not None else "needs at least 3 noise scales (full mode)"))
-    s1 = float(defaults[1].extra.get("stops", math.nan)) if 1 in defaults else math.nan
-    s2 = float(defaults[2].extra.get("stops", math.nan)) if 2 in defaults else math.nan
+    s1 = defaults[1][1] if 1 in defaults else math.nan
+    s2 = defaults[2][1] if 2 in defaults else math.nan
     ok = None if math.isnan(s1) or math.isnan(s2) else s1 > s2
     out.append(Check("AC10", names[2][0], f"{_f(s1, '.0f')} vs {_f(s2, '.0f')}", names[2][1], _status(ok)))
     return out
@@ -842,18 +864,16 @@ def f10d_block(g: Grid) -> list[str]:
     tab = f10d_table(g)
     widths = sorted({x for pts in tab.values() for x, _, _ in pts})
     lines = ["utilisation of the bottleneck from 1 ms to the end (delivered payload / line payload rate); channel "
-             "spacing = width + 1.6 µs, limit gap = width; stops = stops of the five flows"]
+             "spacing = width + 1.6 µs, limit gap = width; stops = stops of the five flows; both means over seeds"]
     rows = [["spacing µs (width)"] + [f"x{s} util / stops" for s in sorted(tab)]]
     for w in widths:
         row = [f"{w:.2f} ({w - 1.6:.2f})"]
         for s in sorted(tab):
             hit = [(u, st) for x, u, st in tab[s] if x == w]
-            row.append(f"{_f(hit[0][0], '.3f')} / {_f(hit[0][1], '.0f')}" if hit else "-")
+            row.append(f"{_f(hit[0][0], '.3f')} / {_f(hit[0][1], '.1f')}" if hit else "-")
         rows.append(row)
-    defaults = [r for r in g.results if r.cell.run.param("default") and not r.error]
-    for r in sorted(defaults, key=lambda r: r.cell.run.param("filter")):
-        rows.append([f"4.00 (2.40) filter {r.cell.run.param('filter')}",
-                     f"{_f(f10d_util(r), '.3f')} / {_f(float(r.extra.get('stops', math.nan)), '.0f')}"]
+    for filt, (u, stops) in sorted(f10d_defaults(g).items()):
+        rows.append([f"4.00 (2.40) filter {filt}", f"{_f(u, '.3f')} / {_f(stops, '.1f')}"]
                     + ["" for _ in range(len(tab) - 1)])
     return lines + _pad(rows)
 
@@ -1275,7 +1295,7 @@ def reproduce_prioplus(
 
     header = [
         f"# PrioPlus reproduction (dcnsim) — {'quick' if quick else 'full'} mode, seeds 1..{n_seeds} for F11 and "
-        "F14, one run for the micro-benchmarks",
+        f"F14, 1..{min(n_seeds, MICRO_SEEDS)} for F13 and F10D, one run for M1, M2, M4 and AC14",
         "",
         "Paper: \"Enabling Virtual Priority in Data Center Congestion Control\" (EuroSys 2025); spec prioplus.md "
         "§4-§7. Setups and the network model: experiments/prioplus/README.md.",
