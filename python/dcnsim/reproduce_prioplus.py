@@ -420,7 +420,7 @@ EXPERIMENTS: dict[str, Experiment] = {e.key: e for e in [
     Experiment("F13", "fig13_noncongestive.toml", "four-level staircase at 10 Gbps with non-congestive delay", "AC19",
                f13_runs, "B = 10 us only, R in {0, 8, 16, 24} us, the staircase at 1 ms steps instead of 4 ms"),
     Experiment("F10D", "fig10d_noise.toml", "five same-level flows under NIC delay noise, channel width sweep",
-               "AC10", f10d_runs, "noise x1, x2; widths 10, 20, 30 KB; 3 ms instead of 10 ms"),
+               "AC10", f10d_runs, "noise x1, x2; widths 10, 20, 30 KB; 3 ms instead of 100 ms"),
     Experiment("M1", "m1_d2tcp.toml", "motivation M1: two D2TCP flows, deadlines 1x / 2x", "AC13", m1_runs,
                "20 MB flows instead of 200 MB"),
     Experiment("M2", "m2_swift_scaling.toml", "motivation M2: Swift with target scaling, 2 high + 2 low", "AC13",
