@@ -147,7 +147,8 @@ fn allowed_fields(kind: WorkloadKind) -> &'static [&'static str] {
         WorkloadKind::TrafficMode => &["size", "start", "stop", "mode", "flows", "app", "priority"],
         WorkloadKind::Poisson => &["start", "stop", "hosts", "cdf", "load", "priority"],
         WorkloadKind::HsdpRing => &["size", "start", "servers", "gpus_per_server", "priority"],
-        WorkloadKind::Flows | WorkloadKind::HtsimCm => &["file"],
+        WorkloadKind::Flows => &["file", "priority"],
+        WorkloadKind::HtsimCm => &["file"],
     }
 }
 

@@ -29,7 +29,11 @@
 //! Swift's AI/MD and the base W_AI. Stop, probe, linear start and cardinality are shared.
 //! [A] runs it without the stop filter: set `filter = 1` for that (the default stays 2).
 //!
-//! Not modelled: OWD mode, delay-noise injection, the [A]-only stop at cwnd ≤ 0.1 MTU.
+//! [A] also stops (and probes after U(0, BaseRtt)) whenever Swift's decrease leaves the
+//! window at or below 0.1 MTU, in place of Swift's minimum rate; that is `stop_below_pkts`,
+//! off by default ([P] has no such stop, spec §2.10).
+//!
+//! Not modelled: OWD mode.
 
 use serde::{Deserialize, Serialize};
 
@@ -99,6 +103,11 @@ pub struct PrioPlusParams {
     pub fluctuation: TimeVal,
     /// B: the delay-measurement noise to tolerate (p99.85 of NIC timestamp noise).
     pub noise: TimeVal,
+    /// D_limit − D_target of every level; absent: A/2 + B (§4.3.2). With it the spacing
+    /// stays A + B, so the artefact's channels (its Fig. 10d sweep: width w and interval
+    /// v give spacing w + v and limit gap w) are `fluctuation` + `noise` = w + v and
+    /// `limit_gap` = w.
+    pub limit_gap: Option<TimeVal>,
     /// Number of virtual levels N; absent: the highest level of any flow in the scenario.
     pub levels: Option<u32>,
     /// W_AI before scaling, bytes per RTT (the paper's recommended ≈150 B).
@@ -133,6 +142,10 @@ pub struct PrioPlusParams {
     /// The wrapped algorithm: `swift` (reads `[transport.swift]`) or `ledbat` (reads
     /// `[transport.ledbat]`'s gain; spec §2.8).
     pub underlying: Underlying,
+    /// [A]'s stop at a tiny window: when the wrapped algorithm leaves cwnd at or below
+    /// this many packets, stop and probe after U(0, BaseRtt) (no #flow estimate), instead
+    /// of trickling at a sub-packet paced rate. Absent: never ([P]; [A] uses 0.1).
+    pub stop_below_pkts: Option<f64>,
 }
 
 impl Default for PrioPlusParams {
@@ -140,6 +153,7 @@ impl Default for PrioPlusParams {
         PrioPlusParams {
             fluctuation: TimeVal(Time::from_ns(3200)),
             noise: TimeVal(Time::from_ns(800)),
+            limit_gap: None,
             levels: None,
             ai_bytes: 150.0,
             linear_step: None,
@@ -155,6 +169,7 @@ impl Default for PrioPlusParams {
             dual_rtt: true,
             cardinality: true,
             underlying: Underlying::Swift,
+            stop_below_pkts: None,
         }
     }
 }
@@ -164,6 +179,19 @@ impl PrioPlusParams {
     pub fn validate(&self) -> Result<(), (&'static str, String)> {
         if self.fluctuation.0 == Time::ZERO {
             return Err(("fluctuation", "must be positive".into()));
+        }
+        if let Some(g) = self.limit_gap {
+            if g.0 == Time::ZERO || g.0 >= self.fluctuation.0 + self.noise.0 {
+                return Err((
+                    "limit_gap",
+                    format!(
+                        "{}: allowed 0 < gap < the channel spacing fluctuation + noise ({}), so that each \
+                         limit stays below the next level's target",
+                        g.0,
+                        self.fluctuation.0 + self.noise.0
+                    ),
+                ));
+            }
         }
         if let Some(n) = self.levels {
             if !(1..=64).contains(&n) {
@@ -190,6 +218,14 @@ impl PrioPlusParams {
         if !(self.restart_pkts > 0.0) {
             return Err(("restart_pkts", "must be positive".into()));
         }
+        if let Some(x) = self.stop_below_pkts {
+            if !(x > 0.0 && x < self.restart_pkts) {
+                return Err((
+                    "stop_below_pkts",
+                    format!("{x}: allowed 0 < packets < restart_pkts ({})", self.restart_pkts),
+                ));
+            }
+        }
         Ok(())
     }
 }
@@ -197,9 +233,21 @@ impl PrioPlusParams {
 /// Channel of level `i` of `n` (§4.3.2): (D_target, D_limit); the limit is `None` (never
 /// stop) for the top level when `top_unlimited`.
 pub fn channel(i: u32, n: u32, base_rtt: Time, a: Time, b: Time, top_unlimited: bool) -> (Time, Option<Time>) {
+    channel_with_gap(i, n, base_rtt, a, b, Time(a.0 / 2 + b.0), top_unlimited)
+}
+
+/// [`channel`] with D_limit − D_target = `gap` instead of A/2 + B.
+pub fn channel_with_gap(
+    i: u32,
+    n: u32,
+    base_rtt: Time,
+    a: Time,
+    b: Time,
+    gap: Time,
+    top_unlimited: bool,
+) -> (Time, Option<Time>) {
     let target = base_rtt + Time((a.0 + b.0) * i as u64);
-    let limit = target + Time(a.0 / 2 + b.0);
-    (target, if top_unlimited && i >= n { None } else { Some(limit) })
+    (target, if top_unlimited && i >= n { None } else { Some(target + gap) })
 }
 
 /// Worst-case delay fluctuation of n synchronised Swift flows (paper App. D, with Swift's
@@ -289,6 +337,8 @@ pub struct PrioPlus {
     probes: u64,
     linear_steps: u64,
     adaptive_steps: u64,
+    /// Stops by `stop_below_pkts` (also counted in `stops`).
+    tiny_stops: u64,
 }
 
 impl PrioPlus {
@@ -305,7 +355,9 @@ impl PrioPlus {
     ) -> PrioPlus {
         let n = p.levels.unwrap_or(info.levels as u32).max(1);
         let i = (info.priority as u32).clamp(1, n);
-        let (target, limit) = channel(i, n, info.base_rtt, p.fluctuation.0, p.noise.0, p.top_unlimited);
+        let (a, b) = (p.fluctuation.0, p.noise.0);
+        let gap = p.limit_gap.map_or(Time(a.0 / 2 + b.0), |g| g.0);
+        let (target, limit) = channel_with_gap(i, n, info.base_rtt, a, b, gap, p.top_unlimited);
         let line_bps = info.bottleneck.0 as f64 / 8.0;
         let base_bdp = line_bps * info.base_rtt.as_secs_f64();
         let mtu = info.mtu as f64;
@@ -317,6 +369,7 @@ impl PrioPlus {
         let sp = SwiftParams {
             ai: p.ai_bytes / mtu,
             fixed_target: Some(TimeVal(target)),
+            level_targets: None,
             per_hop: None,
             target_mode: super::swift::TargetMode::Formula,
             min_rtt_offset: TimeVal(Time::ZERO),
@@ -376,6 +429,7 @@ impl PrioPlus {
             probes: 0,
             linear_steps: 0,
             adaptive_steps: 0,
+            tiny_stops: 0,
             p: p.clone(),
         }
         .with_first_probe(info.start)
@@ -458,6 +512,17 @@ impl PrioPlus {
         };
     }
 
+    /// [A]'s stop at a tiny window (`stop_below_pkts`): stop and probe as if the delay
+    /// were the base RTT, i.e. after U(0, BaseRtt); #flow is left as it is.
+    fn stop_tiny_window(&mut self, now: Time) {
+        self.cwnd_before_stop = self.cwnd_bytes();
+        self.stopped = true;
+        self.stops += 1;
+        self.tiny_stops += 1;
+        self.w_adapt = 0.0;
+        self.probe_at = Some(now + self.probe_wait(self.base_rtt));
+    }
+
     /// A below-limit sample while stopped (Algorithm 1, NewProbeAck lines 28–35).
     fn resume(&mut self, delay: Time) {
         if self.is_empty_queue(delay) {
@@ -528,6 +593,9 @@ impl CongestionControl for PrioPlus {
         self.inner.on_ack(a);
         if self.cwnd_bytes() > self.cap {
             self.set_cwnd_bytes(self.cap);
+        }
+        if self.p.stop_below_pkts.is_some_and(|x| self.inner.cwnd_pkts() <= x) {
+            self.stop_tiny_window(a.now);
         }
     }
 
@@ -612,6 +680,7 @@ impl CongestionControl for PrioPlus {
         out("probes", self.probes as f64);
         out("linear_steps", self.linear_steps as f64);
         out("adaptive_steps", self.adaptive_steps as f64);
+        out("tiny_window_stops", self.tiny_stops as f64);
         out("ledbat_underlying", (self.p.underlying == Underlying::Ledbat) as u8 as f64);
     }
 }
@@ -665,6 +734,29 @@ mod tests {
         // The PrioPlus flow takes its channel from its level and the scenario's levels.
         let f = PrioPlus::new(&PrioPlusParams::default(), &SwiftParams::default(), &info(3, 8));
         assert_eq!(f.channel(), (US(24), Some(Time::from_ns(26_400))));
+    }
+
+    /// `limit_gap` replaces A/2 + B and keeps the spacing A + B: the artefact's Fig. 10d
+    /// channel of width 10 KB and interval 20 KB at 100 Gbps (0.8 and 1.6 µs) at level 3 of
+    /// 8 is target 3·2.4 = 7.2 µs over BaseRtt, limit 0.8 µs above it. A gap that reaches the
+    /// next target is refused.
+    #[test]
+    fn limit_gap_overrides_a_half_plus_b() {
+        let p = PrioPlusParams {
+            fluctuation: TimeVal(Time::from_ns(2400)),
+            noise: TimeVal(Time::ZERO),
+            limit_gap: Some(TimeVal(Time::from_ns(800))),
+            ..PrioPlusParams::default()
+        };
+        assert!(p.validate().is_ok());
+        let f = PrioPlus::new(&p, &SwiftParams::default(), &info(3, 8));
+        assert_eq!(f.channel(), (Time::from_ns(19_200), Some(Time::from_ns(20_000))));
+        let wide = PrioPlusParams { limit_gap: Some(TimeVal(Time::from_ns(2400))), ..p.clone() };
+        assert_eq!(wide.validate().unwrap_err().0, "limit_gap");
+        // Absent, the gap is A/2 + B as before.
+        let d = PrioPlusParams::default();
+        let g = PrioPlus::new(&d, &SwiftParams::default(), &info(3, 8)).channel();
+        assert_eq!(g.1.unwrap() - g.0, Time::from_ns(2400));
     }
 
     /// AC2: the fluctuation bound (App. D, `min` form, erratum §7.5) for n = 150,
@@ -895,6 +987,49 @@ mod tests {
         assert!(!mid.is_stopped());
         assert!((mid.cwnd_bytes() - 0.25 * 150_000.0).abs() < 1.0, "W_LS preset 0.25 BDP at level 5 of 8");
     }
+    /// [A]'s stop at a tiny window (`stop_below_pkts`, spec §2.10): off by default, Swift's
+    /// decrease may leave a sub-packet window that trickles; with 0.1 packets, a decrease
+    /// to or below 0.1 packets stops the flow (cwnd 0) without touching #flow, the probe
+    /// goes out within U(0, BaseRtt), and an empty-queue echo restarts it at W_LS/#flow.
+    #[test]
+    fn stop_below_a_tiny_window_when_asked() {
+        let run = |stop_below: Option<f64>| {
+            let p =
+                PrioPlusParams { linear_step: Some(0.125), stop_below_pkts: stop_below, ..PrioPlusParams::default() };
+            let mut f = PrioPlus::new(&p, &SwiftParams::default(), &info(1, 8));
+            f.stopped = false;
+            f.n_flow = 4.0;
+            f.set_cwnd_bytes(150.0); // 0.15 packets
+                                     // 17 µs: above D_target^1 = 16 µs, below D_limit^1: Swift decreases by
+                                     // min(0.8·1/17, 0.5) = 4.7 %, to 0.143 packets; then once per RTT again.
+            let mut t = US(100);
+            for k in 0..40u32 {
+                f.on_ack(&ack(t, US(17), k + 1, k + 2));
+                t = t + US(13);
+                if f.is_stopped() {
+                    break;
+                }
+            }
+            (f, t)
+        };
+        let (f, _) = run(None);
+        assert!(!f.is_stopped(), "[P]: no stop below the limit");
+        assert!(f.cwnd_bytes() < 100.0 && f.cwnd() > 0, "{}", f.cwnd_bytes());
+        let (mut f, t) = run(Some(0.1));
+        assert!(f.is_stopped());
+        assert_eq!(f.cwnd(), 0);
+        assert_eq!(f.flow_estimate(), 4.0, "#flow untouched");
+        assert!(f.cwnd_before_stop <= 100.0);
+        let at = f.probe_at().unwrap();
+        assert!(at <= t + US(12), "probe at {at}, stop before {t}");
+        f.on_probe_sent(at);
+        f.on_probe_ack(at + US(12), US(12));
+        assert!(!f.is_stopped());
+        assert!((f.cwnd_bytes() - 0.125 * 150_000.0 / 4.0).abs() < 1.0);
+        let bad = PrioPlusParams { stop_below_pkts: Some(1.5), ..PrioPlusParams::default() };
+        assert_eq!(bad.validate().unwrap_err().0, "stop_below_pkts");
+    }
+
     /// Spec §2.8 (PrioPlus over LEDBAT, from [A]): per ACK
     /// cwnd += gain·(D_target − d)/(D_target − BaseRtt)·MTU/cwnd_pkts·s + W_AI_adapt/cwnd_pkts,
     /// s = min(1, 5/#flow). Level 1 of 8 (D_target 16 µs, BaseRtt 12 µs), #flow 10 (s = ½),

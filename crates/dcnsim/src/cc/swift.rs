@@ -144,6 +144,11 @@ pub struct SwiftParams {
     pub per_hop: Option<TimeVal>,
     /// A fixed target replacing base_target + topology term (flow scaling still adds).
     pub fixed_target: Option<TimeVal>,
+    /// `base_target` per priority level, level 1 first (levels past the end take the last
+    /// entry; flows without a level keep `base_target`): per-priority targets in one queue,
+    /// the PrioPlus paper's "Swift" baseline and its motivation examples (§3, spec
+    /// `prioplus.md` §4.1). `fixed_target` wins over it.
+    pub level_targets: Option<Vec<TimeVal>>,
     /// `formula` (default) or `min_rtt` (see `TargetMode`).
     pub target_mode: TargetMode,
     /// `min_rtt` mode: added to the smallest measured RTT.
@@ -182,6 +187,7 @@ impl Default for SwiftParams {
             base_target: TimeVal(Time::from_us(1)),
             per_hop: None,
             fixed_target: None,
+            level_targets: None,
             target_mode: TargetMode::Formula,
             min_rtt_offset: TimeVal(Time::ZERO),
             fs_range: TimeVal(Time::from_us(5)),
@@ -224,6 +230,9 @@ impl SwiftParams {
         if self.target_mode == TargetMode::Formula && self.min_rtt_offset.0 != Time::ZERO {
             return Err(("min_rtt_offset", "only used with target_mode = \"min_rtt\"".into()));
         }
+        if self.level_targets.as_ref().is_some_and(|t| t.is_empty()) {
+            return Err(("level_targets", "must list at least one target (level 1 first)".into()));
+        }
         if !(1..=100).contains(&self.percentile) {
             return Err(("percentile", format!("{}: allowed 1 to 100", self.percentile)));
         }
@@ -265,8 +274,12 @@ impl Swift {
             Some(h) => Time(h.0 .0 * info.hops as u64),
             None => info.base_rtt,
         };
+        let base_target = match (&p.level_targets, info.priority) {
+            (Some(t), level) if level >= 1 => t[(level as usize - 1).min(t.len() - 1)].0,
+            _ => p.base_target.0,
+        };
         let base = match p.target_mode {
-            TargetMode::Formula => p.fixed_target.map(|t| t.0).unwrap_or(p.base_target.0 + topology),
+            TargetMode::Formula => p.fixed_target.map(|t| t.0).unwrap_or(base_target + topology),
             // Stand-in until the first sample (see `target`).
             TargetMode::MinRtt => info.base_rtt,
         };
@@ -535,6 +548,29 @@ mod tests {
             fs_range: TimeVal(Time::ZERO),
             ..Default::default()
         }
+    }
+
+    /// `level_targets`: the base target by priority level (level 1 first, the last entry
+    /// for higher levels), over the flow's unloaded RTT; no level keeps `base_target`;
+    /// `fixed_target` still wins; an empty list is refused.
+    #[test]
+    fn level_targets_pick_the_base_target_by_priority() {
+        let p = SwiftParams {
+            fs_range: TimeVal(Time::ZERO),
+            level_targets: Some(vec![TimeVal(Time::from_us(5)), TimeVal(Time::from_us(15))]),
+            ..Default::default()
+        };
+        let at = |level: u8, p: &SwiftParams| {
+            Swift::new(p, Variant::Swift, &FlowInfo { priority: level, levels: 2, ..info() }).target(1.0)
+        };
+        assert_eq!(at(1, &p), Time::from_us(105));
+        assert_eq!(at(2, &p), Time::from_us(115));
+        assert_eq!(at(3, &p), Time::from_us(115));
+        assert_eq!(at(0, &p), Time::from_us(101), "no level: base_target (1 us)");
+        let fixed = SwiftParams { fixed_target: Some(TimeVal(Time::from_us(40))), ..p.clone() };
+        assert_eq!(at(2, &fixed), Time::from_us(40));
+        let empty = SwiftParams { level_targets: Some(vec![]), ..p };
+        assert_eq!(empty.validate().unwrap_err().0, "level_targets");
     }
 
     /// dctcp-vs-swift §5 A5: ai = 1 gives 10 → 10.1 and 0.5 → 1.5 for one ACKed packet.

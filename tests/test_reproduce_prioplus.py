@@ -1,0 +1,195 @@
+"""``dcnsim reproduce prioplus``: the buffer model and the metric functions on hand-computed
+inputs (spec ``prioplus.md`` §3, §4, §6), the cells and their overrides, every scenario
+built by the core without running it, and the whole ``--quick`` harness end to end: its
+outputs exist and the table has a row for every check. No test asserts a number of our
+own simulation's output."""
+
+from __future__ import annotations
+
+import io
+import math
+
+import pytest
+
+from dcnsim import reproduce_prioplus as rp
+
+# ---------------------------------------------------------------------------------------
+# Buffer model
+
+
+def test_dt_xoff_carves_headroom_per_lossless_queue():
+    # 2.64 MB − 6 ports x 1 queue x (37.5 KB + 4 KiB) = 2,390,424 B; x 0.25/1.25.
+    assert rp.dt_xoff(1) == int((2_640_000 - 6 * (37_500 + 4096)) * 0.2)
+    # Eight lossless queues leave 643,392 B of pool: 128,678 B per ingress.
+    assert rp.dt_xoff(8) == int((2_640_000 - 48 * 41_596) * 0.2) == 128_678
+    # Physical*: the headroom is free, only the 4 KiB reserves come off.
+    assert rp.dt_xoff(8, headroom_carved=False) == int((2_640_000 - 48 * 4096) * 0.2)
+    assert rp.dt_xoff(2) > rp.dt_xoff(4) > rp.dt_xoff(6) > rp.dt_xoff(8)
+
+
+# ---------------------------------------------------------------------------------------
+# Metrics
+
+
+def test_quantile_and_bucket_stats():
+    assert rp.quantile([1, 2, 3, 4], 0.5) == 2.5
+    assert rp.quantile([10], 0.99) == 10
+    assert math.isnan(rp.quantile([], 0.5))
+    sizes = [100, 200_000, 400_000, 7_000_000, 150]
+    fcts = [10.0, 30.0, 300.0, 3000.0, math.nan]  # the last flow did not finish
+    n, mean, p99 = rp.bucket_stats(sizes, fcts, 0, 300_000)
+    assert (n, mean) == (2, 20.0) and p99 == pytest.approx(10 + 0.99 * 20)
+    assert rp.bucket_stats(sizes, fcts, 300_000, 6_000_000)[:2] == (1, 300.0)
+    assert rp.bucket_stats(sizes, fcts, 6_000_000, math.inf)[:2] == (1, 3000.0)
+    assert rp.bucket_stats(sizes, fcts, 10, 20)[0] == 0
+
+
+def test_fct_gap_is_the_sum_of_relative_differences():
+    # |110 − 100|/100 + |90 − 100|/100 + |200 − 200|/200 = 0.2
+    assert rp.fct_gap([110, 90, 200], [100, 100, 200]) == pytest.approx(0.2)
+    assert rp.fct_gap([110, math.nan], [100, 100]) == math.inf
+
+
+def test_first_break_and_smallest_passing():
+    pts = [(0, 0.1), (10, 0.2), (20, 0.7), (30, 0.3)]
+    assert rp.first_break(pts, 0.5) == 20
+    assert math.isnan(rp.first_break([(0, 0.1)], 0.5))
+    # utilisation by spacing: it must reach 0.98 and stay there.
+    util = [(2.4, 0.99), (2.8, 0.90), (3.2, 0.985), (3.6, 0.99)]
+    assert rp.smallest_passing(util, 0.98) == 3.2
+    assert math.isnan(rp.smallest_passing([(2.4, 0.5), (3.0, 0.9)], 0.98))
+
+
+def test_linear_r2():
+    slope, r2 = rp.linear_r2([1, 2, 3, 4], [2.4, 2.8, 3.2, 3.6])
+    assert slope == pytest.approx(0.4) and r2 == pytest.approx(1.0)
+    slope, r2 = rp.linear_r2([1, 2, 3], [1, 3, 2])
+    assert slope == pytest.approx(0.5) and r2 == pytest.approx(0.25)
+    assert math.isnan(rp.linear_r2([1], [1])[1])
+
+
+def test_delivered_series_windows_and_gaps():
+    # Two flows sampled at 0, 10, 20, 30 us: flow 0 delivers 100 B/us, flow 1 25 B/us.
+    t = [0, 10, 20, 30] * 2
+    f = [0] * 4 + [1] * 4
+    b = [0, 1000, 2000, 3000, 0, 250, 500, 750]
+    s = rp.series_by_flow(t, f, b)
+    assert rp.value_at(s[0], 15) == 1000 and rp.value_at(s[0], -1) == 0
+    shares = rp.window_shares(s, {"high": [0], "low": [1]}, 10, 30)
+    assert shares["low"] == pytest.approx(0.2) and shares["high"] == pytest.approx(0.8)
+    assert math.isnan(rp.window_shares(s, {"low": [1]}, 30, 10)["low"])
+    assert rp.utilisation(s, 10, 30, 125.0) == pytest.approx(1.0)
+    # A flow that delivers at 0..5 us, then nothing until 90 us: the gap spanning 40 us is
+    # from its last change (5) to its next (90).
+    series = [(float(x), float(min(x, 5) * 10)) for x in range(0, 90)] + [(90.0, 60.0), (91.0, 70.0)]
+    assert rp.gap_across(series, 40.0) == pytest.approx(85.0)
+    assert math.isnan(rp.gap_across([(0.0, 1.0), (1.0, 1.0)], 0.5))
+
+
+# ---------------------------------------------------------------------------------------
+# Cells
+
+
+def test_quick_and_full_cells():
+    exp_dir = rp.experiments_dir()
+    quick = rp.build_cells(list(rp.EXPERIMENTS), 1, True, exp_dir, "test")
+    assert len({c.key for c in quick}) == len(quick)
+    per = {k: sum(c.exp == k for c in quick) for k in rp.EXPERIMENTS}
+    assert per == {"F11": 3, "F14": 4, "F13": 8, "F10D": 9, "M1": 2, "M2": 2, "M4": 1, "AC14": 2}
+    full = rp.build_cells(list(rp.EXPERIMENTS), 9, False, exp_dir, "test")
+    per = {k: sum(c.exp == k for c in full) for k in rp.EXPERIMENTS}
+    assert per == {"F11": 9 * (4 * 3 + 3 + 2 * 2), "F14": 9 * 4, "F13": 3 * 31 * 4, "F10D": 3 * (13 * 4 + 3),
+                   "M1": 2, "M2": 2, "M4": 1, "AC14": 2}
+    assert {c.seed for c in full if c.exp in ("F13", "F10D")} == {1, 2, 3}
+    assert {c.seed for c in full if c.exp in ("M1", "M2", "M4", "AC14")} == {1}
+    by = {(c.exp, c.point, c.variant, c.seed): c.spec for c in full}
+    pp = by[("F11", "N=8", rp.PP, 1)]
+    assert pp["transport"]["cc"] == "prioplus" and pp["transport"]["prioplus"]["levels"] == 8
+    assert pp["workload"][0]["priority"] == {"levels": 8, "max": "30MB"}
+    assert pp["transport"]["prioplus"]["stop_below_pkts"] == 0.1
+    assert pp["switch"]["pfc"]["xoff"] == rp.dt_xoff(1)
+    assert "stop_below_pkts" not in by[("F11", "N=8", rp.PP_P, 1)]["transport"]["prioplus"]
+    phys = by[("F11", "N=6", rp.PHYS, 3)]
+    assert phys["transport"]["cc"] == "swift" and phys["switch"]["scheduler"] == "priority"
+    assert phys["switch"]["priority"]["queues"] == 8 and phys["switch"]["pfc"]["xoff"] == rp.dt_xoff(6)
+    assert phys["seed"] == 3
+    star = by[("F11", "N=16", rp.PHYS_STAR, 1)]
+    assert star["switch"]["priority"]["queues"] == "ideal"
+    assert star["switch"]["pfc"]["xoff"] == rp.dt_xoff(16, headroom_carved=False)
+    assert ("F11", "N=12", rp.PHYS, 1) not in by
+    d2 = by[("F14", "12 levels", rp.D2TCP, 1)]
+    assert d2["transport"]["cc"] == "d2tcp" and d2["switch"]["ecn"]["kmin"] == "400KiB"
+    assert len(d2["workload"]) == 12 and {w["priority"] for w in d2["workload"]} == set(range(1, 13))
+    f13 = by[("F13", "R=20", f"{rp.PP} B=30", 1)]
+    assert f13["transport"]["delay_noise"] == {"uniform": "20us"}
+    assert f13["transport"]["prioplus"]["noise"] == "30us"
+    f10 = by[("F10D", "x3 w=15KB", f"{rp.PP} filter 2", 1)]
+    # width 15 KB = 1.2 us, spacing 35 KB = 2.8 us at 100 Gbps
+    assert f10["transport"]["prioplus"]["limit_gap"] == "1200ns"
+    assert f10["transport"]["prioplus"]["fluctuation"] == "2800ns"
+    assert f10["transport"]["delay_noise"]["scale"] == 3
+    assert by[("AC14", "4 flows", "Swift (same target)", 1)]["transport"]["swift"]["base_target"] == "24us"
+
+
+def test_parse_only():
+    assert rp.parse_only(None) == list(rp.EXPERIMENTS)
+    assert rp.parse_only("m1, f11") == ["F11", "M1"]
+    with pytest.raises(ValueError, match="F12"):
+        rp.parse_only("F12")
+
+
+@pytest.mark.core
+def test_every_scenario_builds_in_the_core():
+    """The core validates every distinct quick and full scenario (and generates its flows)
+    without running it."""
+    from dcnsim._ext import ScenarioError, core
+    from dcnsim._scenario import scenario_json
+
+    exp_dir = rp.experiments_dir()
+    errors = {}
+    cells = rp.build_cells(list(rp.EXPERIMENTS), 1, True, exp_dir, "test")
+    cells += [c for c in rp.build_cells(list(rp.EXPERIMENTS), 1, False, exp_dir, "test")]
+    for cell in cells:
+        try:
+            core().Simulation(scenario_json(cell.spec), str(exp_dir))
+        except ScenarioError as exc:
+            errors.setdefault(str(exc), []).append(cell.progress_label().strip())
+    assert not errors, "\n".join(f"{msg}\n  in {len(c)} cells, e.g. {c[0]}" for msg, c in errors.items())
+
+
+# ---------------------------------------------------------------------------------------
+# End to end
+
+CHECK_ROWS = ("AC10", "AC13", "AC14", "AC15", "AC16", "AC17", "AC18", "AC19")
+
+
+@pytest.mark.core
+def test_quick_end_to_end(tmp_path):
+    err = io.StringIO()
+    code, table = rp.reproduce_prioplus(quick=True, jobs=1, out=str(tmp_path), stream=err)
+    assert code == 0
+    assert (tmp_path / "table.md").read_text() == table
+    checks = table.split("## Checks")[1].split("```")[1]
+    rows = [line.split("|") for line in checks.strip().splitlines()[1:]]
+    ids = [r[0].strip() for r in rows]
+    for ac in CHECK_ROWS:
+        assert ac in ids, f"no {ac} row"
+    for r in rows:
+        assert r[-1].strip().split(":")[0] in ("holds", "fails", "not run"), r
+    not_run = {r[0].strip(): r[-1] for r in rows if r[-1].strip().startswith("not run")}
+    assert "workload not implemented" in not_run["AC16"] and "workload not implemented" in not_run["AC17"]
+    assert "## Ours vs the paper" in table
+    for h in ("H1 ", "H3 ", "H15", "H19", "H24"):
+        assert h in table
+    for key in rp.EXPERIMENTS:
+        assert f"## {key}" in table
+    runs = (tmp_path / "runs.csv").read_text().splitlines()
+    assert len(runs) == 1 + 31
+    for png in ("fig11_fct_vs_n.png", "fig14_normalised_fct.png", "fig13_fct_gap.png", "fig10d_utilisation.png",
+                "motivation_throughput.png"):
+        assert (tmp_path / png).is_file(), png
+    # A second invocation takes every run from the cache and writes the same table.
+    err = io.StringIO()
+    _, again = rp.reproduce_prioplus(quick=True, jobs=1, out=str(tmp_path), stream=err)
+    assert "31 cached, 0 to run" in err.getvalue()
+    assert again == table
