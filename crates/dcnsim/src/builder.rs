@@ -45,6 +45,32 @@ fn uplink_ratios(given: Option<&[u32]>, tiers: u32, radix: u32) -> Result<(u32, 
     Ok((ratios[0], ratios.get(1).copied().unwrap_or(1)))
 }
 
+/// `kind = "file"`: reads and checks the topology file (`topology_file.rs`).
+fn topology_from_file(t: &crate::scenario::TopologyCfg, base_dir: &Path) -> Result<Topology, ScenarioError> {
+    use crate::scenario::TopologyFileFormat;
+    use crate::topology_file::{parse, TopologyFormat};
+    let Some(file) = &t.file else {
+        return err("topology.file", "required for kind = \"file\": a topology file (csv or HPCC topology.txt)");
+    };
+    let format = match (t.format, file.rsplit_once('.').map(|(_, ext)| ext)) {
+        (Some(TopologyFileFormat::Csv), _) | (None, Some("csv")) => TopologyFormat::Csv,
+        (Some(TopologyFileFormat::Hpcc), _) | (None, Some("txt")) => TopologyFormat::Hpcc,
+        (None, _) => {
+            return err(
+                "topology.format",
+                format!("cannot tell the syntax of {file:?} from its name; allowed: \"csv\" or \"hpcc\""),
+            )
+        }
+    };
+    let text = std::fs::read_to_string(base_dir.join(file))
+        .map_err(|e| ScenarioError(format!("topology.file: cannot read {file}: {e}")))?;
+    let topo = parse(&text, format).map_err(|e| ScenarioError(format!("topology.file: {file}: {e}")))?;
+    if topo.n_hosts != t.hosts {
+        return err("topology.hosts", format!("{}, but {file} has {} hosts", t.hosts, topo.n_hosts));
+    }
+    Ok(topo)
+}
+
 /// Explicit routes for the flows with `lb = "rps"`, from the topology's path-set rule.
 fn source_routes(
     s: &Scenario,
@@ -84,7 +110,7 @@ fn source_routes(
     })
 }
 
-fn build_topology(s: &Scenario) -> Result<Topology, ScenarioError> {
+fn build_topology(s: &Scenario, base_dir: &Path) -> Result<Topology, ScenarioError> {
     let t = &s.topology;
     if t.hosts < 2 {
         return err("topology.hosts", format!("{}: a network needs at least 2 hosts", t.hosts));
@@ -143,6 +169,14 @@ fn build_topology(s: &Scenario) -> Result<Topology, ScenarioError> {
     if t.kind != TopologyKind::Dragonfly {
         if let Some((name, _)) = dragonfly_only.iter().find(|(_, set)| *set) {
             return err(&format!("topology.{name}"), "only for kind = \"dragonfly\"");
+        }
+    }
+    if t.kind != TopologyKind::File {
+        if t.file.is_some() {
+            return err("topology.file", "only for kind = \"file\"");
+        }
+        if t.format.is_some() {
+            return err("topology.format", "only for kind = \"file\"");
         }
     }
     if t.kind != TopologyKind::Rail && t.rails.is_some() {
@@ -254,6 +288,7 @@ fn build_topology(s: &Scenario) -> Result<Topology, ScenarioError> {
             let host = pick(t.host_link_rate, t.host_link_latency);
             Ok(topology::dragonfly(&shape, host, (rate, lat), pick(t.global_link_rate, t.global_link_latency)))
         }
+        TopologyKind::File => topology_from_file(t, base_dir),
         TopologyKind::Rail => {
             let rails = t.rails.unwrap_or(8);
             if rails == 0 || t.hosts == 0 || t.hosts % rails != 0 {
@@ -440,7 +475,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
     let normalised = scenario.normalised();
     let s = &normalised;
     validate_numbers(s)?;
-    let topo = build_topology(s)?;
+    let topo = build_topology(s, base_dir)?;
     let n_hosts = topo.n_hosts;
     let n_nodes = topo.n_nodes();
     let switch_latency = s.topology.switch_latency.map(|t| t.0).unwrap_or(Time::ZERO);
@@ -505,6 +540,14 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         ports[2 * c + 1].up = false;
     }
     let routing = Routing::compute(n_hosts, n_nodes, &ports, &node_ports, &topo.host_edge).map_err(|u| {
+        if n_fail == 0 {
+            let field = if s.topology.kind == TopologyKind::File { "topology.file" } else { "topology" };
+            return ScenarioError(format!(
+                "{field}: the fabric is disconnected: switch {} cannot reach switch {} (switches numbered from 0 in order)",
+                u.from_switch - n_hosts,
+                u.to_switch - n_hosts
+            ));
+        }
         ScenarioError(format!(
             "topology.failed_links: failing {n_fail} of {} switch-to-switch links disconnects switch {} from switch {}; lower failed_links or change seed",
             fabric.len(),

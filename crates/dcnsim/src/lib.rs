@@ -25,6 +25,7 @@ pub mod scenario;
 pub mod sim;
 pub mod stats;
 pub mod topology;
+pub mod topology_file;
 pub mod transport;
 pub mod units;
 pub mod workload;

@@ -243,6 +243,17 @@ pub enum TopologyKind {
     /// Rail-optimised GPU fabric: `hosts / rails` servers of `rails` GPUs; each GPU's edge
     /// node links to its rail switch and its server's NVLink switch (spec laps.md §4.2).
     Rail,
+    /// Read from `file` (`topology_file.rs`: dcnsim's CSV link list or HPCC's
+    /// topology.txt).
+    File,
+}
+
+/// Syntax of a topology file (`topology_file.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TopologyFileFormat {
+    Csv,
+    Hpcc,
 }
 
 fn default_one() -> u32 {
@@ -318,6 +329,12 @@ pub struct TopologyCfg {
     /// Rail: GPUs per server, which is also the number of rail switches (default 8).
     #[serde(default)]
     pub rails: Option<u32>,
+    /// File: the topology file, relative to the scenario, and its syntax (default from
+    /// the name: `.csv` is `csv`, `.txt` is `hpcc`).
+    #[serde(default)]
+    pub file: Option<String>,
+    #[serde(default)]
+    pub format: Option<TopologyFileFormat>,
     /// Forwarding latency of every switch.
     #[serde(default)]
     pub switch_latency: Option<TimeVal>,

@@ -1,0 +1,262 @@
+//! Topologies read from a file, for fabrics no builder covers (issue 7, item 1):
+//!
+//! - **`csv`**, dcnsim's own: one link per line, `a,b,rate,latency`, after a header line
+//!   naming those columns. A node is `h<i>` (host i) or `s<j>` (switch j); hosts must be
+//!   numbered 0..H−1 and switches 0..S−1 without gaps. `#` starts a comment line.
+//!   ```text
+//!   a,b,rate,latency
+//!   h0,s0,100Gbps,1us
+//!   h1,s0,100Gbps,1us
+//!   ```
+//! - **`hpcc`**, the `topology.txt` of the HPCC ns-3 simulator that many artefacts ship
+//!   (LAPS, ConWeave, …): a line `nodes switches links`, a line listing the switch ids,
+//!   then one link per line `src dst rate delay error_rate` (e.g. `0 36 100Gbps 0.001ms 0`).
+//!   Nodes not listed as switches are hosts. dcnsim numbers hosts first, so host ids are
+//!   renumbered in increasing order and switch ids in the order listed; the error rate
+//!   must be 0 (per-link loss is `topology.loss_rate`).
+//!
+//! Either way every host must have exactly one link, to a switch: a dcnsim host is a NIC
+//! on one edge switch (model a multi-NIC server as several hosts, or its NIC as a switch,
+//! as the LAPS rail fabric does).
+
+use crate::topology::{Cable, Tier, Topology};
+use crate::units::{parse_rate, parse_time, Rate, Time};
+
+/// Which syntax a topology file uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TopologyFormat {
+    Csv,
+    Hpcc,
+}
+
+/// A node as a file names it, before numbering.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Node {
+    Host(u32),
+    Switch(u32),
+}
+
+/// Reads `text` as a topology in `format`. Errors name the line.
+pub fn parse(text: &str, format: TopologyFormat) -> Result<Topology, String> {
+    match format {
+        TopologyFormat::Csv => parse_csv(text),
+        TopologyFormat::Hpcc => parse_hpcc(text),
+    }
+}
+
+fn parse_csv(text: &str) -> Result<Topology, String> {
+    let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
+    let (_, header) = lines.next().ok_or("the file is empty; the first line must be the header a,b,rate,latency")?;
+    let columns: Vec<&str> = header.split(',').map(str::trim).collect();
+    if columns != ["a", "b", "rate", "latency"] {
+        return Err(format!("line 1: header must be a,b,rate,latency, found {header:?}"));
+    }
+    let node = |s: &str, line: usize| -> Result<Node, String> {
+        let s = s.trim();
+        let id = |rest: &str| {
+            rest.parse::<u32>().map_err(|_| format!("line {line}: node {s:?} must be h<number> or s<number>"))
+        };
+        match s.split_at_checked(1) {
+            Some(("h", rest)) => Ok(Node::Host(id(rest)?)),
+            Some(("s", rest)) => Ok(Node::Switch(id(rest)?)),
+            _ => Err(format!("line {line}: node {s:?} must be h<number> (host) or s<number> (switch)")),
+        }
+    };
+    let mut links = Vec::new();
+    for (i, l) in lines {
+        let line = i + 1;
+        let f: Vec<&str> = l.split(',').map(str::trim).collect();
+        if f.len() != 4 {
+            return Err(format!("line {line}: expected 4 fields a,b,rate,latency, found {}", f.len()));
+        }
+        let rate = parse_rate(f[2]).map_err(|e| format!("line {line}: rate: {e}"))?;
+        let latency = parse_time(f[3]).map_err(|e| format!("line {line}: latency: {e}"))?;
+        links.push((node(f[0], line)?, node(f[1], line)?, rate, latency, line));
+    }
+    let count = |host: bool| {
+        links.iter().flat_map(|&(a, b, ..)| [a, b]).filter_map(move |n| match (n, host) {
+            (Node::Host(i), true) | (Node::Switch(i), false) => Some(i),
+            _ => None,
+        })
+    };
+    let hosts = count(true).max().map_or(0, |m| m + 1);
+    let switches = count(false).max().map_or(0, |m| m + 1);
+    for (kind, n, ids) in
+        [("host h", hosts, count(true).collect::<Vec<_>>()), ("switch s", switches, count(false).collect())]
+    {
+        let mut seen = vec![false; n as usize];
+        ids.iter().for_each(|&i| seen[i as usize] = true);
+        if let Some(gap) = seen.iter().position(|&s| !s) {
+            return Err(format!("{kind}{gap} has no link; number hosts and switches from 0 without gaps"));
+        }
+    }
+    assemble(hosts, switches, links)
+}
+
+fn parse_hpcc(text: &str) -> Result<Topology, String> {
+    let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
+    let numbers = |l: &str, line: usize| -> Result<Vec<u64>, String> {
+        l.split_whitespace()
+            .map(|w| w.parse::<u64>().map_err(|_| format!("line {line}: {w:?} is not a whole number")))
+            .collect()
+    };
+    let (i, first) = lines.next().ok_or("the file is empty; the first line must be `nodes switches links`")?;
+    let head = numbers(first, i + 1)?;
+    let [nodes, n_switches, n_links] = head[..] else {
+        return Err(format!("line {}: expected `nodes switches links`, found {first:?}", i + 1));
+    };
+    let switch_ids = match lines.next() {
+        Some((i, l)) => numbers(l, i + 1)?,
+        None if n_switches == 0 => Vec::new(),
+        None => return Err("the second line must list the switch ids".into()),
+    };
+    if switch_ids.len() as u64 != n_switches {
+        return Err(format!("line 2: lists {} switch ids, the first line says {n_switches}", switch_ids.len()));
+    }
+    // dcnsim's numbering: hosts 0..H in id order, then switches in the order listed.
+    let mut role = vec![None; nodes as usize];
+    for (j, &id) in switch_ids.iter().enumerate() {
+        match role.get_mut(id as usize) {
+            Some(r @ None) => *r = Some(Node::Switch(j as u32)),
+            Some(Some(_)) => return Err(format!("line 2: switch id {id} is listed twice")),
+            None => return Err(format!("line 2: switch id {id} is not below the node count {nodes}")),
+        }
+    }
+    let mut next_host = 0;
+    for r in role.iter_mut().filter(|r| r.is_none()) {
+        *r = Some(Node::Host(next_host));
+        next_host += 1;
+    }
+    let mut links = Vec::new();
+    for (i, l) in lines {
+        let line = i + 1;
+        let f: Vec<&str> = l.split_whitespace().collect();
+        if f.len() != 5 {
+            return Err(format!("line {line}: expected `src dst rate delay error_rate`, found {} fields", f.len()));
+        }
+        let end = |w: &str| -> Result<Node, String> {
+            let id: u64 = w.parse().map_err(|_| format!("line {line}: node {w:?} is not a whole number"))?;
+            role.get(id as usize)
+                .copied()
+                .flatten()
+                .ok_or_else(|| format!("line {line}: node {id} is not below the node count {nodes}"))
+        };
+        let rate = parse_rate(f[2]).map_err(|e| format!("line {line}: rate: {e}"))?;
+        let latency = parse_time(f[3]).map_err(|e| format!("line {line}: delay: {e}"))?;
+        if f[4].parse::<f64>().map_err(|_| format!("line {line}: error rate {:?} is not a number", f[4]))? != 0.0 {
+            return Err(format!("line {line}: error rate {} is not supported; use topology.loss_rate", f[4]));
+        }
+        links.push((end(f[0])?, end(f[1])?, rate, latency, line));
+    }
+    if links.len() as u64 != n_links {
+        return Err(format!("the first line says {n_links} links, the file has {}", links.len()));
+    }
+    assemble(next_host, n_switches as u32, links)
+}
+
+/// Builds the topology, checking that every host has exactly one link, to a switch.
+fn assemble(hosts: u32, switches: u32, links: Vec<(Node, Node, Rate, Time, usize)>) -> Result<Topology, String> {
+    let id = |n: Node| match n {
+        Node::Host(i) => i,
+        Node::Switch(j) => hosts + j,
+    };
+    let mut host_edge = vec![u32::MAX; hosts as usize];
+    let mut cables = Vec::with_capacity(links.len());
+    for (a, b, rate, latency, line) in links {
+        let (a, b) = match (a, b) {
+            (Node::Switch(_), Node::Host(_)) => (b, a),
+            _ => (a, b),
+        };
+        if a == b {
+            return Err(format!("line {line}: a link from a node to itself"));
+        }
+        if let (Node::Host(_), Node::Host(_)) = (a, b) {
+            return Err(format!("line {line}: a link between two hosts; hosts attach to switches"));
+        }
+        let tier = if let Node::Host(h) = a {
+            if host_edge[h as usize] != u32::MAX {
+                return Err(format!(
+                    "line {line}: host {h} has a second link; a dcnsim host attaches to exactly one switch"
+                ));
+            }
+            host_edge[h as usize] = id(b);
+            Tier::Host
+        } else {
+            Tier::TorUplink
+        };
+        cables.push(Cable { a: id(a), b: id(b), rate, latency, tier });
+    }
+    if let Some(h) = host_edge.iter().position(|&e| e == u32::MAX) {
+        return Err(format!("host {h} has no link"));
+    }
+    let host_pod = host_edge.iter().map(|&e| e - hosts).collect();
+    Ok(Topology {
+        n_hosts: hosts,
+        n_switches: switches,
+        cables,
+        host_edge,
+        host_pod,
+        slow_last: (0, Time::ZERO),
+        description: format!("from file: {hosts} hosts, {switches} switches"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The LAPS rail fabric written out in HPCC's format the way its artefact numbers it
+    /// (switch nodes 0–79 first, GPUs 80–143), read back: the same counts and wiring as
+    /// `topology::rail`, hosts renumbered to come first.
+    #[test]
+    fn hpcc_file_of_the_rail_fabric_matches_the_builder() {
+        let mut text = String::from("144 80 192\n");
+        text += &(0..80).map(|i| i.to_string()).collect::<Vec<_>>().join(" ");
+        text += "\n";
+        for c in 0..8 {
+            for r in 0..8 {
+                let (gpu, edge) = (80 + 8 * c + r, 8 + 8 * c + r);
+                text += &format!(
+                    "{gpu} {edge} 200Gbps 0.001ms 0\n{edge} {r} 100Gbps 0.001ms 0\n{edge} {} 100Gbps 0.001ms 0\n",
+                    72 + c
+                );
+            }
+        }
+        let t = parse(&text, TopologyFormat::Hpcc).unwrap();
+        assert_eq!((t.n_hosts, t.n_switches, t.cables.len()), (64, 80, 192));
+        // GPU (3, 5): file node 80 + 29 is host 29, behind file node 8 + 29 (switch 37,
+        // dcnsim node 64 + 37), which links to rail switch 5 and NVLink switch 72 + 3.
+        assert_eq!(t.host_edge[29], 64 + 37);
+        let peers: Vec<u32> = t.cables.iter().filter(|c| c.a == 64 + 37).map(|c| c.b).collect();
+        assert_eq!(peers, vec![64 + 5, 64 + 75]);
+        let host_link = t.cables.iter().find(|c| c.a == 29).unwrap();
+        assert_eq!((host_link.rate, host_link.latency), (Rate::gbps(200), Time::from_us(1)));
+    }
+
+    #[test]
+    fn csv_file_builds_a_dumbbell() {
+        let text = "# two racks\na,b,rate,latency\nh0,s0,100Gbps,1us\nh1,s0,100Gbps,1us\nh2,s1,100Gbps,1us\ns0,s1,40Gbps,2us\n";
+        let t = parse(text, TopologyFormat::Csv).unwrap();
+        assert_eq!((t.n_hosts, t.n_switches), (3, 2));
+        assert_eq!(t.host_edge, vec![3, 3, 4]);
+        assert_eq!(t.cables[3].rate, Rate::gbps(40));
+    }
+
+    /// Bad files are refused with the line and the rule broken.
+    #[test]
+    fn bad_files_name_the_line_and_the_rule() {
+        let csv = |body: &str| parse(&format!("a,b,rate,latency\n{body}"), TopologyFormat::Csv).unwrap_err();
+        assert!(
+            csv("h0,s0,100Gbps,1us\nh0,s1,100Gbps,1us\nh1,s1,1Gbps,1us\n").contains("line 3: host 0 has a second link")
+        );
+        assert!(csv("h0,h1,100Gbps,1us\n").contains("line 2: a link between two hosts"));
+        assert!(csv("h0,x0,100Gbps,1us\n").contains("line 2: node \"x0\""));
+        assert!(csv("h0,s0,fast,1us\n").contains("line 2: rate"));
+        assert!(csv("h0,s1,1Gbps,1us\nh1,s1,1Gbps,1us\n").contains("switch s0 has no link"));
+        assert!(parse("a,b,rate\n", TopologyFormat::Csv).unwrap_err().contains("header"));
+        let hpcc = |t: &str| parse(t, TopologyFormat::Hpcc).unwrap_err();
+        assert!(hpcc("3 1 2\n2\n0 2 100Gbps 0.001ms 0\n1 2 100Gbps 0.001ms 0.01\n").contains("line 4: error rate"));
+        assert!(hpcc("3 1 3\n2\n0 2 100Gbps 0.001ms 0\n1 2 100Gbps 0.001ms 0\n").contains("says 3 links"));
+        assert!(hpcc("3 1 1\n5\n").contains("switch id 5 is not below the node count 3"));
+    }
+}
