@@ -571,6 +571,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         rto_initial: tr.rto_min.0,
         reps: RepsParams { freezing: tr.reps.freezing && s.switch.trimming, ..tr.reps.clone() },
         plb: tr.plb.clone(),
+        letflow: tr.letflow.clone(),
         ect_always: tr.ect_always,
     };
 

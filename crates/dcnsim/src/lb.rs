@@ -118,6 +118,50 @@ impl Reps {
     }
 }
 
+/// LetFlow parameters (`[transport.letflow]`; Vanini et al., NSDI 2017; spec laps.md §3.3).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LetflowParams {
+    /// A gap longer than this between two packets of a flow starts a new flowlet, which
+    /// takes a new random path (10 µs, the LAPS artefact's run scripts).
+    pub flowlet_timeout: TimeVal,
+}
+
+impl Default for LetflowParams {
+    fn default() -> Self {
+        LetflowParams { flowlet_timeout: TimeVal(Time::from_us(10)) }
+    }
+}
+
+/// One flow's flowlet detector. LetFlow keeps a flowlet table at every switch; here the
+/// sender detects the gap and draws a new entropy value, so every switch on the way picks
+/// a new next hop at random at once. Queueing stretches or squeezes the gaps a switch
+/// sees, so the two differ only for gaps within a queueing delay of the timeout.
+#[derive(Clone, Debug, Default)]
+pub struct Flowlets {
+    last_sent: Option<Time>,
+    /// Flowlets started, the first one included.
+    pub flowlets: u32,
+}
+
+impl Flowlets {
+    /// Whether a packet sent at `now` starts a new flowlet.
+    pub fn starts_new(&self, now: Time, p: &LetflowParams) -> bool {
+        self.last_sent.is_none_or(|t| now.saturating_sub(t) > p.flowlet_timeout.0)
+    }
+
+    /// The EV of a packet sent at `now`: `current`, or `fresh` (which becomes current)
+    /// when the packet starts a flowlet.
+    pub fn next(&mut self, now: Time, current: &mut u32, fresh: u32, p: &LetflowParams) -> u32 {
+        if self.starts_new(now, p) {
+            self.flowlets += 1;
+            *current = fresh;
+        }
+        self.last_sent = Some(now);
+        *current
+    }
+}
+
 /// PLB parameters (`[transport.plb]`; Qureshi et al., SIGCOMM 2022, §3).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -204,6 +248,21 @@ impl Plb {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// LetFlow (spec laps.md §3.3): a gap longer than the timeout (10 µs) starts a new
+    /// flowlet on a new path; packets closer together stay on the flowlet's path.
+    #[test]
+    fn letflow_repaths_only_after_a_gap() {
+        let p = LetflowParams::default();
+        let mut f = Flowlets::default();
+        let mut ev = 0;
+        let us = Time::from_us;
+        assert_eq!(f.next(us(0), &mut ev, 11, &p), 11, "the first packet starts a flowlet");
+        assert_eq!(f.next(us(5), &mut ev, 22, &p), 11);
+        assert_eq!(f.next(us(15), &mut ev, 33, &p), 11, "10 us after the last packet: not more than the timeout");
+        assert_eq!(f.next(us(15) + Time::from_ns(10_001), &mut ev, 44, &p), 44);
+        assert_eq!(f.flowlets, 2);
+    }
 
     fn us(n: u64) -> Time {
         Time::from_us(n)

@@ -552,6 +552,9 @@ pub enum LbName {
     /// Random packet spraying over the flow's explicit candidate paths, source-routed
     /// (`paths.rs`; dragonfly and rail fabrics): LAPS with β = 0, spec laps.md §3.9.
     Rps,
+    /// LetFlow: a new random path per flowlet, i.e. after a sending gap longer than
+    /// `[transport.letflow] flowlet_timeout` (`lb.rs`).
+    Letflow,
 }
 
 impl LbName {
@@ -564,12 +567,13 @@ impl LbName {
             LbName::Rr => "rr",
             LbName::Plb => "plb",
             LbName::Rps => "rps",
+            LbName::Letflow => "letflow",
         }
     }
 
     /// Whether packets of one flow take many paths.
     pub fn sprays(self) -> bool {
-        !matches!(self, LbName::Ecmp | LbName::Plb)
+        !matches!(self, LbName::Ecmp | LbName::Plb | LbName::Letflow)
     }
 }
 
@@ -763,7 +767,7 @@ impl Default for DrrCfg {
     }
 }
 
-pub use crate::lb::{PlbParams, RepsParams};
+pub use crate::lb::{LetflowParams, PlbParams, RepsParams};
 
 /// Switch adaptive routing (the MSwift paper's AR: "the next-hop port with the shortest
 /// quantized queue").
@@ -836,6 +840,9 @@ pub struct TransportCfg {
     /// PLB (`[transport.plb]`).
     #[serde(default)]
     pub plb: PlbParams,
+    /// LetFlow (`[transport.letflow]`).
+    #[serde(default)]
+    pub letflow: LetflowParams,
     #[serde(default)]
     pub swift: SwiftParams,
     /// NSCC and MNSCC (`[transport.nscc]`).

@@ -18,7 +18,7 @@ use std::collections::{BTreeSet, VecDeque};
 use crate::app::OnOffApp;
 use crate::cc::{AckSample, CongestionControl, LossEvent, NackSample, ReorderWindow, TimeoutPolicy};
 use crate::eqds::SenderCredit;
-use crate::lb::{Plb, PlbParams, Reps, RepsParams};
+use crate::lb::{Flowlets, LetflowParams, Plb, PlbParams, Reps, RepsParams};
 use crate::net::{flags, Packet, PacketKind};
 use crate::scenario::LbName;
 use crate::units::{Rate, Time};
@@ -41,6 +41,7 @@ pub struct TransportConfig {
     /// REPS (freezing only where switches trim) and PLB settings.
     pub reps: RepsParams,
     pub plb: PlbParams,
+    pub letflow: LetflowParams,
     /// Every data packet carries ECT, whatever the algorithm (htsim's queues mark all).
     pub ect_always: bool,
 }
@@ -249,6 +250,7 @@ pub struct Flow {
     /// REPS: entropies whose ACKs came back unmarked, oldest first, to be reused.
     pub reps: Reps,
     pub plb: Plb,
+    pub flowlets: Flowlets,
     pub ideal_fct: Time,
     pub base_rtt: Time,
     payload: u32,
@@ -342,6 +344,7 @@ impl Flow {
             lb,
             reps: Reps::new(if lb == LbName::Reps { reps_capacity } else { 0 }),
             plb: Plb::default(),
+            flowlets: Flowlets::default(),
             ideal_fct: Time::ZERO,
             base_rtt: Time::ZERO,
             payload,
@@ -546,7 +549,8 @@ impl Flow {
             LbName::Ecmp | LbName::Rr => false,
             LbName::Reps => self.reps.needs_fresh(now),
             LbName::Plb => self.plb.repath_pending,
-            LbName::Ops | LbName::Ar | LbName::Rps => true,
+            // LetFlow decides per packet whether a flowlet starts; a draw is cheap.
+            LbName::Ops | LbName::Ar | LbName::Rps | LbName::Letflow => true,
         }
     }
 
@@ -560,6 +564,7 @@ impl Flow {
             LbName::Rr => self.next_retx().unwrap_or(self.sender.next_new),
             LbName::Reps => self.reps.next(now, fresh, &cfg.reps),
             LbName::Plb => self.plb.next(&mut self.entropy, fresh),
+            LbName::Letflow => self.flowlets.next(now, &mut self.entropy, fresh, &cfg.letflow),
             LbName::Ops | LbName::Ar | LbName::Rps => fresh,
         }
     }
@@ -607,7 +612,7 @@ impl Flow {
         match self.lb {
             LbName::Ar => f |= flags::ADAPTIVE,
             LbName::Rr => f |= flags::ROUND_ROBIN,
-            LbName::Ecmp | LbName::Plb => f |= flags::CLASS1,
+            LbName::Ecmp | LbName::Plb | LbName::Letflow => f |= flags::CLASS1,
             // Source routing (Rps) is flagged by the simulation, which knows the paths.
             LbName::Ops | LbName::Reps | LbName::Rps => {}
         }
@@ -1152,6 +1157,7 @@ mod tests {
             rto_initial: Time::from_ms(1),
             reps: RepsParams::default(),
             plb: PlbParams::default(),
+            letflow: LetflowParams::default(),
             ect_always: false,
         }
     }
