@@ -111,6 +111,18 @@ impl SourceRoutes {
         self.flows.get(f as usize).map_or(0, |&(_, n)| n)
     }
 
+    /// What a data packet of flow `f` carries for a path selector `entropy` (32 random
+    /// bits for spraying): a path index with `SOURCE_ROUTED` if the flow is source-routed,
+    /// `entropy` itself and no flag otherwise.
+    #[inline]
+    pub fn route(&self, f: u32, entropy: u32) -> (u32, u16) {
+        match self.n_paths(f) {
+            0 => (entropy, 0),
+            // Multiply-shift from 32 random bits to 0..paths: no modulo bias to speak of.
+            paths => (((entropy as u64 * paths as u64) >> 32) as u32, crate::net::flags::SOURCE_ROUTED),
+        }
+    }
+
     /// The port a source-routed packet leaves the current switch by.
     #[inline]
     pub fn egress(&self, pkt: &Packet) -> u32 {

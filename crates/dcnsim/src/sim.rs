@@ -116,12 +116,6 @@ pub struct Simulation {
     pub(crate) done: bool,
 }
 
-/// Path index in `0..paths` from 32 random bits (multiply-shift: no modulo bias to speak of).
-#[inline]
-fn pick_path(random: u32, paths: u32) -> u32 {
-    ((random as u64 * paths as u64) >> 32) as u32
-}
-
 /// Bytes of port state above which prefetching pays: about one core's L2 cache.
 pub(crate) const PREFETCH_ABOVE_PORT_BYTES: usize = 1 << 20;
 
@@ -352,14 +346,9 @@ impl Simulation {
             let flow = &mut self.flows[f as usize];
             let fresh = if flow.needs_fresh_entropy(now) { self.rng_spray.next_u64() as u32 } else { 0 };
             let entropy = flow.next_entropy(now, fresh, &self.cfg);
-            let paths = self.source_routes.n_paths(f);
-            let pkt = if paths == 0 {
-                flow.emit(now, entropy)
-            } else {
-                let mut pkt = flow.emit(now, pick_path(entropy, paths));
-                pkt.flags |= flags::SOURCE_ROUTED;
-                pkt
-            };
+            let (entropy, routed) = self.source_routes.route(f, entropy);
+            let mut pkt = flow.emit(now, entropy);
+            pkt.flags |= routed;
             self.monitors[f as usize].on_tx(now, pkt.size);
             match flow.send_state(now) {
                 SendState::Ready => self.host_ready[host as usize].push_back(f),
@@ -951,9 +940,7 @@ impl Simulation {
             let size = cc.probe_bytes();
             let ect = if cc.ecn_capable() { flags::ECT } else { 0 };
             cc.on_probe_sent(now);
-            let paths = self.source_routes.n_paths(f);
-            let (entropy, routed) =
-                if paths == 0 { (flow.entropy, 0) } else { (pick_path(flow.entropy, paths), flags::SOURCE_ROUTED) };
+            let (entropy, routed) = self.source_routes.route(f, flow.entropy);
             let pkt = Packet {
                 flow: f,
                 psn: 0,
