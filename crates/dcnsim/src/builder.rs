@@ -7,6 +7,7 @@ use std::path::Path;
 use crate::app::OnOffApp;
 use crate::cc::FlowInfo;
 use crate::engine::{Event, EventQueue, Rng};
+use crate::laps::PathTable;
 use crate::net::pfc::{self, Pfc, PfcThresholds};
 use crate::net::{Drr, EcnPolicy, PacketArena, Port, PrioQueues, PrioService};
 use crate::routing::Routing;
@@ -71,18 +72,20 @@ fn topology_from_file(t: &crate::scenario::TopologyCfg, base_dir: &Path) -> Resu
     Ok(topo)
 }
 
-/// Explicit routes for the flows with `lb = "rps"`, from the topology's path-set rule.
+/// Explicit routes for the flows with `lb = "rps"` or `"laps"`, from the topology's
+/// path-set rule.
 fn source_routes(
     s: &Scenario,
     topo: &Topology,
     ports: &[Port],
     node_ports: &[Vec<u32>],
-    flows: &[crate::transport::Flow],
+    specs: &[crate::workload::FlowSpec],
 ) -> Result<crate::paths::SourceRoutes, ScenarioError> {
     use crate::paths::{PathRule, SourceRoutes};
-    if !flows.iter().any(|f| f.lb == LbName::Rps) {
+    let routed = |lb: LbName| matches!(lb, LbName::Rps | LbName::Laps);
+    let Some(first) = specs.iter().find(|f| routed(f.lb)) else {
         return Ok(SourceRoutes::default());
-    }
+    };
     let t = &s.topology;
     let rule = match t.kind {
         TopologyKind::Dragonfly => {
@@ -97,17 +100,37 @@ fn source_routes(
         _ => {
             return err(
                 "lb",
-                "\"rps\" sprays over a fabric's explicit candidate paths, defined for topology.kind = \"dragonfly\" or \"rail\"; use \"ops\" elsewhere",
+                format!(
+                    "\"{}\" sprays over a fabric's explicit candidate paths, defined for topology.kind = \"dragonfly\" or \"rail\"; use \"ops\" elsewhere",
+                    first.lb.as_str()
+                ),
             )
         }
     };
-    let routed = flows.iter().map(|f| (f.src, f.dst, f.lb == LbName::Rps));
-    SourceRoutes::build(&rule, topo, ports, node_ports, routed).map_err(|e| {
+    let flows = specs.iter().map(|f| (f.src, f.dst, routed(f.lb)));
+    SourceRoutes::build(&rule, topo, ports, node_ports, flows).map_err(|e| {
         ScenarioError(format!(
             "topology.failed_links: every candidate path from host {} to host {} crosses a failed link; lower failed_links or change seed",
             e.src, e.dst
         ))
     })
+}
+
+/// LAPS's path table for the source-routed paths (only when some flow runs LAPS): idle
+/// latencies for a full packet of `mtu` bytes (spec laps.md §2.4).
+fn laps_paths(
+    routes: &crate::paths::SourceRoutes,
+    specs: &[crate::workload::FlowSpec],
+    params: &crate::laps::LapsParams,
+    mtu: u64,
+) -> Option<Box<PathTable>> {
+    use crate::paths::{idle_val, unloaded_latency};
+    if !specs.iter().any(|f| f.lb == LbName::Laps) {
+        return None;
+    }
+    let idle: Vec<Time> = routes.links.iter().map(|l| idle_val(l, mtu)).collect();
+    let initial: Vec<Time> = routes.links.iter().map(|l| unloaded_latency(l, mtu)).collect();
+    Some(Box::new(PathTable::new(params, &idle, &initial)))
 }
 
 fn build_topology(s: &Scenario, base_dir: &Path) -> Result<Topology, ScenarioError> {
@@ -377,6 +400,22 @@ fn validate_numbers(s: &Scenario) -> Result<(), ScenarioError> {
     }
     if let Err((field, msg)) = tr.eqds.validate() {
         return err(&format!("transport.eqds.{field}"), msg);
+    }
+    if let Err((field, msg)) = tr.laps.validate() {
+        return err(&format!("transport.laps.{field}"), msg);
+    }
+    let laps_used = tr.lb == LbName::Laps || s.workload.iter().any(|w| w.lb == Some(LbName::Laps));
+    if laps_used && tr.loss_recovery != crate::transport::LossRecovery::Sack {
+        return err(
+            "transport.loss_recovery",
+            "LAPS resends what its per-path loss inference finds lost (selective); allowed with lb = \"laps\": \"sack\"",
+        );
+    }
+    if laps_used && tr.ack_ratio != 1 {
+        return err(
+            "transport.ack_ratio",
+            format!("{}: LAPS acknowledges every data packet (its latency samples and loss inference need it); allowed with lb = \"laps\": 1", tr.ack_ratio),
+        );
     }
     if sw.trimming && !sw.ack_priority {
         return err(
@@ -659,9 +698,29 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         ),
         None => None,
     };
+    let mut injected_drops = s.faults.drop.clone();
+    for (i, d) in injected_drops.iter().enumerate() {
+        let Some(sp) = specs.get(d.flow as usize) else {
+            return err(
+                &format!("faults.drop[{i}].flow"),
+                format!("{}: allowed 0 to {} (flow ids in workload order)", d.flow, specs.len() - 1),
+            );
+        };
+        let packets = if sp.size == u64::MAX { u64::MAX } else { sp.size.div_ceil(cfg.payload() as u64).max(1) };
+        if d.psn as u64 >= packets {
+            return err(
+                &format!("faults.drop[{i}].psn"),
+                format!("{}: flow {} has {packets} packets (PSNs from 0)", d.psn, d.flow),
+            );
+        }
+    }
+    injected_drops.sort_unstable();
+    injected_drops.dedup();
+    let source_routes = source_routes(s, &topo, &ports, &node_ports, &specs)?;
+    let mtu = cfg.mtu as u64;
+    let laps = laps_paths(&source_routes, &specs, &tr.laps, mtu);
     let mut ecmp_rng = Rng::stream(s.seed, "ecmp");
     let cc_seed = Rng::stream(s.seed, "cc").next_u64();
-    let mtu = cfg.mtu as u64;
     let mut flows = Vec::with_capacity(specs.len());
     for (id, sp) in specs.iter().enumerate() {
         let fwd = path(&ports, &routing, n_hosts, sp.src, sp.dst);
@@ -718,7 +777,22 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
             seed: crate::engine::splitmix64(cc_seed ^ id as u64),
             start: sp.start,
             size: sp.size,
+            path_target: laps.as_ref().map_or(Time::ZERO, |t| {
+                let (first, n) = source_routes.paths_of(id as u32);
+                t.target(first, n)
+            }),
+            nic_rate: ports[routing.host_up_port[sp.src as usize] as usize].rate,
         };
+        if (sp.cc == crate::scenario::CcName::Laps) != (sp.lb == LbName::Laps) {
+            return err(
+                &format!("workload (tag {}).cc", tags[sp.tag as usize]),
+                format!(
+                    "cc = \"{}\" with lb = \"{}\": LAPS's rate control and its path spraying work together; set both cc and lb to \"laps\", or neither",
+                    sp.cc.as_str(),
+                    sp.lb.as_str()
+                ),
+            );
+        }
         if sp.cc == crate::scenario::CcName::Prioplus && sp.priority == 0 {
             return err(
                 &format!("workload (tag {}).priority", tags[sp.tag as usize]),
@@ -758,7 +832,6 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         }
         flows.push(flow);
     }
-    let source_routes = source_routes(s, &topo, &ports, &node_ports, &flows)?;
     let pulls = flows.iter().any(|f| f.sender.credit.is_some()).then(|| {
         let mut p = crate::eqds::PullPacers::new(flows.len(), &defaults.host_rates, mtu, tr.eqds.pull_rate);
         for f in &flows {
@@ -852,6 +925,8 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         sampler,
         pfc,
         source_routes,
+        laps,
+        injected_drops,
         prefetch: ports_len * std::mem::size_of::<crate::net::Port>() > crate::sim::PREFETCH_ABOVE_PORT_BYTES,
         done: false,
     })

@@ -37,6 +37,8 @@ pub enum Event {
     Probe(u32),
     /// A receiving host's EQDS pull pacer may send its next pull.
     Pull(u32),
+    /// A LAPS path's retransmission timer (`laps::PathTable`; checked lazily).
+    PathRto(u32),
 }
 
 #[derive(Copy, Clone)]

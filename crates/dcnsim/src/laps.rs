@@ -3,14 +3,21 @@
 //! paper's and the artefact's variants where they differ (spec §8), the artefact's by
 //! default.
 //!
-//! These are the two decisions a LAPS sender makes per packet and per ACK, as state
-//! machines of their own; the path latency table they read and the transport around
-//! them are wired in elsewhere.
+//! The decisions a LAPS sender makes per packet and per ACK (`pick_path`, `congested`,
+//! `RateControl`) are state machines of their own; `PathTable` is the source NIC's path
+//! table (PIT, §2.1) they read, with the per-path outstanding lists that infer loss
+//! (§2.8) and the probing rule (§2.4). The simulation (`sim.rs`) wires them to packets.
 
+use std::collections::VecDeque;
+
+use serde::{Deserialize, Serialize};
+
+use crate::scenario::{RateVal, TimeVal};
 use crate::units::{Rate, Time};
 
 /// How path latencies enter the softmax (spec laps.md §2.5).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum LatencyScale {
     /// x = latency / T, the flow's target latency (the artefact's form).
     #[default]
@@ -23,7 +30,8 @@ pub enum LatencyScale {
 }
 
 /// How often the rate may change (spec laps.md §2.7, "pacing of adjustments").
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum AdjustmentGate {
     /// Two timers: an increase at most every 2T; a decrease at most every twice the
     /// largest current path latency. Increases step by at least `min_increase`.
@@ -33,20 +41,40 @@ pub enum AdjustmentGate {
     Paper,
 }
 
-/// LAPS parameters with the defaults of spec laps.md §2.12.
-#[derive(Clone, Debug, PartialEq)]
+/// When a path is probed (spec laps.md §2.4 and §8.2).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProbeRule {
+    /// At a data send, the paths not updated for twice the flow's largest path latency
+    /// are stale; those with nothing sent on them for twice the largest stale latency are
+    /// eligible, and one of them, drawn uniformly, gets a probe. Latencies stay as they are.
+    #[default]
+    Artefact,
+    /// A path not updated for twice its own latency gets a probe; while it is out, the
+    /// path's latency is doubled (so softmax steers away from it) and counts as updated.
+    Paper,
+}
+
+/// LAPS parameters (`[transport.laps]`) with the defaults of spec laps.md §2.12.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct LapsParams {
     /// Softmax sharpness β (paper footnote 2: 1). 0 is uniform spraying (RPS).
     pub beta: f64,
     pub latency_scale: LatencyScale,
     pub gate: AdjustmentGate,
     /// Lowest pacing rate (artefact: 1 Gb/s).
-    pub min_rate: Rate,
+    pub min_rate: RateVal,
     /// Smallest increase step (artefact: 1 Gb/s; `AdjustmentGate::Artefact` only).
-    pub min_increase: Rate,
+    pub min_increase: RateVal,
     /// Hyper increase: the target rate doubles on every increase once this many
     /// increases in a row have happened (artefact: 5, compared with `>`).
     pub hyper_increase_after: u32,
+    pub probe: ProbeRule,
+    /// Per-path retransmission timeout, fixed (artefact: 8 ms, spec §2.8).
+    pub path_rto: TimeVal,
+    /// Cap in-flight bytes at W = 2·T·line rate (artefact only; the paper has no window).
+    pub window: bool,
 }
 
 impl Default for LapsParams {
@@ -55,10 +83,29 @@ impl Default for LapsParams {
             beta: 1.0,
             latency_scale: LatencyScale::ByTarget,
             gate: AdjustmentGate::Artefact,
-            min_rate: Rate::gbps(1),
-            min_increase: Rate::gbps(1),
+            min_rate: RateVal(Rate::gbps(1)),
+            min_increase: RateVal(Rate::gbps(1)),
             hyper_increase_after: 5,
+            probe: ProbeRule::Artefact,
+            path_rto: TimeVal(Time::from_ms(8)),
+            window: true,
         }
+    }
+}
+
+impl LapsParams {
+    /// The first setting out of range, as (field, message).
+    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+        if !(self.beta.is_finite() && self.beta >= 0.0) {
+            return Err(("beta", format!("{}: allowed a finite number >= 0 (0 is uniform spraying)", self.beta)));
+        }
+        if self.min_rate.0.bps() == 0 {
+            return Err(("min_rate", "0: allowed a positive rate such as \"1Gbps\"".into()));
+        }
+        if self.path_rto.0 == Time::ZERO {
+            return Err(("path_rto", "0: allowed a positive time such as \"8ms\"".into()));
+        }
+        Ok(())
     }
 }
 
@@ -125,7 +172,7 @@ impl RateControl {
     /// One ACK's worth of control, `target` being the flow's T and `largest_latency`
     /// the largest latency its paths now show. Returns whether the rate changed.
     pub fn on_ack(&mut self, now: Time, congested: bool, target: Time, largest_latency: Time, p: &LapsParams) -> bool {
-        let min = p.min_rate.bps() as f64;
+        let min = p.min_rate.0.bps() as f64;
         let gate = Time(2 * target.0);
         if congested {
             if now <= self.next_decrease {
@@ -156,7 +203,7 @@ impl RateControl {
         }
         let half_gap = (self.current + self.expected) / 2.0;
         self.current = match p.gate {
-            AdjustmentGate::Artefact => (self.current + p.min_increase.bps() as f64).max(half_gap),
+            AdjustmentGate::Artefact => (self.current + p.min_increase.0.bps() as f64).max(half_gap),
             AdjustmentGate::Paper => half_gap,
         }
         .min(self.line);
@@ -169,6 +216,199 @@ impl RateControl {
     /// artefact only; not scaled by the current rate).
     pub fn window_bytes(target: Time, line_rate: Rate) -> u64 {
         (2 * target.0 as u128 * line_rate.bps() as u128 / 8 / 1_000_000_000_000) as u64
+    }
+}
+
+/// One data transmission waiting for its ACK on a path (§2.8).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Outstanding {
+    pub flow: u32,
+    pub psn: u32,
+    /// When it left: tells this transmission from another of the same PSN.
+    pub sent_at: Time,
+}
+
+/// What the source NIC knows of one candidate path (a PIT entry, spec §2.1, §2.13).
+#[derive(Clone, Debug)]
+pub struct PathState {
+    /// Baseline latency `idleVal` (§2.4).
+    pub idle: Time,
+    /// Latest one-way latency measured ("realVal"; no smoothing).
+    pub latency: Time,
+    /// When `latency` was last set.
+    pub updated: Time,
+    /// When data or a probe last left on this path.
+    pub last_sent: Time,
+    /// Data sent on this path and not yet acknowledged, in send order.
+    pub outstanding: VecDeque<Outstanding>,
+    /// Per-path retransmission timer: its deadline (`Time::MAX`: off) and the pending
+    /// `PathRto` event (`Time::MAX`: none), checked lazily like a flow's.
+    pub rto_deadline: Time,
+    pub rto_event_at: Time,
+}
+
+/// The PIT of every source-routed host pair: paths indexed as in `SourceRoutes` (pairs
+/// share them, as in the artefact, spec §2.1 and §8.20), so a flow's paths are
+/// `first..first + n` from `SourceRoutes::paths_of`.
+pub struct PathTable {
+    pub params: LapsParams,
+    pub paths: Vec<PathState>,
+    /// Probes sent and per-path timeouts fired.
+    pub probes: u64,
+    pub path_timeouts: u64,
+    /// Smallest and largest one-way delay of an ACK (spec A9).
+    pub ack_delay: (Time, Time),
+    /// Most bytes any LAPS flow had in flight (spec A10).
+    pub peak_in_flight: u64,
+    /// Receiver out-of-order buffer, sampled at every data arrival: arrivals by bytes
+    /// held above the next expected byte, in whole KB (spec §2.9, Fig. 9).
+    pub ooo_kb: Vec<u64>,
+    /// Reused buffers (no allocation per ACK).
+    pub scratch_latencies: Vec<Time>,
+    pub scratch_lost: Vec<Outstanding>,
+}
+
+impl PathTable {
+    /// A table for paths whose idle latencies are `idle` and whose latencies start at
+    /// `initial` (the artefact: propagation and serialisation only, and "updated" at 0, so
+    /// every path is probed soon after the first send).
+    pub fn new(params: &LapsParams, idle: &[Time], initial: &[Time]) -> PathTable {
+        let paths = idle
+            .iter()
+            .zip(initial)
+            .map(|(&idle, &latency)| PathState {
+                idle,
+                latency,
+                updated: Time::ZERO,
+                last_sent: Time::ZERO,
+                outstanding: VecDeque::new(),
+                rto_deadline: Time::MAX,
+                rto_event_at: Time::MAX,
+            })
+            .collect();
+        PathTable {
+            params: params.clone(),
+            paths,
+            probes: 0,
+            path_timeouts: 0,
+            ack_delay: (Time::MAX, Time::ZERO),
+            peak_in_flight: 0,
+            ooo_kb: Vec::new(),
+            scratch_latencies: Vec::new(),
+            scratch_lost: Vec::new(),
+        }
+    }
+
+    fn range(&self, first: u32, n: u32) -> &[PathState] {
+        &self.paths[first as usize..(first + n) as usize]
+    }
+
+    /// The flow's target latency T: the largest idle latency of its paths (§2.4).
+    pub fn target(&self, first: u32, n: u32) -> Time {
+        self.range(first, n).iter().map(|p| p.idle).max().unwrap_or(Time::ZERO)
+    }
+
+    /// Latencies of paths `first..first + n`, into `out`.
+    pub fn latencies(&self, first: u32, n: u32, out: &mut Vec<Time>) {
+        out.clear();
+        out.extend(self.range(first, n).iter().map(|p| p.latency));
+    }
+
+    /// The path a probe should take before the data packet sent at `now`, if any, drawn
+    /// with `u` in [0, 1) among the eligible ones (§2.4, `ProbeRule`). Records the probe.
+    pub fn probe_due(&mut self, first: u32, n: u32, now: Time, u: f64, rule: ProbeRule) -> Option<u32> {
+        let paths = self.range(first, n);
+        let pick = match rule {
+            ProbeRule::Artefact => {
+                let largest = paths.iter().map(|p| p.latency).max()?;
+                let stale = |p: &PathState| now.saturating_sub(p.updated) > Time(2 * largest.0);
+                let cooldown = paths.iter().filter(|p| stale(p)).map(|p| p.latency).max()?;
+                let eligible = |p: &PathState| stale(p) && now.saturating_sub(p.last_sent) > Time(2 * cooldown.0);
+                let count = paths.iter().filter(|p| eligible(p)).count();
+                if count == 0 {
+                    return None;
+                }
+                let k = ((u * count as f64) as usize).min(count - 1);
+                paths.iter().enumerate().filter(|(_, p)| eligible(p)).nth(k).map(|(i, _)| i)?
+            }
+            ProbeRule::Paper => paths.iter().position(|p| now.saturating_sub(p.updated) > Time(2 * p.latency.0))?,
+        };
+        let path = &mut self.paths[first as usize + pick];
+        path.last_sent = now;
+        if rule == ProbeRule::Paper {
+            path.updated = now;
+            path.latency = Time(2 * path.latency.0);
+        }
+        self.probes += 1;
+        Some(pick as u32)
+    }
+
+    /// Data (`flow`, `psn`) left at `now` on path `path`; the path's timer restarts.
+    pub fn on_sent(&mut self, path: u32, sent: Outstanding, rto: Time) {
+        let p = &mut self.paths[path as usize];
+        p.last_sent = sent.sent_at;
+        p.outstanding.push_back(sent);
+        p.rto_deadline = sent.sent_at + rto;
+    }
+
+    /// A latency sample for `path` (from an ACK or a probe's echo).
+    pub fn measured(&mut self, path: u32, now: Time, latency: Time) {
+        let p = &mut self.paths[path as usize];
+        p.latency = latency;
+        p.updated = now;
+    }
+
+    /// The ACK of the transmission sent at `sent_at` came back on `path`: paths are FIFO
+    /// both ways, so whatever was sent on it earlier and is still outstanding was lost
+    /// (§2.8); those go to `lost`. The acknowledged entry leaves the list, and the timer
+    /// restarts if anything is left (off otherwise).
+    pub fn on_ack(&mut self, path: u32, sent_at: Time, now: Time, rto: Time, lost: &mut Vec<Outstanding>) {
+        let p = &mut self.paths[path as usize];
+        while let Some(&front) = p.outstanding.front() {
+            if front.sent_at > sent_at {
+                break;
+            }
+            p.outstanding.pop_front();
+            if front.sent_at < sent_at {
+                lost.push(front);
+            }
+        }
+        p.rto_deadline = if p.outstanding.is_empty() { Time::MAX } else { now + rto };
+    }
+
+    /// `path`'s timer expired: everything outstanding on it is lost.
+    pub fn on_timeout(&mut self, path: u32, lost: &mut Vec<Outstanding>) {
+        let p = &mut self.paths[path as usize];
+        lost.extend(p.outstanding.drain(..));
+        p.rto_deadline = Time::MAX;
+        self.path_timeouts += 1;
+    }
+
+    /// A data arrival found `bytes` held in its flow's reorder buffer.
+    pub fn sample_ooo(&mut self, bytes: u64) {
+        let kb = (bytes / 1024) as usize;
+        if self.ooo_kb.len() <= kb {
+            self.ooo_kb.resize(kb + 1, 0);
+        }
+        self.ooo_kb[kb] += 1;
+    }
+
+    /// Mean reorder-buffer occupancy in KB, and the fraction of samples above `above_kb`.
+    pub fn ooo_summary(&self, above_kb: usize) -> (f64, f64) {
+        let n: u64 = self.ooo_kb.iter().sum();
+        if n == 0 {
+            return (0.0, 0.0);
+        }
+        let mean = self.ooo_kb.iter().enumerate().map(|(kb, &c)| kb as f64 * c as f64).sum::<f64>() / n as f64;
+        let above: u64 = self.ooo_kb.iter().skip(above_kb + 1).sum();
+        (mean, above as f64 / n as f64)
+    }
+
+    /// Bytes the table holds.
+    pub fn heap_bytes(&self) -> u64 {
+        (self.paths.capacity() * std::mem::size_of::<PathState>()
+            + self.paths.iter().map(|p| p.outstanding.capacity() * std::mem::size_of::<Outstanding>()).sum::<usize>())
+            as u64
     }
 }
 
@@ -339,5 +579,68 @@ mod tests {
     fn window_is_two_target_latencies_of_line_rate() {
         assert_eq!(RateControl::window_bytes(ns(8162), Rate::gbps(100)), 204_050);
         assert_eq!(RateControl::window_bytes(ns(9244), Rate::gbps(200)), 462_200);
+    }
+
+    fn table(latencies_ns: &[u64]) -> PathTable {
+        let t: Vec<Time> = latencies_ns.iter().map(|&v| ns(v)).collect();
+        PathTable::new(&LapsParams::default(), &t, &t)
+    }
+
+    /// Spec laps.md §2.4 [A]: at a send at 10 µs, paths 0 and 1 (updated at 9.5 and 9 µs)
+    /// are fresh and path 2 (updated at 0) is stale, as it has waited more than twice the
+    /// largest latency (3 µs); it was last sent on at 2 µs, more than twice its own
+    /// latency ago, so it is probed, and not again right after (cooldown).
+    #[test]
+    fn a8_artefact_probes_a_stale_path_once_per_cooldown() {
+        let mut t = table(&[1000, 2000, 3000]);
+        t.measured(0, ns(9500), ns(1000));
+        t.measured(1, ns(9000), ns(2000));
+        t.paths[2].last_sent = ns(2000);
+        assert_eq!(t.probe_due(0, 3, ns(10_000), 0.99, ProbeRule::Artefact), Some(2));
+        assert_eq!(t.paths[2].latency, ns(3000), "the artefact does not double");
+        assert_eq!(t.probe_due(0, 3, ns(10_100), 0.0, ProbeRule::Artefact), None);
+        // Before 2 × 3 µs have passed since the last update, nothing is stale.
+        let mut t = table(&[1000, 2000, 3000]);
+        assert_eq!(t.probe_due(0, 3, ns(6000), 0.5, ProbeRule::Artefact), None);
+        assert_eq!(t.probes, 0);
+    }
+
+    /// Spec laps.md §2.4 [P]: a path idle for more than twice its own latency is probed,
+    /// and until the echo its latency counts double and it counts as updated.
+    #[test]
+    fn a8_paper_probe_doubles_the_latency_until_the_echo() {
+        let mut t = table(&[1000, 5000]);
+        t.measured(1, ns(2500), ns(5000));
+        assert_eq!(t.probe_due(0, 2, ns(2500), 0.0, ProbeRule::Paper), Some(0));
+        assert_eq!((t.paths[0].latency, t.paths[0].updated), (ns(2000), ns(2500)));
+        t.measured(0, ns(3000), ns(1100));
+        assert_eq!(t.paths[0].latency, ns(1100));
+    }
+
+    /// Spec laps.md §2.8: an ACK for the transmission sent at t on path p proves lost
+    /// whatever was sent on p before t and is still outstanding, and nothing sent after;
+    /// the timer runs while anything is left. A timeout loses the rest.
+    #[test]
+    fn a7_fifo_loss_inference_and_the_path_timer() {
+        let mut t = table(&[1000, 1000]);
+        let rto = Time::from_ms(8);
+        let sent = |flow, psn, at| Outstanding { flow, psn, sent_at: ns(at) };
+        for (i, e) in [sent(0, 0, 10), sent(1, 7, 20), sent(0, 1, 30), sent(0, 2, 40)].into_iter().enumerate() {
+            t.on_sent(0, e, rto);
+            assert_eq!(t.paths[0].rto_deadline, ns(10 + 10 * i as u64) + rto);
+        }
+        t.on_sent(1, sent(0, 3, 35), rto);
+        let mut lost = Vec::new();
+        t.on_ack(0, ns(30), ns(100), rto, &mut lost);
+        assert_eq!(lost, vec![sent(0, 0, 10), sent(1, 7, 20)]);
+        assert_eq!(t.paths[0].outstanding, [sent(0, 2, 40)]);
+        assert_eq!(t.paths[0].rto_deadline, ns(100) + rto);
+        lost.clear();
+        t.on_ack(0, ns(40), ns(110), rto, &mut lost);
+        assert!(lost.is_empty());
+        assert_eq!(t.paths[0].rto_deadline, Time::MAX);
+        assert_eq!(t.paths[1].outstanding.len(), 1, "other paths are untouched");
+        t.on_timeout(1, &mut lost);
+        assert_eq!((lost, t.path_timeouts), (vec![sent(0, 3, 35)], 1));
     }
 }

@@ -47,6 +47,8 @@ pub struct SourceRoutes {
     /// Per flow: index of its first path in `paths` and how many it has (0 = the flow
     /// is not source-routed).
     flows: Vec<(u32, u32)>,
+    /// Per path: its links' (rate, propagation latency), host links included.
+    pub links: Vec<Vec<(Rate, Time)>>,
 }
 
 /// A candidate path that cannot carry traffic (spec laps.md: paths are fixed at set-up;
@@ -90,7 +92,10 @@ impl SourceRoutes {
                 // The host links themselves must be up too.
                 let hosts_up = egress(src, path[1]).is_some() && egress(dst, path[path.len() - 2]).is_some();
                 let (Some(forward), Some(reverse), true) = (forward, reverse, hosts_up) else { continue };
+                let links = path.windows(2).map(|w| egress(w[0], w[1]).map(|p| &ports[p as usize]));
+                let links = links.map(|p| p.map(|p| (p.rate, p.latency))).collect::<Option<Vec<_>>>();
                 let start = routes.ports.len() as u32;
+                routes.links.push(links.expect("every link of the path is up"));
                 routes.ports.extend(&forward);
                 routes.ports.extend(&reverse);
                 routes.paths.push((start, start + forward.len() as u32));
@@ -103,6 +108,12 @@ impl SourceRoutes {
             routes.flows.push((first, n));
         }
         Ok(routes)
+    }
+
+    /// Flow `f`'s paths: the first one's index and how many (0: not source-routed).
+    #[inline]
+    pub fn paths_of(&self, f: u32) -> (u32, u32) {
+        self.flows.get(f as usize).copied().unwrap_or((0, 0))
     }
 
     /// Candidate paths of flow `f` (0 if it is not source-routed).
@@ -134,7 +145,10 @@ impl SourceRoutes {
 
     /// Bytes of the route tables.
     pub fn heap_bytes(&self) -> u64 {
-        (self.ports.capacity() * 4 + self.paths.capacity() * 8 + self.flows.capacity() * 8) as u64
+        (self.ports.capacity() * 4
+            + self.paths.capacity() * 8
+            + self.flows.capacity() * 8
+            + self.links.iter().map(|l| l.capacity() * 16 + 24).sum::<usize>()) as u64
     }
 }
 
@@ -231,10 +245,19 @@ pub fn path_links(topo: &Topology, path: &[u32]) -> Option<Vec<(Rate, Time)>> {
 /// one more serialisation at the slowest hop's rate per hop as slack; serialisation
 /// times truncated to whole nanoseconds, as the artefact does.
 pub fn idle_val(links: &[(Rate, Time)], packet_bytes: u64) -> Time {
-    let ser_ns = |rate: Rate| packet_bytes * 8 * 1_000_000_000 / rate.bps();
     let slowest = links.iter().map(|l| l.0).min().expect("a path has at least one link");
-    let per_hop: u64 = links.iter().map(|&(rate, prop)| prop.0 / 1000 + ser_ns(rate)).sum();
-    Time::from_ns(per_hop + links.len() as u64 * ser_ns(slowest))
+    unloaded_latency(links, packet_bytes) + Time::from_ns(links.len() as u64 * ser_ns(slowest, packet_bytes))
+}
+
+/// The one-way latency of a `packet_bytes` packet on an idle path: propagation and
+/// serialisation at every hop, in whole nanoseconds (the artefact's initial latency,
+/// spec laps.md §2.4 item 3).
+pub fn unloaded_latency(links: &[(Rate, Time)], packet_bytes: u64) -> Time {
+    Time::from_ns(links.iter().map(|&(rate, prop)| prop.0 / 1000 + ser_ns(rate, packet_bytes)).sum())
+}
+
+fn ser_ns(rate: Rate, packet_bytes: u64) -> u64 {
+    packet_bytes * 8 * 1_000_000_000 / rate.bps()
 }
 
 #[cfg(test)]

@@ -507,6 +507,8 @@ pub enum CcName {
     Eqds,
     /// D2TCP: DCTCP with deadline-aware cuts (`cc/dctcp.rs`).
     D2tcp,
+    /// LAPS's latency-driven rate control (`cc/laps.rs`); only with `lb = "laps"`.
+    Laps,
 }
 
 impl CcName {
@@ -526,6 +528,7 @@ impl CcName {
             CcName::Ledbat => "ledbat",
             CcName::Eqds => "eqds",
             CcName::D2tcp => "d2tcp",
+            CcName::Laps => "laps",
         }
     }
 }
@@ -555,6 +558,9 @@ pub enum LbName {
     /// LetFlow: a new random path per flowlet, i.e. after a sending gap longer than
     /// `[transport.letflow] flowlet_timeout` (`lb.rs`).
     Letflow,
+    /// LAPS: latency-aware spraying over the explicit candidate paths, per-path loss
+    /// inference and timers, probes (`laps.rs`; spec laps.md §2); only with `cc = "laps"`.
+    Laps,
 }
 
 impl LbName {
@@ -568,6 +574,7 @@ impl LbName {
             LbName::Plb => "plb",
             LbName::Rps => "rps",
             LbName::Letflow => "letflow",
+            LbName::Laps => "laps",
         }
     }
 
@@ -843,6 +850,9 @@ pub struct TransportCfg {
     /// LetFlow (`[transport.letflow]`).
     #[serde(default)]
     pub letflow: LetflowParams,
+    /// LAPS (`[transport.laps]`; spec laps.md §2.12).
+    #[serde(default)]
+    pub laps: crate::laps::LapsParams,
     #[serde(default)]
     pub swift: SwiftParams,
     /// NSCC and MNSCC (`[transport.nscc]`).
@@ -1055,6 +1065,26 @@ pub struct Scenario {
     pub workload: Vec<WorkloadCfg>,
     #[serde(default)]
     pub output: OutputCfg,
+    #[serde(default)]
+    pub faults: FaultsCfg,
+}
+
+/// Faults injected into a run (`[faults]`).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FaultsCfg {
+    /// Data packets whose first transmission is lost on the sender's link:
+    /// `drop = [{ flow = 0, psn = 100 }]` (flow ids in workload order, PSNs from 0).
+    #[serde(default)]
+    pub drop: Vec<PacketId>,
+}
+
+/// One data packet of one flow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PacketId {
+    pub flow: u32,
+    pub psn: u32,
 }
 
 /// For JSON (built by the Python layer from the user's TOML), serde_json's " at line L

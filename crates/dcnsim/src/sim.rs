@@ -5,9 +5,11 @@
 use std::collections::VecDeque;
 
 use crate::engine::{Event, EventQueue, Rng};
+use crate::laps::{Outstanding, PathTable};
 use crate::net::pfc::{self, Pfc, PfcFrame};
 use crate::net::{flags, MarkDecision, MarkPoint, Packet, PacketArena, PacketKind, Port};
 use crate::routing::Routing;
+use crate::scenario::LbName;
 use crate::stats::{Column, FlowMonitor, Sampler, Table};
 use crate::transport::{AckToSend, Flow, SendState, TransportConfig};
 use crate::units::Time;
@@ -111,9 +113,19 @@ pub struct Simulation {
     /// when the ports alone outgrow a core's L2 cache; below that everything stays in
     /// cache and the hints only cost instructions (+10 % on a 128-host fat tree).
     pub(crate) prefetch: bool,
-    /// Explicit routes of the source-routed flows (`lb = "rps"`); empty otherwise.
+    /// Explicit routes of the source-routed flows (`lb = "rps"` or `"laps"`); empty otherwise.
     pub(crate) source_routes: crate::paths::SourceRoutes,
+    /// LAPS's path table, when any flow runs LAPS.
+    pub(crate) laps: Option<Box<PathTable>>,
+    /// `[faults] drop`: data packets whose first transmission is lost, sorted.
+    pub(crate) injected_drops: Vec<crate::scenario::PacketId>,
     pub(crate) done: bool,
+}
+
+/// A packet's one-way latency in whole nanoseconds, as a LAPS ACK carries it (spec
+/// laps.md §2.3: the receiver computes it; clocks are synchronised). Saturates at 4.3 s.
+fn one_way_ns(now: Time, sent_at: Time) -> u32 {
+    (now.saturating_sub(sent_at).0 / 1000).min(u32::MAX as u64) as u32
 }
 
 /// Bytes of port state above which prefetching pays: about one core's L2 cache.
@@ -235,6 +247,7 @@ impl Simulation {
             Event::Pfc(v) => self.pfc_frame_arrives(PfcFrame::decode(v)),
             Event::Probe(f) => self.probe_fired(f),
             Event::Pull(host) => self.pull_tick(host),
+            Event::PathRto(path) => self.path_rto_fired(path),
             Event::Stop => match self.duration {
                 Some(d) if self.now() >= d => self.done = true,
                 // The last infinite flow stopped: the run ends once finite flows are done.
@@ -343,22 +356,58 @@ impl Simulation {
                 self.park(f, state);
                 continue;
             }
-            let flow = &mut self.flows[f as usize];
-            let fresh = if flow.needs_fresh_entropy(now) { self.rng_spray.next_u64() as u32 } else { 0 };
-            let entropy = flow.next_entropy(now, fresh, &self.cfg);
-            let (entropy, routed) = self.source_routes.route(f, entropy);
-            let mut pkt = flow.emit(now, entropy);
+            let laps = self.flows[f as usize].lb == LbName::Laps;
+            if laps {
+                if let Some(probe) = self.laps_probe(f) {
+                    // The data packet follows right behind its probe.
+                    self.host_ready[host as usize].push_front(f);
+                    return Some(probe);
+                }
+            }
+            let (entropy, routed) = if laps {
+                (self.laps_pick(f), flags::SOURCE_ROUTED)
+            } else {
+                let flow = &mut self.flows[f as usize];
+                let fresh = if flow.needs_fresh_entropy(now) { self.rng_spray.next_u64() as u32 } else { 0 };
+                let entropy = flow.next_entropy(now, fresh, &self.cfg);
+                self.source_routes.route(f, entropy)
+            };
+            let mut pkt = self.flows[f as usize].emit(now, entropy);
             pkt.flags |= routed;
+            if laps {
+                self.laps_sent(&pkt);
+            }
             self.monitors[f as usize].on_tx(now, pkt.size);
-            match flow.send_state(now) {
+            match self.flows[f as usize].send_state(now) {
                 SendState::Ready => self.host_ready[host as usize].push_back(f),
                 other => self.park(f, other),
             }
-            self.arm_rto(f);
+            if !laps {
+                self.arm_rto(f);
+            }
             self.counters.data_packets += 1;
+            if !self.injected_drops.is_empty() && self.drop_injected(&pkt) {
+                continue;
+            }
             return Some(self.arena.alloc(pkt));
         }
         None
+    }
+
+    /// Whether `pkt` is a first transmission `[faults] drop` names; if so it is lost
+    /// (counted as a drop) and the NIC moves on to the next packet.
+    #[cold]
+    #[inline(never)]
+    fn drop_injected(&mut self, pkt: &Packet) -> bool {
+        if pkt.has(flags::RETX) {
+            return false;
+        }
+        let id = crate::scenario::PacketId { flow: pkt.flow, psn: pkt.psn };
+        let Ok(i) = self.injected_drops.binary_search(&id) else { return false };
+        self.injected_drops.remove(i);
+        self.counters.drops += 1;
+        self.flows[pkt.flow as usize].drops += 1;
+        true
     }
 
     /// Starts serialising the next packet on an idle port, if there is one.
@@ -725,7 +774,10 @@ impl Simulation {
         }
         self.monitors[f as usize].on_rx(now, pkt.sent_at, pkt.size);
         self.owe_pull(f, false);
-        let out = self.flows[f as usize].on_data(now, pkt, &self.cfg);
+        let mut out = self.flows[f as usize].on_data(now, pkt, &self.cfg);
+        if self.flows[f as usize].lb == LbName::Laps {
+            self.laps_received(f, pkt, &mut out.acks);
+        }
         for a in out.acks.into_iter().flatten() {
             self.send_ack(f, a);
         }
@@ -871,8 +923,11 @@ impl Simulation {
         let now = self.now();
         let f = pkt.flow;
         let flow = &mut self.flows[f as usize];
-        if flow.sender_done() {
+        if flow.sender_done() && flow.lb != LbName::Laps {
             return;
+        }
+        if flow.lb == LbName::Laps {
+            return self.laps_ack(pkt);
         }
         if pkt.has(flags::PROBE) {
             let rtt = flow.measured_delay(now.saturating_sub(pkt.sent_at));
@@ -896,7 +951,7 @@ impl Simulation {
     fn echo_probe(&mut self, probe: &Packet) {
         let flow = &self.flows[probe.flow as usize];
         let echo = Packet {
-            psn: 0,
+            psn: if flow.lb == LbName::Laps { one_way_ns(self.events.now(), probe.sent_at) } else { 0 },
             sacked_psn: 0,
             size: self.cfg.header_bytes,
             dst: flow.src,
@@ -1002,6 +1057,182 @@ impl Simulation {
         }
         self.arm_rto(f);
         self.make_ready(f);
+    }
+
+    /// LAPS: a probe for flow `f`'s pair, if one of its paths is due one (spec laps.md
+    /// §2.4): a header and a 1-byte payload on that path.
+    #[cold]
+    #[inline(never)]
+    fn laps_probe(&mut self, f: u32) -> Option<u32> {
+        let now = self.now();
+        let (first, n) = self.source_routes.paths_of(f);
+        let table = self.laps.as_mut().expect("LAPS flows have a path table");
+        let u = self.rng_spray.next_f64();
+        let path = table.probe_due(first, n, now, u, table.params.probe)?;
+        let flow = &self.flows[f as usize];
+        let size = self.cfg.header_bytes + 1;
+        let probe = Packet {
+            flow: f,
+            psn: 0,
+            sacked_psn: 0,
+            size,
+            dst: flow.dst,
+            entropy: path,
+            sent_at: now,
+            kind: PacketKind::Data,
+            flags: flags::PROBE | flags::SOURCE_ROUTED,
+            priority: flow.priority,
+            hop: 0,
+        };
+        self.counters.probe_packets += 1;
+        self.counters.probe_bytes += size as u64;
+        Some(self.arena.alloc(probe))
+    }
+
+    /// LAPS: the path (index in flow `f`'s set) of its next data packet, by softmax over
+    /// the paths' latest latencies (Eq. 1).
+    #[cold]
+    #[inline(never)]
+    fn laps_pick(&mut self, f: u32) -> u32 {
+        let (first, n) = self.source_routes.paths_of(f);
+        let table = self.laps.as_mut().expect("LAPS flows have a path table");
+        let mut latencies = std::mem::take(&mut table.scratch_latencies);
+        table.latencies(first, n, &mut latencies);
+        let target = table.target(first, n);
+        let path = crate::laps::pick_path(&latencies, target, &table.params, self.rng_spray.next_f64());
+        table.scratch_latencies = latencies;
+        path as u32
+    }
+
+    /// LAPS: data packet `pkt` left; it joins its path's outstanding list.
+    #[cold]
+    #[inline(never)]
+    fn laps_sent(&mut self, pkt: &Packet) {
+        let (first, _) = self.source_routes.paths_of(pkt.flow);
+        let path = first + pkt.entropy;
+        let in_flight = self.flows[pkt.flow as usize].sender.in_flight;
+        let table = self.laps.as_mut().expect("LAPS flows have a path table");
+        let sent = Outstanding { flow: pkt.flow, psn: pkt.psn, sent_at: pkt.sent_at };
+        table.on_sent(path, sent, table.params.path_rto.0);
+        table.peak_in_flight = table.peak_in_flight.max(in_flight);
+        self.arm_path_rto(path);
+    }
+
+    /// LAPS receiver: every data packet is acknowledged at once with its one-way latency
+    /// in place of the cumulative ACK (spec §2.3, §2.6); the reorder buffer is sampled.
+    #[cold]
+    #[inline(never)]
+    fn laps_received(&mut self, f: u32, pkt: &Packet, acks: &mut [Option<AckToSend>; 2]) {
+        let latency = one_way_ns(self.now(), pkt.sent_at);
+        for a in acks.iter_mut().flatten() {
+            a.cum = latency;
+        }
+        let held = self.flows[f as usize].receiver.ooo_held as u64 * self.cfg.payload() as u64;
+        self.laps.as_mut().expect("LAPS flows have a path table").sample_ooo(held);
+    }
+
+    /// LAPS sender: an ACK or a probe's echo updates its path's latency; an ACK also
+    /// declares lost what was sent before it on that path (spec §2.8), acknowledges its
+    /// packet, and drives the rate (§2.7).
+    #[cold]
+    #[inline(never)]
+    fn laps_ack(&mut self, pkt: &Packet) {
+        let now = self.now();
+        let f = pkt.flow;
+        let (first, n) = self.source_routes.paths_of(f);
+        let path = first + pkt.entropy;
+        let latency = Time::from_ns(pkt.psn as u64);
+        let table = self.laps.as_mut().expect("LAPS flows have a path table");
+        table.measured(path, now, latency);
+        if pkt.has(flags::PROBE) {
+            return;
+        }
+        let ack_delay = now.saturating_sub(pkt.sent_at + latency);
+        table.ack_delay = (table.ack_delay.0.min(ack_delay), table.ack_delay.1.max(ack_delay));
+        let mut lost = std::mem::take(&mut table.scratch_lost);
+        table.on_ack(path, pkt.sent_at, now, table.params.path_rto.0, &mut lost);
+        self.arm_path_rto(path);
+        self.resend(&mut lost);
+        let table = self.laps.as_mut().expect("LAPS flows have a path table");
+        table.scratch_lost = lost;
+        let mut latencies = std::mem::take(&mut table.scratch_latencies);
+        table.latencies(first, n, &mut latencies);
+        let flow = &mut self.flows[f as usize];
+        if !flow.sender_done() {
+            let out = flow.on_ack(now, pkt, &self.cfg);
+            flow.sender.cc.on_path_latencies(now, &latencies);
+            if out.may_send {
+                self.make_ready(f);
+            }
+        }
+        self.laps.as_mut().expect("LAPS flows have a path table").scratch_latencies = latencies;
+    }
+
+    /// Queues the retransmission of each transmission in `lost` (emptied).
+    fn resend(&mut self, lost: &mut Vec<Outstanding>) {
+        for o in lost.drain(..) {
+            if self.flows[o.flow as usize].declare_lost(o.psn, o.sent_at) {
+                self.make_ready(o.flow);
+            }
+        }
+    }
+
+    /// Keeps one `PathRto` event pending no later than the path's deadline (lazily, as
+    /// `arm_rto` does for flows).
+    fn arm_path_rto(&mut self, path: u32) {
+        let now = self.now();
+        let p = &mut self.laps.as_mut().expect("LAPS flows have a path table").paths[path as usize];
+        if p.rto_deadline != Time::MAX && p.rto_deadline < p.rto_event_at {
+            p.rto_event_at = p.rto_deadline.max(now);
+            self.events.schedule(p.rto_event_at, Event::PathRto(path));
+        }
+    }
+
+    /// A LAPS path's timer: if its deadline has passed, all that is outstanding on the
+    /// path is lost (spec §2.8: 8 ms, whatever the RTT).
+    #[cold]
+    #[inline(never)]
+    fn path_rto_fired(&mut self, path: u32) {
+        let now = self.now();
+        let table = self.laps.as_mut().expect("LAPS flows have a path table");
+        let p = &mut table.paths[path as usize];
+        if now != p.rto_event_at {
+            return;
+        }
+        p.rto_event_at = Time::MAX;
+        if p.rto_deadline == Time::MAX {
+            return;
+        }
+        if p.rto_deadline > now {
+            return self.arm_path_rto(path);
+        }
+        let mut lost = std::mem::take(&mut table.scratch_lost);
+        table.on_timeout(path, &mut lost);
+        self.resend(&mut lost);
+        self.laps.as_mut().expect("LAPS flows have a path table").scratch_lost = lost;
+    }
+
+    fn laps_stats(&self, t: &PathTable) -> Vec<(&'static str, f64)> {
+        let mut decreases = 0.0;
+        for f in self.flows.iter().filter(|f| f.lb == LbName::Laps) {
+            f.sender.cc.observe(&mut |name, v| {
+                if name == "rate_decreases" {
+                    decreases += v;
+                }
+            });
+        }
+        let (ooo_mean_kb, ooo_above_30kb) = t.ooo_summary(30);
+        let (ack_min, ack_max) = if t.ack_delay.0 == Time::MAX { (Time::ZERO, Time::ZERO) } else { t.ack_delay };
+        vec![
+            ("laps_probes", t.probes as f64),
+            ("laps_path_timeouts", t.path_timeouts as f64),
+            ("laps_rate_decreases", decreases),
+            ("laps_peak_in_flight_bytes", t.peak_in_flight as f64),
+            ("laps_ack_delay_min_us", ack_min.as_us_f64()),
+            ("laps_ack_delay_max_us", ack_max.as_us_f64()),
+            ("ooo_buffer_mean_kb", ooo_mean_kb),
+            ("ooo_buffer_above_30kb", ooo_above_30kb),
+        ]
     }
 
     fn sample(&mut self) {
@@ -1125,6 +1356,7 @@ impl Simulation {
         t.push("first_tx_us", Column::F64(first_tx));
         t.push("last_rx_us", Column::F64(last_rx));
         t.push("trims", Column::I64(self.flows.iter().map(|f| f.trims as i64).collect()));
+        t.push("reordered", Column::I64(self.flows.iter().map(|f| f.receiver.reordered as i64).collect()));
         t
     }
 
@@ -1148,7 +1380,9 @@ impl Simulation {
             flows,
             packets,
             ports: self.ports.iter().map(|p| p.fixed_bytes()).sum(),
-            routing: self.routing.heap_bytes() + self.source_routes.heap_bytes(),
+            routing: self.routing.heap_bytes()
+                + self.source_routes.heap_bytes()
+                + self.laps.as_ref().map_or(0, |t| t.heap_bytes()),
             events: self.events.heap_bytes(),
             n_flows: self.flows.len() as u64,
             peak_packets: self.arena.peak_live() as u64,
@@ -1182,6 +1416,11 @@ impl Simulation {
             ("memory_per_packet_bytes", mem.per_packet()),
         ]
         .into_iter()
+        .chain(std::iter::once((
+            "reordered_packets",
+            self.flows.iter().map(|f| f.receiver.reordered).sum::<u64>() as f64,
+        )))
+        .chain(self.laps.iter().flat_map(|t| self.laps_stats(t)))
         .chain(self.pfc.iter().flat_map(|f| {
             [
                 ("pfc_pause_frames", f.total_pause_frames() as f64),

@@ -219,6 +219,10 @@ pub struct Receiver {
     pub rcv_next: u32,
     /// Out-of-order arrivals: index i is PSN rcv_next + i.
     ooo: VecDeque<bool>,
+    /// Packets held in `ooo` (received above `rcv_next`).
+    pub ooo_held: u32,
+    /// New data packets that arrived above `rcv_next` (reordered or after a loss).
+    pub reordered: u64,
     pub delivered: u64,
     ce_state: bool,
     pending: u32,
@@ -393,6 +397,8 @@ impl Flow {
             receiver: Receiver {
                 rcv_next: 0,
                 ooo: VecDeque::new(),
+                ooo_held: 0,
+                reordered: 0,
                 delivered: 0,
                 ce_state: false,
                 pending: 0,
@@ -551,6 +557,8 @@ impl Flow {
             LbName::Plb => self.plb.repath_pending,
             // LetFlow decides per packet whether a flowlet starts; a draw is cheap.
             LbName::Ops | LbName::Ar | LbName::Rps | LbName::Letflow => true,
+            // The simulation draws LAPS's path from the path table.
+            LbName::Laps => false,
         }
     }
 
@@ -565,7 +573,7 @@ impl Flow {
             LbName::Reps => self.reps.next(now, fresh, &cfg.reps),
             LbName::Plb => self.plb.next(&mut self.entropy, fresh),
             LbName::Letflow => self.flowlets.next(now, &mut self.entropy, fresh, &cfg.letflow),
-            LbName::Ops | LbName::Ar | LbName::Rps => fresh,
+            LbName::Ops | LbName::Ar | LbName::Rps | LbName::Laps => fresh,
         }
     }
 
@@ -614,7 +622,7 @@ impl Flow {
             LbName::Rr => f |= flags::ROUND_ROBIN,
             LbName::Ecmp | LbName::Plb | LbName::Letflow => f |= flags::CLASS1,
             // Source routing (Rps) is flagged by the simulation, which knows the paths.
-            LbName::Ops | LbName::Reps | LbName::Rps => {}
+            LbName::Ops | LbName::Reps | LbName::Rps | LbName::Laps => {}
         }
         Packet {
             flow: self.id,
@@ -651,7 +659,10 @@ impl Flow {
 
     /// Processes an ACK at the sender.
     pub fn on_ack(&mut self, now: Time, ack: &Packet, cfg: &TransportConfig) -> AckOutcome {
-        let cum = ack.psn;
+        // LAPS's ACKs carry a one-way latency where others carry the cumulative ACK
+        // (spec laps.md §2.6); its sender advances over the PSNs acknowledged in a row.
+        let laps = self.lb == LbName::Laps;
+        let mut cum = ack.psn;
         let sacked = ack.sacked_psn;
         // The app's writing up to now was capped by the send buffer before this ACK frees it.
         if let Some(app) = self.app.as_mut() {
@@ -698,6 +709,10 @@ impl Flow {
                     newly += sz;
                 }
             }
+        }
+        if laps {
+            let s = &self.sender;
+            cum = s.cum_acked + s.state.iter().take_while(|&&st| st == ACKED).count() as u32;
         }
         while self.sender.cum_acked < cum.min(self.sender.next_new) {
             let p = self.sender.cum_acked;
@@ -964,19 +979,9 @@ impl Flow {
     /// acknowledged, is stale).
     pub fn on_nack(&mut self, now: Time, pkt: &Packet) -> bool {
         let psn = pkt.psn;
-        if psn < self.sender.cum_acked || psn >= self.sender.next_new {
-            return false;
-        }
-        let size = self.wire_size(psn) as u64;
-        let i = (psn - self.sender.cum_acked) as usize;
-        if !(self.sender.state[i] == SENT || self.sender.state[i] == RESENT) || self.sender.sent_at[i] != pkt.sent_at {
-            return false;
-        }
+        let Some(size) = self.mark_lost(psn, pkt.sent_at) else { return false };
         let rtt = self.measured_delay(now.saturating_sub(pkt.sent_at));
         let s = &mut self.sender;
-        s.state[i] = LOST;
-        s.retx.push_back(psn);
-        s.in_flight -= size;
         s.nacks += 1;
         let nack = NackSample {
             now,
@@ -989,6 +994,32 @@ impl Flow {
         };
         s.cc.on_nack(&nack);
         true
+    }
+
+    /// The transmission of `psn` sent at `sent_at` is lost: unless the PSN was
+    /// acknowledged or sent again since, it is queued for retransmission. Returns its wire
+    /// size if it was marked.
+    fn mark_lost(&mut self, psn: u32, sent_at: Time) -> Option<u64> {
+        let s = &self.sender;
+        if psn < s.cum_acked || psn >= s.next_new {
+            return None;
+        }
+        let i = (psn - s.cum_acked) as usize;
+        if !(s.state[i] == SENT || s.state[i] == RESENT) || s.sent_at[i] != sent_at {
+            return None;
+        }
+        let size = self.wire_size(psn) as u64;
+        let s = &mut self.sender;
+        s.state[i] = LOST;
+        s.retx.push_back(psn);
+        s.in_flight -= size;
+        Some(size)
+    }
+
+    /// LAPS's per-path inference (spec laps.md §2.8) found this transmission lost: it is
+    /// resent before new data. Returns whether that changed anything.
+    pub fn declare_lost(&mut self, psn: u32, sent_at: Time) -> bool {
+        self.mark_lost(psn, sent_at).is_some()
     }
 
     /// A trimmed header of this flow reached the receiver: the reply is a NACK echoing its
@@ -1055,9 +1086,14 @@ impl Flow {
             } else {
                 r.ooo[i] = true;
                 r.delivered += payload;
+                r.ooo_held += 1;
+                if !in_order {
+                    r.reordered += 1;
+                }
                 while r.ooo.front() == Some(&true) {
                     r.ooo.pop_front();
                     r.rcv_next += 1;
+                    r.ooo_held -= 1;
                 }
             }
         }

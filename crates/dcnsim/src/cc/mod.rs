@@ -5,6 +5,7 @@
 
 pub mod dcqcn;
 pub mod dctcp;
+pub mod laps;
 pub mod ledbat;
 pub mod median;
 pub mod mprdma;
@@ -116,6 +117,11 @@ pub struct FlowInfo {
     pub start: Time,
     /// Payload bytes of the flow (`u64::MAX`: unbounded).
     pub size: u64,
+    /// Source-routed flows: the largest idle latency of the candidate paths (LAPS's
+    /// target T, spec laps.md §2.4); zero otherwise.
+    pub path_target: Time,
+    /// Rate of the sending host's NIC.
+    pub nic_rate: Rate,
 }
 
 pub trait CongestionControl: Send {
@@ -188,6 +194,9 @@ pub trait CongestionControl: Send {
     }
     /// The echo of a probe came back with round-trip time `rtt`.
     fn on_probe_ack(&mut self, _now: Time, _rtt: Time) {}
+    /// Source-routed flows that track their paths (LAPS): after each ACK, the latest
+    /// one-way latency of every candidate path.
+    fn on_path_latencies(&mut self, _now: Time, _latencies: &[Time]) {}
 }
 
 /// Standard TCP growth: slow start below `ssthresh`, else +1 MSS per window of
@@ -232,6 +241,7 @@ pub fn make(
         CcName::Mprdma => Box::new(mprdma::Mprdma::new(&t.mprdma, info)),
         CcName::Prioplus => Box::new(prioplus::PrioPlus::with_params(&t.prioplus, &t.swift, &t.ledbat, info)),
         CcName::Ledbat => Box::new(ledbat::Ledbat::new(&t.ledbat, info)),
+        CcName::Laps => Box::new(laps::Laps::new(&t.laps, info)),
     }
 }
 
@@ -268,6 +278,8 @@ pub(crate) fn test_info(mtu: u64, initial_window: u64, base_rtt: Time, hops: u32
         seed: 0,
         start: Time::ZERO,
         size: u64::MAX,
+        path_target: Time::ZERO,
+        nic_rate: rate,
     }
 }
 
