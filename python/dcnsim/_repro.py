@@ -8,6 +8,12 @@ ETA, and on Ctrl-C stops the pool and returns what finished. A cell is any objec
 ``key``, ``spec``, ``progress_label()`` (one line of progress) and ``cache_meta()`` (what
 the cache file records beside the run).
 
+:func:`drive` is the skeleton every harness shares: resolve the options, build the cells,
+run them, evaluate and group the results, write ``table.md`` (header, one block per
+figure or experiment, the paper-wide checks), ``runs.csv`` and the figures. A harness
+describes its paper as a :class:`Reproduction`, whose hooks hold only what is specific to
+that paper.
+
 Also here: unit parsing for the few scenario values the harnesses read, ``mean_sem``,
 and :func:`find_experiments`.
 """
@@ -22,8 +28,9 @@ import re
 import statistics
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Optional, Protocol, Sequence
+from typing import Any, Callable, Generic, Optional, Protocol, Sequence, TypeVar
 
 # ---------------------------------------------------------------------------------------
 # Units (only what the harnesses read; the core validates the scenarios themselves)
@@ -180,9 +187,13 @@ def simulate(spec: dict[str, Any], base_dir: str, columns: Sequence[str],
 
 
 
+R = TypeVar("R")  # a run's result, as a harness evaluates it
+G = TypeVar("G")  # what a harness groups its results into, per figure or experiment
+
+
 def write_outputs(
-    out_dir: Path, table: str, results: Sequence[Any], grids: Any, started: float, interrupted: bool,
-    write_runs_csv: Callable[[Path, Sequence[Any]], None], write_plots: Callable[[Path, Any], Any],
+    out_dir: Path, table: str, results: list[R], grids: dict[str, G], started: float, interrupted: bool,
+    write_runs_csv: Callable[[Path, list[R]], None], write_plots: Callable[[Path, dict[str, G]], Any],
     stream: Any = sys.stderr, what: str = "runs",
 ) -> tuple[int, str]:
     """Writes a reproduction's ``table.md``, ``runs.csv`` and figures (a plotting problem
@@ -301,3 +312,99 @@ def run_cells(
         print(f"interrupted: {done_here} of {len(todo)} runs finished; writing the table from what finished",
               file=stream, flush=True)
     return records, interrupted
+
+
+# ---------------------------------------------------------------------------------------
+# The driver
+
+C = TypeVar("C", bound=CellLike)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What one invocation asked for, resolved: the hooks that group and report read it."""
+
+    quick: bool
+    keys: list[str]  # the selected figures or experiments (``--only``), in the paper's order
+    seeds: int  # ``--seeds``, or the paper's default for the mode
+
+
+@dataclass(frozen=True)
+class Outcome(Generic[C, R, G]):
+    """What the runs gave: everything the table hooks may read."""
+
+    settings: Settings
+    cells: list[C]
+    results: list[R]  # one per cell with a record (cached or run now), in cell order
+    grids: dict[str, G]  # per selected key, what its block and the checks read
+    interrupted: bool  # Ctrl-C stopped the runs: the results are a part
+
+
+@dataclass(frozen=True)
+class Reproduction(Generic[C, R, G]):
+    """One paper's evaluation, as the hooks :func:`drive` calls.
+
+    The hooks are plain functions, so a harness keeps them at module level where its
+    tests reach them; ``summarize`` must be module level anyway, to reach pool workers.
+    """
+
+    paper: str  # the name on the command line; results go to results/reproduce-<paper> by default
+    seeds: int  # seeds per cell when --seeds is not given
+    quick_seeds: int  # the same in --quick
+    select: Callable[[Optional[str]], list[str]]  # --only (None: everything) -> keys; ValueError if unknown
+    experiments_dir: Callable[[], Path]  # the scenario files, and the base of their relative paths
+    cells: Callable[[list[str], int, bool, Path, str], list[C]]  # (keys, seeds, quick, exp_dir, core fingerprint)
+    flow_columns: Sequence[str]  # the flow table columns a record keeps
+    evaluate: Callable[[C, dict[str, Any]], R]  # a cell and its record -> its result
+    grids: Callable[[Settings, list[R]], dict[str, G]]  # the results, grouped per key
+    header: Callable[[Outcome[C, R, G]], list[str]]  # the lines above the first block
+    block: Callable[[str, Outcome[C, R, G]], Optional[str]]  # a key's block; None: it has no finished runs
+    write_runs: Callable[[Path, list[R]], None]  # runs.csv
+    figures: Callable[[Path, dict[str, G]], Any]  # the PNGs
+    # Paper-wide blocks, (heading, text): checks, orderings, ours beside the paper's numbers.
+    checks: Callable[[Outcome[C, R, G]], list[tuple[str, str]]] = lambda outcome: []
+    checks_first: bool = False  # the paper-wide blocks before the per-key ones, not after
+    heading: str = "{key}"  # a per-key block's heading
+    cap_us: Optional[float] = None  # a run stops unfinished at this simulated time
+    summarize: Optional[Callable[[Any], dict[str, Any]]] = None  # see simulate
+    runs_noun: str = "runs"  # how the closing line counts the results
+
+
+def drive(
+    repro: Reproduction[C, R, G], *, quick: bool = False, seeds: Optional[int] = None, jobs: Optional[int] = None,
+    only: Optional[str] = None, out: Optional[str] = None, stream: Any = sys.stderr, dask: Optional[str] = None,
+) -> tuple[int, str]:
+    """Run the selected part of a paper's evaluation and write the results; return (exit
+    code, table text). The options are those of ``dcnsim reproduce``."""
+    keys = repro.select(only)
+    n_seeds, n_jobs, out_dir = run_settings(seeds, repro.quick_seeds if quick else repro.seeds, jobs, out,
+                                            repro.paper)
+    exp_dir = repro.experiments_dir()
+    fingerprint = core_fingerprint()
+    started = time.perf_counter()
+    cells = repro.cells(keys, n_seeds, quick, exp_dir, fingerprint)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    records, interrupted = run_cells(cells, out_dir / "cache", exp_dir, n_jobs, repro.flow_columns, repro.cap_us,
+                                     stream, dask=dask, summarize=repro.summarize)
+    results = [repro.evaluate(c, records[c.key]) for c in cells if c.key in records]
+    settings = Settings(quick, keys, n_seeds)
+    outcome = Outcome(settings, cells, results, repro.grids(settings, results), interrupted)
+    return write_outputs(out_dir, _table(repro, outcome), results, outcome.grids, started, interrupted,
+                         repro.write_runs, repro.figures, stream, what=repro.runs_noun)
+
+
+def _table(repro: Reproduction[C, R, G], outcome: Outcome[C, R, G]) -> str:
+    """``table.md``: the header, then a block per selected key and the paper-wide blocks,
+    each fenced under its own ``##`` heading."""
+    header = repro.header(outcome)
+    if outcome.interrupted:
+        header.append("INTERRUPTED: the table covers only the runs that finished.")
+    per_key = []
+    for key in outcome.settings.keys:
+        text = repro.block(key, outcome)
+        per_key.append(f"## {repro.heading.format(key=key)}\n\n"
+                       + (f"```\n{text}\n```" if text is not None else "no finished runs"))
+    paper_wide = [f"## {heading}\n\n```\n{text}\n```" for heading, text in repro.checks(outcome)]
+    blocks = paper_wide + per_key if repro.checks_first else per_key + paper_wide
+    return "\n\n".join(["\n".join(header), *blocks]) + "\n"
+

@@ -23,26 +23,27 @@ import csv
 import math
 import os
 import sys
-import time
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional, Sequence
 
-# The pool, cache, units and mean_sem are shared with the other reproductions; the names
-# stay importable from here.
-from dcnsim._repro import (  # noqa: F401
-    core_fingerprint,
+from dcnsim._repro import (
+    Outcome,
+    Reproduction,
+    Settings,
+    drive,
     find_experiments,
     mean_sem,
     rate_bps,
-    run_cells,
     run_key,
-    run_settings,
-    simulate,
     size_bytes,
     time_us,
-    write_outputs,
 )
+
+# The pool and the cache moved to dcnsim._repro, shared with the other reproductions;
+# these names stay importable from here.
+from dcnsim._repro import core_fingerprint, run_cells, simulate  # noqa: F401
 
 # ---------------------------------------------------------------------------------------
 # Metrics (digest §4.6)
@@ -972,38 +973,41 @@ def write_plots(out: Path, grids: dict[str, Grid]) -> list[Path]:
 # Entry point
 
 
-def reproduce_mswift(
-    *, quick: bool = False, seeds: Optional[int] = None, jobs: Optional[int] = None, only: Optional[str] = None,
-    out: Optional[str] = None, stream: Any = sys.stderr, dask: Optional[str] = None,
-) -> tuple[int, str]:
-    """Run the selected figures and write the results; return (exit code, table text)."""
-    figs = parse_only(only)
-    n_seeds, n_jobs, out_dir = run_settings(seeds, 2 if quick else 5, jobs, out, "mswift")
+def repro_scale() -> float:
+    """``DCNSIM_REPRO_SCALE``: every message size times this (CI runs the quick figures
+    smaller); 1 is the paper's setting."""
     scale = float(os.environ.get("DCNSIM_REPRO_SCALE", "1") or 1)
     if not scale > 0:
         raise ValueError("DCNSIM_REPRO_SCALE must be positive")
-    exp_dir = experiments_dir()
-    fingerprint = core_fingerprint()
-    started = time.perf_counter()
+    return scale
 
-    cells = build_cells(figs, n_seeds, quick, exp_dir, fingerprint, scale)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    records, interrupted = run_cells(cells, out_dir / "cache", exp_dir, n_jobs, _FLOW_COLUMNS, SIM_CAP_US, stream, dask=dask)
 
-    results = [evaluate(c, records[c.key]) for c in cells if c.key in records]
+def figure_grids(settings: Settings, results: list[RunResult]) -> dict[str, Grid]:
+    """A grid per selected figure with runs: Fig. 5 reads Fig. 4's runs (its CCAs only),
+    and a figure with fewer seeds in --quick expects only those."""
     grids: dict[str, Grid] = {}
-    for key in figs:
+    for key in settings.keys:
         fig = FIGURES[key]
         src = "4" if key == "5" else key
         res = [r for r in results if r.cell.fig == src]
-        n = n_seeds if not (quick and fig.quick_seeds) else min(n_seeds, fig.quick_seeds)
+        n = settings.seeds if not (settings.quick and fig.quick_seeds) else min(settings.seeds, fig.quick_seeds)
         if fig.not_run or not res:
             continue
         if key == "5":
             res = [r for r in res if r.cell.row.label in {x.label for x in fig.rows}]
         grids[key] = Grid(fig, res, n)
+    return grids
 
-    tier_b_binding = not quick and n_seeds >= 5 and scale == 1.0 and not interrupted
+
+def _tier_b_binding(outcome: Outcome[Cell, RunResult, Grid], scale: float) -> bool:
+    """The spec's Tier B checks bind only with >= 5 seeds of full-size, complete runs."""
+    s = outcome.settings
+    return not s.quick and s.seeds >= 5 and scale == 1.0 and not outcome.interrupted
+
+
+def _header(outcome: Outcome[Cell, RunResult, Grid], scale: float) -> list[str]:
+    quick, n_seeds = outcome.settings.quick, outcome.settings.seeds
+    tier_b_binding = _tier_b_binding(outcome, scale)
     mode = "quick" if quick else "full"
     header = [
         f"# MSwift reproduction (dcnsim) — {mode} mode, seeds 1..{n_seeds}",
@@ -1020,14 +1024,29 @@ def reproduce_mswift(
     ]
     if scale != 1.0:
         header.append(f"DCNSIM_REPRO_SCALE = {scale}: every message size scaled down (not a paper setting).")
-    if interrupted:
-        header.append("INTERRUPTED: the table covers only the runs that finished.")
-    blocks = ["\n".join(header)]
-    for key in figs:
-        fig = FIGURES[key]
-        block = figure_block(fig, grids.get(key), grids, quick, grids[key].seeds if key in grids else n_seeds,
-                             tier_b_binding)
-        blocks.append(f"## Fig. {key}\n\n```\n{block}\n```")
-    table = "\n\n".join(blocks) + "\n"
-    return write_outputs(out_dir, table, results, grids, started, interrupted, write_runs_csv, write_plots, stream,
-                         what="cell runs")
+    return header
+
+
+def _block(key: str, outcome: Outcome[Cell, RunResult, Grid], scale: float) -> str:
+    grids = outcome.grids
+    seeds = grids[key].seeds if key in grids else outcome.settings.seeds
+    return figure_block(FIGURES[key], grids.get(key), grids, outcome.settings.quick, seeds,
+                        _tier_b_binding(outcome, scale))
+
+
+def reproduce_mswift(
+    *, quick: bool = False, seeds: Optional[int] = None, jobs: Optional[int] = None, only: Optional[str] = None,
+    out: Optional[str] = None, stream: Any = sys.stderr, dask: Optional[str] = None,
+) -> tuple[int, str]:
+    """Run the selected figures and write the results; return (exit code, table text).
+
+    The hooks are made per call: :func:`repro_scale` is read once, and the cells, the
+    header and the status of the checks depend on it."""
+    scale = repro_scale()
+    paper = Reproduction(
+        "mswift", seeds=5, quick_seeds=2, select=parse_only, experiments_dir=experiments_dir,
+        cells=partial(build_cells, scale=scale), flow_columns=_FLOW_COLUMNS, evaluate=evaluate, grids=figure_grids,
+        header=partial(_header, scale=scale), block=partial(_block, scale=scale), write_runs=write_runs_csv,
+        figures=write_plots, heading="Fig. {key}", cap_us=SIM_CAP_US, runs_noun="cell runs",
+    )
+    return drive(paper, quick=quick, seeds=seeds, jobs=jobs, only=only, out=out, stream=stream, dask=dask)
