@@ -22,22 +22,12 @@ from __future__ import annotations
 
 import csv
 import math
-import os
-import sys
-import time
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
-from dcnsim._repro import (
-    core_fingerprint,
-    find_experiments,
-    mean_sem,
-    run_cells,
-    run_key,
-    run_settings,
-    write_outputs,
-)
+from dcnsim._repro import Outcome, Reproduction, Settings, drive, find_experiments, mean_sem, run_key
 
 # ---------------------------------------------------------------------------------------
 # Metrics (spec §3.4: ns-3 FlowMonitor; digest §6.1)
@@ -570,25 +560,16 @@ def write_plots(out: Path, grids: dict[str, Grid]) -> list[Path]:
     return written
 
 
-def reproduce_dctcp_vs_swift(
-    *, quick: bool = False, seeds: Optional[int] = None, jobs: Optional[int] = None, only: Optional[str] = None,
-    out: Optional[str] = None, stream: Any = sys.stderr, dask: Optional[str] = None,
-) -> tuple[int, str]:
-    """Run the selected experiments and write the results; return (exit code, table text)."""
-    exps = parse_only(only)
-    n_seeds, n_jobs, out_dir = run_settings(seeds, 3, jobs, out, "dctcp-vs-swift")
-    exp_dir = experiments_dir()
-    started = time.perf_counter()
-    cells = build_cells(exps, n_seeds, quick, exp_dir, core_fingerprint())
-    out_dir.mkdir(parents=True, exist_ok=True)
-    records, interrupted = run_cells(cells, out_dir / "cache", exp_dir, n_jobs, _FLOW_COLUMNS, None, stream, dask=dask)
-    results = [evaluate(c, records[c.key]) for c in cells if c.key in records]
-    grids = {k: Grid(EXPERIMENTS[k], [r for r in results if r.cell.exp == k]) for k in exps}
-    grids = {k: g for k, g in grids.items() if g.results}
+def experiment_grids(settings: Settings, results: list[RunResult]) -> dict[str, Grid]:
+    grids = {k: Grid(EXPERIMENTS[k], [r for r in results if r.cell.exp == k]) for k in settings.keys}
+    return {k: g for k, g in grids.items() if g.results}
 
+
+def _header(outcome: Outcome[Cell, RunResult, Grid]) -> list[str]:
+    quick = outcome.settings.quick
     header = [
         f"# DCTCP-vs-Swift reproduction (dcnsim) — {'quick' if quick else 'full'} mode, "
-        f"seeds 1..{1 if quick else n_seeds}",
+        f"seeds 1..{1 if quick else outcome.settings.seeds}",
         "",
         "Study: \"Data Center Congestion Control Comparison: DCTCP vs Swift\" (ns-3). We run the `paper` profile: "
         "k-ary 3-tier fat trees at 1 Gbps / 10 µs, 1554 B packets, ECMP, 2666-packet FIFO drop-tail ports, exact "
@@ -601,17 +582,24 @@ def reproduce_dctcp_vs_swift(
     if quick:
         header.append(f"--quick: T = {QUICK_T} s (one ON second), 2 points per sweep, 1 seed; the study's T is "
                       "15 s (k = 4) or 7 s (k = 12), so per-flow throughputs are not comparable in scale.")
-    if interrupted:
-        header.append("INTERRUPTED: the table covers only the runs that finished.")
-    blocks = ["\n".join(header)]
-    for key in exps:
-        if key not in grids:
-            blocks.append(f"## {key}\n\nno finished runs")
-            continue
-        notes = run_notes(grids[key].results)
-        blocks.append(f"## {key}\n\n```\n{experiment_block(grids[key], quick)}\n" + "\n".join(notes) + "\n```")
-    blocks.append("## Orderings C4-C9 (spec §5 C; printed, not asserted)\n\n```\n"
-                  + facts_block(ordering_facts(grids)) + "\n```")
-    table = "\n\n".join(blocks) + "\n"
-    return write_outputs(out_dir, table, results, grids, started, interrupted, write_runs_csv, write_plots, stream,
-                         what="runs")
+    return header
+
+
+def _block(key: str, outcome: Outcome[Cell, RunResult, Grid]) -> Optional[str]:
+    g = outcome.grids.get(key)
+    if g is None:
+        return None
+    return experiment_block(g, outcome.settings.quick) + "\n" + "\n".join(run_notes(g.results))
+
+
+def _orderings(outcome: Outcome[Cell, RunResult, Grid]) -> list[tuple[str, str]]:
+    return [("Orderings C4-C9 (spec §5 C; printed, not asserted)", facts_block(ordering_facts(outcome.grids)))]
+
+
+DCTCP_VS_SWIFT = Reproduction(
+    "dctcp-vs-swift", seeds=3, quick_seeds=1, select=parse_only, experiments_dir=experiments_dir, cells=build_cells,
+    flow_columns=_FLOW_COLUMNS, evaluate=evaluate, grids=experiment_grids, header=_header, block=_block,
+    checks=_orderings, write_runs=write_runs_csv, figures=write_plots,
+)
+# reproduce_dctcp_vs_swift(quick=, seeds=, jobs=, only=, out=, stream=, dask=) -> (exit code, table text)
+reproduce_dctcp_vs_swift = partial(drive, DCTCP_VS_SWIFT)
