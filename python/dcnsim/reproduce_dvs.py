@@ -596,10 +596,10 @@ def _orderings(outcome: Outcome[Cell, RunResult, Grid]) -> list[tuple[str, str]]
     return [("Orderings C4-C9 (spec §5 C; printed, not asserted)", facts_block(ordering_facts(outcome.grids)))]
 
 
-DCTCP_VS_SWIFT = Reproduction(
+PAPER = Reproduction(
     "dctcp-vs-swift", seeds=3, quick_seeds=1, select=parse_only, experiments_dir=experiments_dir, cells=build_cells,
     flow_columns=_FLOW_COLUMNS, evaluate=evaluate, grids=experiment_grids, header=_header, block=_block,
     checks=_orderings, write_runs=write_runs_csv, figures=write_plots,
 )
 # reproduce_dctcp_vs_swift(quick=, seeds=, jobs=, only=, out=, stream=, dask=) -> (exit code, table text)
-reproduce_dctcp_vs_swift = partial(drive, DCTCP_VS_SWIFT)
+reproduce_dctcp_vs_swift = partial(drive, PAPER)

@@ -25,23 +25,22 @@ from __future__ import annotations
 
 import csv
 import math
-import sys
-import time
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
 from dcnsim._repro import (
-    core_fingerprint,
+    Outcome,
+    Reproduction,
+    Settings,
+    drive,
     find_experiments,
     mean_sem,
     rate_bps,
-    run_cells,
     run_key,
-    run_settings,
     size_bytes,
     time_us,
-    write_outputs,
 )
 
 KIB = 1024
@@ -1003,26 +1002,16 @@ def write_plots(out: Path, grids: dict[str, Grid]) -> list[Path]:
 # Entry point
 
 
-def reproduce_smartt(
-    *, quick: bool = False, seeds: Optional[int] = None, jobs: Optional[int] = None, only: Optional[str] = None,
-    out: Optional[str] = None, stream: Any = sys.stderr, dask: Optional[str] = None,
-) -> tuple[int, str]:
-    """Run the selected experiments and write the results; return (exit code, table text)."""
-    exps = parse_only(only)
-    n_seeds, n_jobs, out_dir = run_settings(seeds, 1 if quick else 3, jobs, out, "smartt")
-    exp_dir = experiments_dir()
-    started = time.perf_counter()
-    cells = build_cells(exps, n_seeds, quick, exp_dir, core_fingerprint())
-    out_dir.mkdir(parents=True, exist_ok=True)
-    records, interrupted = run_cells(cells, out_dir / "cache", exp_dir, n_jobs, _FLOW_COLUMNS, None, stream,
-                                     dask=dask, summarize=cwnd_summary)
-    results = [evaluate(c, records[c.key]) for c in cells if c.key in records]
-    grids = {k: Grid(EXPERIMENTS[k], [r for r in results if r.cell.exp == k]) for k in exps}
-    grids = {k: g for k, g in grids.items() if g.results}
+def experiment_grids(settings: Settings, results: list[RunResult]) -> dict[str, Grid]:
+    grids = {k: Grid(EXPERIMENTS[k], [r for r in results if r.cell.exp == k]) for k in settings.keys}
+    return {k: g for k, g in grids.items() if g.results}
 
-    fab = Fabric.of(cells[0].spec) if cells else None
-    header = [
-        f"# SMaRTT reproduction (dcnsim) — {'quick' if quick else 'full'} mode, seeds 1..{n_seeds}",
+
+def _header(outcome: Outcome[Cell, RunResult, Grid]) -> list[str]:
+    quick = outcome.settings.quick
+    fab = Fabric.of(outcome.cells[0].spec) if outcome.cells else None
+    return [
+        f"# SMaRTT reproduction (dcnsim) — {'quick' if quick else 'full'} mode, seeds 1..{outcome.settings.seeds}",
         "",
         "Paper: \"SMaRTT: Sender-based Marked Rapidly-adapting Trimmed & Timed Transport\" (arXiv 2404.01630 v4); "
         "spec smartt-nscc.md §4-§7.",
@@ -1036,15 +1025,21 @@ def reproduce_smartt(
         + ("informational here (quick: smaller trees, 1 seed unless --seeds)." if quick
            else "the spec asks for ≥ 3 seeds."),
     ]
-    if interrupted:
-        header.append("INTERRUPTED: the table covers only the runs that finished.")
-    blocks = ["\n".join(header)]
-    for key in exps:
-        if key not in grids:
-            blocks.append(f"## {key}\n\nno finished runs")
-            continue
-        blocks.append(f"## {key}\n\n```\n{experiment_block(grids[key], quick)}\n```")
-    blocks.append("## Ours vs the paper (spec §5)\n\n```\n" + headline_block(grids) + "\n```")
-    table = "\n\n".join(blocks) + "\n"
-    return write_outputs(out_dir, table, results, grids, started, interrupted, write_runs_csv, write_plots, stream,
-                         what="runs")
+
+
+def _block(key: str, outcome: Outcome[Cell, RunResult, Grid]) -> Optional[str]:
+    g = outcome.grids.get(key)
+    return experiment_block(g, outcome.settings.quick) if g is not None else None
+
+
+def _headlines(outcome: Outcome[Cell, RunResult, Grid]) -> list[tuple[str, str]]:
+    return [("Ours vs the paper (spec §5)", headline_block(outcome.grids))]
+
+
+PAPER = Reproduction(
+    "smartt", seeds=3, quick_seeds=1, select=parse_only, experiments_dir=experiments_dir, cells=build_cells,
+    flow_columns=_FLOW_COLUMNS, evaluate=evaluate, grids=experiment_grids, header=_header, block=_block,
+    checks=_headlines, write_runs=write_runs_csv, figures=write_plots, summarize=cwnd_summary,
+)
+# reproduce_smartt(quick=, seeds=, jobs=, only=, out=, stream=, dask=) -> (exit code, table text)
+reproduce_smartt = partial(drive, PAPER)
