@@ -187,28 +187,6 @@ def simulate(spec: dict[str, Any], base_dir: str, columns: Sequence[str],
 
 
 
-R = TypeVar("R")  # a run's result, as a harness evaluates it
-G = TypeVar("G")  # what a harness groups its results into, per figure or experiment
-
-
-def write_outputs(
-    out_dir: Path, table: str, results: list[R], grids: dict[str, G], started: float, interrupted: bool,
-    write_runs_csv: Callable[[Path, list[R]], None], write_plots: Callable[[Path, dict[str, G]], Any],
-    stream: Any = sys.stderr, what: str = "runs",
-) -> tuple[int, str]:
-    """Writes a reproduction's ``table.md``, ``runs.csv`` and figures (a plotting problem
-    never loses the table) and returns (exit code, table): 130 when Ctrl-C cut it short."""
-    (out_dir / "table.md").write_text(table)
-    write_runs_csv(out_dir / "runs.csv", results)
-    try:
-        write_plots(out_dir, grids)
-    except Exception as exc:
-        print(f"note: plots not written: {exc}", file=stream)
-    print(f"reproduce: {len(results)} {what} in {fmt_secs(time.perf_counter() - started)}; wrote "
-          f"{out_dir / 'table.md'}, {out_dir / 'runs.csv'} and the figures", file=stream, flush=True)
-    return (130 if interrupted else 0), table
-
-
 def fmt_secs(s: float) -> str:
     s = max(0.0, s)
     if s < 60:
@@ -318,6 +296,8 @@ def run_cells(
 # The driver
 
 C = TypeVar("C", bound=CellLike)
+R = TypeVar("R")  # a run's result, as a harness evaluates it
+G = TypeVar("G")  # what a harness groups its results into, per figure or experiment
 
 
 @dataclass(frozen=True)
@@ -389,8 +369,7 @@ def drive(
     results = [repro.evaluate(c, records[c.key]) for c in cells if c.key in records]
     settings = Settings(quick, keys, n_seeds)
     outcome = Outcome(settings, cells, results, repro.grids(settings, results), interrupted)
-    return write_outputs(out_dir, _table(repro, outcome), results, outcome.grids, started, interrupted,
-                         repro.write_runs, repro.figures, stream, what=repro.runs_noun)
+    return _write_files(repro, outcome, out_dir, started, stream)
 
 
 def _table(repro: Reproduction[C, R, G], outcome: Outcome[C, R, G]) -> str:
@@ -408,3 +387,18 @@ def _table(repro: Reproduction[C, R, G], outcome: Outcome[C, R, G]) -> str:
     blocks = paper_wide + per_key if repro.checks_first else per_key + paper_wide
     return "\n\n".join(["\n".join(header), *blocks]) + "\n"
 
+
+def _write_files(repro: Reproduction[C, R, G], outcome: Outcome[C, R, G], out_dir: Path, started: float,
+                 stream: Any) -> tuple[int, str]:
+    """Writes ``table.md``, ``runs.csv`` and the figures (a plotting problem never loses
+    the table) and returns (exit code, table): 130 when Ctrl-C cut the runs short."""
+    table = _table(repro, outcome)
+    (out_dir / "table.md").write_text(table)
+    repro.write_runs(out_dir / "runs.csv", outcome.results)
+    try:
+        repro.figures(out_dir, outcome.grids)
+    except Exception as exc:
+        print(f"note: plots not written: {exc}", file=stream)
+    print(f"reproduce: {len(outcome.results)} {repro.runs_noun} in {fmt_secs(time.perf_counter() - started)}; "
+          f"wrote {out_dir / 'table.md'}, {out_dir / 'runs.csv'} and the figures", file=stream, flush=True)
+    return (130 if outcome.interrupted else 0), table

@@ -34,20 +34,12 @@ from __future__ import annotations
 
 import csv
 import math
-import sys
-import time
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
-from dcnsim._repro import (
-    core_fingerprint,
-    find_experiments,
-    run_cells,
-    run_key,
-    run_settings,
-    write_outputs,
-)
+from dcnsim._repro import Outcome, Reproduction, Settings, drive, find_experiments, run_key
 
 KB = 1000
 
@@ -1299,24 +1291,14 @@ def write_plots(out: Path, grids: dict[str, Grid]) -> list[Path]:
 # Entry point
 
 
-def reproduce_prioplus(
-    *, quick: bool = False, seeds: Optional[int] = None, jobs: Optional[int] = None, only: Optional[str] = None,
-    out: Optional[str] = None, stream: Any = sys.stderr, dask: Optional[str] = None,
-) -> tuple[int, str]:
-    """Run the selected experiments and write the results; return (exit code, table text)."""
-    exps = parse_only(only)
-    n_seeds, n_jobs, out_dir = run_settings(seeds, 1 if quick else 9, jobs, out, "prioplus")
-    exp_dir = experiments_dir()
-    started = time.perf_counter()
-    cells = build_cells(exps, n_seeds, quick, exp_dir, core_fingerprint())
-    out_dir.mkdir(parents=True, exist_ok=True)
-    records, interrupted = run_cells(cells, out_dir / "cache", exp_dir, n_jobs, _FLOW_COLUMNS, CAP_US, stream,
-                                     dask=dask, summarize=summarize)
-    results = [RunResult(c, records[c.key]) for c in cells if c.key in records]
-    grids = {k: Grid(EXPERIMENTS[k], [r for r in results if r.cell.exp == k]) for k in exps}
-    grids = {k: g for k, g in grids.items() if g.results}
+def experiment_grids(settings: Settings, results: list[RunResult]) -> dict[str, Grid]:
+    grids = {k: Grid(EXPERIMENTS[k], [r for r in results if r.cell.exp == k]) for k in settings.keys}
+    return {k: g for k, g in grids.items() if g.results}
 
-    header = [
+
+def _header(outcome: Outcome[Cell, RunResult, Grid]) -> list[str]:
+    quick, n_seeds = outcome.settings.quick, outcome.settings.seeds
+    return [
         f"# PrioPlus reproduction (dcnsim) — {'quick' if quick else 'full'} mode, seeds 1..{n_seeds} for F11 and "
         f"F14, 1..{min(n_seeds, MICRO_SEEDS)} for F13 and F10D, one run for M1, M2, M4 and AC14",
         "",
@@ -1331,16 +1313,23 @@ def reproduce_prioplus(
         "Checks are evaluated on pooled flows (F11, F14) or on the one run (others); "
         + ("informational here (quick: small sizes, 1 seed)." if quick else "the spec asks for 9 seeds in F11."),
     ]
-    if interrupted:
-        header.append("INTERRUPTED: the table covers only the runs that finished.")
-    blocks = ["\n".join(header)]
-    blocks.append("## Checks (spec §6)\n\n```\n" + checks_block(all_checks(grids)) + "\n```")
-    blocks.append("## Ours vs the paper (spec §5)\n\n```\n" + headline_block(grids) + "\n```")
-    for key in exps:
-        if key not in grids:
-            blocks.append(f"## {key}\n\nno finished runs")
-            continue
-        blocks.append(f"## {key}\n\n```\n{experiment_block(grids[key], quick)}\n```")
-    table = "\n\n".join(blocks) + "\n"
-    return write_outputs(out_dir, table, results, grids, started, interrupted, write_runs_csv, write_plots, stream,
-                         what="runs")
+
+
+def _block(key: str, outcome: Outcome[Cell, RunResult, Grid]) -> Optional[str]:
+    g = outcome.grids.get(key)
+    return experiment_block(g, outcome.settings.quick) if g is not None else None
+
+
+def _checks(outcome: Outcome[Cell, RunResult, Grid]) -> list[tuple[str, str]]:
+    return [("Checks (spec §6)", checks_block(all_checks(outcome.grids))),
+            ("Ours vs the paper (spec §5)", headline_block(outcome.grids))]
+
+
+PAPER = Reproduction(
+    "prioplus", seeds=9, quick_seeds=1, select=parse_only, experiments_dir=experiments_dir, cells=build_cells,
+    flow_columns=_FLOW_COLUMNS, evaluate=RunResult, grids=experiment_grids, header=_header, block=_block,
+    checks=_checks, checks_first=True, write_runs=write_runs_csv, figures=write_plots, cap_us=CAP_US,
+    summarize=summarize,
+)
+# reproduce_prioplus(quick=, seeds=, jobs=, only=, out=, stream=, dask=) -> (exit code, table text)
+reproduce_prioplus = partial(drive, PAPER)
