@@ -35,8 +35,10 @@ from dcnsim._repro import (
     drive,
     find_experiments,
     mean_sem,
+    pad_rows,
     rate_bps,
     run_key,
+    select_keys,
     size_bytes,
     time_us,
 )
@@ -221,13 +223,7 @@ QUICK_NOTE = {
 
 def parse_only(text: Optional[str]) -> list[str]:
     """Figure keys from ``--only`` ("4,6"); Fig. 5 comes with Fig. 4 and the other way round."""
-    if not text:
-        return list(FIGURES)
-    keys = [k.strip().lower().removeprefix("fig").strip() for k in text.split(",") if k.strip()]
-    unknown = [k for k in keys if k not in FIGURES]
-    if unknown:
-        raise ValueError(f"--only: unknown figure {', '.join(unknown)} (known: {', '.join(FIGURES)})")
-    chosen = set(keys)
+    chosen = set(select_keys(text, list(FIGURES), "figure", lambda k: k.lower().removeprefix("fig").strip()))
     if chosen & {"4", "5"}:
         chosen |= {"4", "5"}
     return [k for k in FIGURES if k in chosen]
@@ -800,11 +796,6 @@ def _fabric_cables(spec: dict[str, Any]) -> int:
 # Output: table.md, runs.csv, figures
 
 
-def _pad(rows: list[list[str]]) -> list[str]:
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return [" | ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
-
-
 def figure_block(fig: Figure, grid: Optional[Grid], grids: dict[str, Grid], quick: bool, seeds: int,
                  tier_b_binding: bool) -> str:
     head = f"Fig {fig.key} — {fig.exp} {fig.title}"
@@ -831,7 +822,7 @@ def figure_block(fig: Figure, grid: Optional[Grid], grids: dict[str, Grid], quic
                 q = _quantiles(pooled_fcts(grid, row.label, lb), [0.5, 0.9, 0.99, 1.0])
                 cells.append(" / ".join("n/a" if not math.isfinite(v) else f"{v:.0f}" for v in q))
             rows.append([row.label] + cells)
-        lines += _pad(rows)
+        lines += pad_rows(rows)
     else:
         size_note = f" [quick: {QUICK_NOTE.get(fig.key, '')}]" if quick else ""
         lines.append(f"{head}{size_note} — CCT increase over zero-queueing LB [%], mean ± SEM over "
@@ -842,14 +833,14 @@ def figure_block(fig: Figure, grid: Optional[Grid], grids: dict[str, Grid], quic
                 rows.append([row.label] + [NOT_IMPLEMENTED] * 3)
             else:
                 rows.append([row.label] + [grid.stat(row.label, lb).fmt() for lb in LBS])
-        lines += _pad(rows)
+        lines += pad_rows(rows)
         if any(grid.stat(r, lb).missing for r in grid.available_rows() for lb in LBS):
             lines.append("  * some seeds missing (interrupted) or unfinished; mean over the rest")
     checks = [_finalise_status(c, tier_b_binding, fig.key) for c in checks_for(fig.key, grids)]
     if checks:
         lines.append("")
         crow = [["check", "ours", "paper", "status"]] + [[c.label, c.ours, c.paper, c.status] for c in checks]
-        lines += _pad(crow)
+        lines += pad_rows(crow)
     lines.append("")
     lines.append(f"paper: {fig.paper}")
     if fig.key != "5":

@@ -27,7 +27,17 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
-from dcnsim._repro import Outcome, Reproduction, Settings, drive, find_experiments, mean_sem, run_key
+from dcnsim._repro import (
+    Outcome,
+    Reproduction,
+    drive,
+    find_experiments,
+    mean_sem,
+    pad_rows,
+    per_experiment,
+    run_key,
+    select_keys,
+)
 
 # ---------------------------------------------------------------------------------------
 # Metrics (spec §3.4: ns-3 FlowMonitor; digest §6.1)
@@ -286,14 +296,7 @@ def timeline(t_seconds: int) -> tuple[str, ...]:
 
 
 def parse_only(text: Optional[str]) -> list[str]:
-    if not text:
-        return list(EXPERIMENTS)
-    keys = [k.strip().upper() for k in text.split(",") if k.strip()]
-    keys = [k if k.startswith("E") else f"E{k}" for k in keys]
-    unknown = [k for k in keys if k not in EXPERIMENTS]
-    if unknown:
-        raise ValueError(f"--only: unknown experiment {', '.join(unknown)} (known: {', '.join(EXPERIMENTS)})")
-    return [k for k in EXPERIMENTS if k in keys]
+    return select_keys(text, list(EXPERIMENTS), "experiment", lambda k: "E" + k.upper().removeprefix("E"))
 
 
 def build_cells(exps: Sequence[str], seeds: int, quick: bool, exp_dir: Path, fingerprint: str) -> list[Cell]:
@@ -366,11 +369,6 @@ def _num(x: float, metric: str) -> str:
     return f"{x:.2f}"
 
 
-def _pad(rows: list[list[str]]) -> list[str]:
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return [" | ".join(c.rjust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
-
-
 _METRIC_TITLE = {"thr_kbps": "throughput [Kbps = Kibit/s]", "delay_ms": "delay [ms, one-way]",
                  "loss_pct": "loss [%]", "jain": "Jain's index (ours only)",
                  "agg_gbps": "aggregate = mean Kbps · 1.024 · flows [Gbit/s]",
@@ -410,7 +408,7 @@ def experiment_block(grid: Grid, quick: bool) -> str:
             row = [p] + [_num(grid.mean(p, v, metric), metric) for v in grid.variants]
             row += [_num(_study_value(e.key, p, c, metric), metric) for c in study_cols]
             rows.append(row)
-        lines += _pad(rows)
+        lines += pad_rows(rows, right=True)
     return "\n".join(lines)
 
 
@@ -494,8 +492,7 @@ def ordering_facts(grids: dict[str, Grid]) -> list[Fact]:
 
 def facts_block(facts: list[Fact]) -> str:
     rows = [["ordering", "ours", "study", "tag"]] + [[f.name, f.ours, f.study, f.tag] for f in facts]
-    widths = [max(len(r[i]) for r in rows) for i in range(4)]
-    return "\n".join(" | ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows)
+    return "\n".join(pad_rows(rows))
 
 
 def run_notes(results: list[RunResult]) -> list[str]:
@@ -560,11 +557,6 @@ def write_plots(out: Path, grids: dict[str, Grid]) -> list[Path]:
     return written
 
 
-def experiment_grids(settings: Settings, results: list[RunResult]) -> dict[str, Grid]:
-    grids = {k: Grid(EXPERIMENTS[k], [r for r in results if r.cell.exp == k]) for k in settings.keys}
-    return {k: g for k, g in grids.items() if g.results}
-
-
 def _header(outcome: Outcome[Cell, RunResult, Grid]) -> list[str]:
     quick = outcome.settings.quick
     header = [
@@ -597,9 +589,10 @@ def _orderings(outcome: Outcome[Cell, RunResult, Grid]) -> list[tuple[str, str]]
 
 
 PAPER = Reproduction(
-    "dctcp-vs-swift", seeds=3, quick_seeds=1, select=parse_only, experiments_dir=experiments_dir, cells=build_cells,
-    flow_columns=_FLOW_COLUMNS, evaluate=evaluate, grids=experiment_grids, header=_header, block=_block,
-    checks=_orderings, write_runs=write_runs_csv, figures=write_plots,
+    "dctcp-vs-swift", seeds=3, quick_seeds=1, select=parse_only, experiments_dir=experiments_dir,
+    cells=build_cells, flow_columns=_FLOW_COLUMNS, evaluate=evaluate,
+    grids=per_experiment(lambda key, runs: Grid(EXPERIMENTS[key], runs)),
+    header=_header, block=_block, checks=_orderings, write_runs=write_runs_csv, figures=write_plots,
 )
 # reproduce_dctcp_vs_swift(quick=, seeds=, jobs=, only=, out=, stream=, dask=) -> (exit code, table text)
 reproduce_dctcp_vs_swift = partial(drive, PAPER)

@@ -39,7 +39,18 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
-from dcnsim._repro import Outcome, Reproduction, Settings, drive, find_experiments, run_key
+from dcnsim._repro import (
+    Headline,
+    Outcome,
+    Reproduction,
+    drive,
+    find_experiments,
+    headline_table,
+    pad_rows,
+    per_experiment,
+    run_key,
+    select_keys,
+)
 
 KB = 1000
 
@@ -437,13 +448,7 @@ def experiments_dir() -> Path:
 
 
 def parse_only(text: Optional[str]) -> list[str]:
-    if not text:
-        return list(EXPERIMENTS)
-    keys = [k.strip().upper() for k in text.split(",") if k.strip()]
-    unknown = [k for k in keys if k not in EXPERIMENTS]
-    if unknown:
-        raise ValueError(f"--only: unknown experiment {', '.join(unknown)} (known: {', '.join(EXPERIMENTS)})")
-    return [k for k in EXPERIMENTS if k in keys]
+    return select_keys(text, list(EXPERIMENTS), "experiment")
 
 
 @dataclass
@@ -657,7 +662,7 @@ def f11_block(g: Grid) -> list[str]:
                     row.append(f"{_f(x, '.0f')}" + (f" ({_f(rr, '.2f')}x)" if v != PHYS_STAR and not math.isnan(rr)
                                                      else ""))
             rows.append(row)
-    return lines + _pad(rows)
+    return lines + pad_rows(rows)
 
 
 # --- F14 ----------------------------------------------------------------------------
@@ -724,7 +729,7 @@ def f14_block(g: Grid) -> list[str]:
                                        and math.isfinite(x) else ""))
         rows.append(row)
     counts = ["flows"] + [str(c[g.variants[0]][k][0]) for k in cols + [("large", "all")]]
-    return lines + _pad(rows + [counts])
+    return lines + pad_rows(rows + [counts])
 
 
 # --- F13 ----------------------------------------------------------------------------
@@ -793,7 +798,7 @@ def f13_block(g: Grid) -> list[str]:
     for x in rs:
         rows.append([f"{x:.0f}"] + [_f(dict(gaps[b]).get(x, math.nan), ".3f") for b in sorted(gaps)]
                     + [_f(dict(selfs[b]).get(x, math.nan), ".3f") for b in sorted(selfs)])
-    return lines + _pad(rows)
+    return lines + pad_rows(rows)
 
 
 # --- F10D ---------------------------------------------------------------------------
@@ -890,7 +895,7 @@ def f10d_block(g: Grid) -> list[str]:
         for filt, (u, stops) in sorted(f10d_defaults(g, narrow=True).items()):
             rows.append([f"{widths[0]:.2f} ({widths[0] - 1.6:.2f}) filter {filt}", f"{_f(u, '.3f')} / {_f(stops, '.1f')}"]
                         + ["" for _ in range(len(tab) - 1)])
-    return lines + _pad(rows)
+    return lines + pad_rows(rows)
 
 
 # --- M1, M2, M4, AC14 ---------------------------------------------------------------
@@ -1010,14 +1015,6 @@ def all_checks(grids: dict[str, Grid]) -> list[Check]:
     return checks
 
 
-@dataclass
-class Headline:
-    id: str
-    what: str
-    paper: str
-    ours: str
-
-
 def headlines(grids: dict[str, Grid]) -> list[Headline]:
     """Spec §5 beside our numbers (n/a when the experiment did not run)."""
     out = []
@@ -1091,11 +1088,6 @@ def _signed(r: float) -> str:
 # Output
 
 
-def _pad(rows: list[list[str]]) -> list[str]:
-    widths = [max(len(r[i]) for r in rows if i < len(r)) for i in range(max(len(r) for r in rows))]
-    return [" | ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
-
-
 def micro_block(g: Grid) -> list[str]:
     rows = [["variant", "flows done", "result"]]
     for v in g.variants:
@@ -1114,7 +1106,7 @@ def micro_block(g: Grid) -> list[str]:
             e = ac14_exceed(r)
             res = f"queue samples above D_limit − BaseRtt = {AC14_LIMIT_Q_US} µs after 1 ms: {_f(e, '.4f')}"
         rows.append([v, f"{done}/{n}", res])
-    return _pad(rows)
+    return pad_rows(rows)
 
 
 BLOCKS = {"F11": f11_block, "F14": f14_block, "F13": f13_block, "F10D": f10d_block}
@@ -1154,12 +1146,7 @@ def run_notes(g: Grid) -> list[str]:
 def checks_block(checks: Sequence[Check]) -> str:
     rows = [["check", "what", "ours", "target (spec §6)", "status"]]
     rows += [[c.id, c.name, c.ours, c.target, c.status + (f": {c.why}" if c.why else "")] for c in checks]
-    return "\n".join(_pad(rows))
-
-
-def headline_block(grids: dict[str, Grid]) -> str:
-    rows = [["#", "result", "paper", "ours"]] + [[h.id, h.what, h.paper, h.ours] for h in headlines(grids)]
-    return "\n".join(_pad(rows))
+    return "\n".join(pad_rows(rows))
 
 
 def write_runs_csv(path: Path, results: list[RunResult]) -> None:
@@ -1291,11 +1278,6 @@ def write_plots(out: Path, grids: dict[str, Grid]) -> list[Path]:
 # Entry point
 
 
-def experiment_grids(settings: Settings, results: list[RunResult]) -> dict[str, Grid]:
-    grids = {k: Grid(EXPERIMENTS[k], [r for r in results if r.cell.exp == k]) for k in settings.keys}
-    return {k: g for k, g in grids.items() if g.results}
-
-
 def _header(outcome: Outcome[Cell, RunResult, Grid]) -> list[str]:
     quick, n_seeds = outcome.settings.quick, outcome.settings.seeds
     return [
@@ -1322,14 +1304,14 @@ def _block(key: str, outcome: Outcome[Cell, RunResult, Grid]) -> Optional[str]:
 
 def _checks(outcome: Outcome[Cell, RunResult, Grid]) -> list[tuple[str, str]]:
     return [("Checks (spec §6)", checks_block(all_checks(outcome.grids))),
-            ("Ours vs the paper (spec §5)", headline_block(outcome.grids))]
+            ("Ours vs the paper (spec §5)", headline_table(headlines(outcome.grids)))]
 
 
 PAPER = Reproduction(
-    "prioplus", seeds=9, quick_seeds=1, select=parse_only, experiments_dir=experiments_dir, cells=build_cells,
-    flow_columns=_FLOW_COLUMNS, evaluate=RunResult, grids=experiment_grids, header=_header, block=_block,
-    checks=_checks, checks_first=True, write_runs=write_runs_csv, figures=write_plots, cap_us=CAP_US,
-    summarize=summarize,
+    "prioplus", seeds=9, quick_seeds=1, select=parse_only, experiments_dir=experiments_dir,
+    cells=build_cells, flow_columns=_FLOW_COLUMNS, evaluate=RunResult, cap_us=CAP_US, summarize=summarize,
+    grids=per_experiment(lambda key, runs: Grid(EXPERIMENTS[key], runs)),
+    header=_header, block=_block, checks=_checks, checks_first=True, write_runs=write_runs_csv, figures=write_plots,
 )
 # reproduce_prioplus(quick=, seeds=, jobs=, only=, out=, stream=, dask=) -> (exit code, table text)
 reproduce_prioplus = partial(drive, PAPER)

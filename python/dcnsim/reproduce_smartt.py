@@ -31,14 +31,18 @@ from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
 from dcnsim._repro import (
+    Headline,
     Outcome,
     Reproduction,
-    Settings,
     drive,
     find_experiments,
+    headline_table,
     mean_sem,
+    pad_rows,
+    per_experiment,
     rate_bps,
     run_key,
+    select_keys,
     size_bytes,
     time_us,
 )
@@ -321,14 +325,7 @@ def experiments_dir() -> Path:
 
 
 def parse_only(text: Optional[str]) -> list[str]:
-    if not text:
-        return list(EXPERIMENTS)
-    keys = [k.strip().upper() for k in text.split(",") if k.strip()]
-    keys = [k if k.startswith("E") else f"E{k}" for k in keys]
-    unknown = [k for k in keys if k not in EXPERIMENTS]
-    if unknown:
-        raise ValueError(f"--only: unknown experiment {', '.join(unknown)} (known: {', '.join(EXPERIMENTS)})")
-    return [k for k in EXPERIMENTS if k in keys]
+    return select_keys(text, list(EXPERIMENTS), "experiment", lambda k: "E" + k.upper().removeprefix("E"))
 
 
 # ---------------------------------------------------------------------------------------
@@ -739,14 +736,6 @@ CHECKS: dict[str, Callable[[Grid], list[Check]]] = {
 }
 
 
-@dataclass
-class Headline:
-    id: str
-    what: str
-    paper: str
-    ours: str
-
-
 def headlines(grids: dict[str, Grid]) -> list[Headline]:
     """Spec §5 R2-R6 beside our numbers."""
     out = []
@@ -790,11 +779,6 @@ def headlines(grids: dict[str, Grid]) -> list[Headline]:
 # Output
 
 
-def _pad(rows: list[list[str]]) -> list[str]:
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return [" | ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
-
-
 _COLUMNS = {
     "E1": (("max_fct_us", "max FCT µs", ".1f"), ("spread", "spread", ".3f"), ("jain", "Jain", ".3f"),
            ("trims", "trims", ".0f")),
@@ -819,7 +803,7 @@ def _variant_table(g: Grid) -> list[str]:
                 rows.append([v] + ["error"] + [""] * (len(cols) - 1))
                 continue
             rows.append([v] + [_f(g.mean(p, v, m), spec) for m, _, spec in cols])
-        lines += _pad(rows)
+        lines += pad_rows(rows)
     return lines
 
 
@@ -836,7 +820,7 @@ def _incast_table(g: Grid) -> list[str]:
             row.append("error" if runs and all(r.error for r in runs) else
                        "unfinished" if unfinished else _f(rel, ".3f"))
         rows.append(row)
-    return lines + _pad(rows)
+    return lines + pad_rows(rows)
 
 
 def experiment_block(g: Grid, quick: bool) -> str:
@@ -849,7 +833,7 @@ def experiment_block(g: Grid, quick: bool) -> str:
     lines += _incast_table(g) if e.key == "E12" else _variant_table(g)
     lines.append("")
     checks = CHECKS[e.key](g)
-    lines += _pad([["check", "ours", "target", "status"]] + [[c.name, c.ours, c.target, c.status] for c in checks])
+    lines += pad_rows([["check", "ours", "target", "status"]] + [[c.name, c.ours, c.target, c.status] for c in checks])
     lines.append("")
     lines.append(f"paper: {e.paper}")
     if e.key == "E15":
@@ -881,11 +865,6 @@ def run_notes(g: Grid) -> list[str]:
                      f"{r.metrics['flows']:.0f} flows done at {r.record.get('sim_time_us', 0):.0f} µs "
                      f"(cap {CAP_FACTOR} x ideal + 1 ms)")
     return notes
-
-
-def headline_block(grids: dict[str, Grid]) -> str:
-    rows = [["#", "result", "paper", "ours"]] + [[h.id, h.what, h.paper, h.ours] for h in headlines(grids)]
-    return "\n".join(_pad(rows))
 
 
 def write_runs_csv(path: Path, results: list[RunResult]) -> None:
@@ -1002,11 +981,6 @@ def write_plots(out: Path, grids: dict[str, Grid]) -> list[Path]:
 # Entry point
 
 
-def experiment_grids(settings: Settings, results: list[RunResult]) -> dict[str, Grid]:
-    grids = {k: Grid(EXPERIMENTS[k], [r for r in results if r.cell.exp == k]) for k in settings.keys}
-    return {k: g for k, g in grids.items() if g.results}
-
-
 def _header(outcome: Outcome[Cell, RunResult, Grid]) -> list[str]:
     quick = outcome.settings.quick
     fab = Fabric.of(outcome.cells[0].spec) if outcome.cells else None
@@ -1033,13 +1007,14 @@ def _block(key: str, outcome: Outcome[Cell, RunResult, Grid]) -> Optional[str]:
 
 
 def _headlines(outcome: Outcome[Cell, RunResult, Grid]) -> list[tuple[str, str]]:
-    return [("Ours vs the paper (spec §5)", headline_block(outcome.grids))]
+    return [("Ours vs the paper (spec §5)", headline_table(headlines(outcome.grids)))]
 
 
 PAPER = Reproduction(
-    "smartt", seeds=3, quick_seeds=1, select=parse_only, experiments_dir=experiments_dir, cells=build_cells,
-    flow_columns=_FLOW_COLUMNS, evaluate=evaluate, grids=experiment_grids, header=_header, block=_block,
-    checks=_headlines, write_runs=write_runs_csv, figures=write_plots, summarize=cwnd_summary,
+    "smartt", seeds=3, quick_seeds=1, select=parse_only, experiments_dir=experiments_dir,
+    cells=build_cells, flow_columns=_FLOW_COLUMNS, evaluate=evaluate, summarize=cwnd_summary,
+    grids=per_experiment(lambda key, runs: Grid(EXPERIMENTS[key], runs)),
+    header=_header, block=_block, checks=_headlines, write_runs=write_runs_csv, figures=write_plots,
 )
 # reproduce_smartt(quick=, seeds=, jobs=, only=, out=, stream=, dask=) -> (exit code, table text)
 reproduce_smartt = partial(drive, PAPER)
