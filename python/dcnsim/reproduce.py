@@ -32,10 +32,13 @@ from dcnsim._repro import (
     Outcome,
     Reproduction,
     Settings,
+    cdf,
     drive,
     find_experiments,
+    grouped_bars,
     mean_sem,
     pad_rows,
+    png,
     rate_bps,
     run_key,
     select_keys,
@@ -904,59 +907,36 @@ def write_runs_csv(path: Path, results: list[RunResult]) -> None:
 
 
 def write_plots(out: Path, grids: dict[str, Grid]) -> list[Path]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    written = []
+    written: list[Path] = []
     for key, g in grids.items():
         fig = g.fig
-        if key == "5":
-            avail = g.available_rows()
-            f, axes = plt.subplots(1, 3, figsize=(13, 3.8), sharey=True)
-            for ax, lb in zip(axes, LBS):
-                for row in avail:
-                    vals = sorted(pooled_fcts(g, row, lb))
-                    if vals:
-                        ys = [(i + 1) / len(vals) for i in range(len(vals))]
-                        ax.step(vals, ys, where="post", label=row)
-                ax.set_title(f"({'abc'[LBS.index(lb)]}) {LB_LABEL[lb]}")
-                ax.set_xlabel("FCT [µs]")
-                ax.grid(alpha=0.3)
-            axes[0].set_ylabel("CDF of sprayed flows")
-            axes[0].legend()
-            f.suptitle("Fig. 5 — FCT CDFs, E1 baseline (NSCC, MNSCC not implemented)", fontsize=10)
-            f.tight_layout()
-            path = out / "fig5_fct_cdf.png"
-            f.savefig(path, dpi=110)
-            plt.close(f)
-            written.append(path)
-            continue
         avail = g.available_rows()
+        if key == "5":
+            with png(out / "fig5_fct_cdf.png", written, (13, 3.8), tight=True, ncols=3, sharey=True) as (f, axes):
+                for ax, lb in zip(axes, LBS):
+                    for row in avail:
+                        cdf(ax, pooled_fcts(g, row, lb), row)
+                    ax.set_title(f"({'abc'[LBS.index(lb)]}) {LB_LABEL[lb]}")
+                    ax.set_xlabel("FCT [µs]")
+                    ax.grid(alpha=0.3)
+                axes[0].set_ylabel("CDF of sprayed flows")
+                axes[0].legend()
+                f.suptitle("Fig. 5 — FCT CDFs, E1 baseline (NSCC, MNSCC not implemented)", fontsize=10)
+            continue
         if not avail:
             continue
-        f, ax = plt.subplots(figsize=(7, 3.8))
-        width = 0.8 / len(avail)
-        for i, row in enumerate(avail):
-            stats = [g.stat(row, lb) for lb in LBS]
-            xs = [j + (i - (len(avail) - 1) / 2) * width for j in range(len(LBS))]
-            means = [s.mean if math.isfinite(s.mean) else 0 for s in stats]
-            errs = [s.sem if math.isfinite(s.sem) else 0 for s in stats]
-            ax.bar(xs, means, width, yerr=errs, capsize=3, label=row)
-        ax.set_xticks(range(len(LBS)))
-        ax.set_xticklabels([LB_LABEL[lb] for lb in LBS])
-        ax.set_ylabel("CCT increase over LB [%]")
-        missing = [r.label for r in fig.rows if r.cc is None]
-        note = f" ({', '.join(missing)}: not implemented)" if missing else ""
-        ax.set_title(f"Fig. {key} — {fig.exp} {fig.title}{note}", fontsize=9)
-        ax.legend(fontsize=8)
-        ax.grid(axis="y", alpha=0.3)
-        f.tight_layout()
-        path = out / f"fig{key}.png"
-        f.savefig(path, dpi=110)
-        plt.close(f)
-        written.append(path)
+        with png(out / f"fig{key}.png", written, (7, 3.8), tight=True) as (f, ax):
+            stats = [[g.stat(row, lb) for lb in LBS] for row in avail]
+            grouped_bars(ax, [(row, [s.mean for s in st]) for row, st in zip(avail, stats)],
+                         [[s.sem for s in st] for st in stats])
+            ax.set_xticks(range(len(LBS)))
+            ax.set_xticklabels([LB_LABEL[lb] for lb in LBS])
+            ax.set_ylabel("CCT increase over LB [%]")
+            missing = [r.label for r in fig.rows if r.cc is None]
+            note = f" ({', '.join(missing)}: not implemented)" if missing else ""
+            ax.set_title(f"Fig. {key} — {fig.exp} {fig.title}{note}", fontsize=9)
+            ax.legend(fontsize=8)
+            ax.grid(axis="y", alpha=0.3)
     return written
 
 

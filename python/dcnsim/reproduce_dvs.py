@@ -35,6 +35,7 @@ from dcnsim._repro import (
     mean_sem,
     pad_rows,
     per_experiment,
+    png,
     run_key,
     select_keys,
 )
@@ -523,37 +524,27 @@ def write_runs_csv(path: Path, results: list[RunResult]) -> None:
 
 
 def write_plots(out: Path, grids: dict[str, Grid]) -> list[Path]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    written = []
+    written: list[Path] = []
     for key, g in grids.items():
-        fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
-        numeric = all(p.isdigit() for p in g.points)
-        xs = [float(p) if numeric else i for i, p in enumerate(g.points)]
-        for ax, metric in zip(axes, ("thr_kbps", "delay_ms", "loss_pct")):
-            for v in g.variants:
-                ax.plot(xs, [g.mean(p, v, metric) for p in g.points], marker="o", label=f"{v} (ours)")
-                study = VARIANT[v].study if v in VARIANT else ("study" if key in STUDY_EXACT else None)
-                if study:
-                    ax.plot(xs, [_study_value(key, p, study, metric) for p in g.points], linestyle="--",
-                            marker="x", alpha=0.6, label=f"study {study}")
-            ax.set_title(_METRIC_TITLE[metric])
-            ax.set_xlabel(g.exp.x_name)
-            if not numeric:
-                ax.set_xticks(xs)
-                ax.set_xticklabels(g.points)
-            if metric == "thr_kbps" and numeric:
-                ax.set_yscale("log")
-        axes[0].legend(fontsize=7)
-        fig.suptitle(f"{key}: {g.exp.title}")
-        fig.tight_layout()
-        path = out / f"{key.lower()}.png"
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        written.append(path)
+        with png(out / f"{key.lower()}.png", written, (15, 4.2), tight=True, ncols=3) as (fig, axes):
+            numeric = all(p.isdigit() for p in g.points)
+            xs = [float(p) if numeric else i for i, p in enumerate(g.points)]
+            for ax, metric in zip(axes, ("thr_kbps", "delay_ms", "loss_pct")):
+                for v in g.variants:
+                    ax.plot(xs, [g.mean(p, v, metric) for p in g.points], marker="o", label=f"{v} (ours)")
+                    study = VARIANT[v].study if v in VARIANT else ("study" if key in STUDY_EXACT else None)
+                    if study:
+                        ax.plot(xs, [_study_value(key, p, study, metric) for p in g.points], linestyle="--",
+                                marker="x", alpha=0.6, label=f"study {study}")
+                ax.set_title(_METRIC_TITLE[metric])
+                ax.set_xlabel(g.exp.x_name)
+                if not numeric:
+                    ax.set_xticks(xs)
+                    ax.set_xticklabels(g.points)
+                if metric == "thr_kbps" and numeric:
+                    ax.set_yscale("log")
+            axes[0].legend(fontsize=7)
+            fig.suptitle(f"{key}: {g.exp.title}")
     return written
 
 
@@ -592,7 +583,8 @@ PAPER = Reproduction(
     "dctcp-vs-swift", seeds=3, quick_seeds=1, select=parse_only, experiments_dir=experiments_dir,
     cells=build_cells, flow_columns=_FLOW_COLUMNS, evaluate=evaluate,
     grids=per_experiment(lambda key, runs: Grid(EXPERIMENTS[key], runs)),
-    header=_header, block=_block, checks=_orderings, write_runs=write_runs_csv, figures=write_plots,
+    header=_header, block=_block, checks=_orderings, write_runs=write_runs_csv,
+    figures=write_plots,
 )
 # reproduce_dctcp_vs_swift(quick=, seeds=, jobs=, only=, out=, stream=, dask=) -> (exit code, table text)
 reproduce_dctcp_vs_swift = partial(drive, PAPER)

@@ -45,9 +45,11 @@ from dcnsim._repro import (
     Reproduction,
     drive,
     find_experiments,
+    grouped_bars,
     headline_table,
     pad_rows,
     per_experiment,
+    png,
     run_key,
     select_keys,
 )
@@ -1168,111 +1170,86 @@ def write_runs_csv(path: Path, results: list[RunResult]) -> None:
 
 
 def write_plots(out: Path, grids: dict[str, Grid]) -> list[Path]:
-    from matplotlib.figure import Figure
-
-    written = []
+    written: list[Path] = []
     g = grids.get("F11")
     if g:
         st = f11_stats(g)
-        fig = Figure(figsize=(12, 3.4), layout="constrained")
-        axes = fig.subplots(1, 4)
-        for ax, b in zip(axes, ("all", "small", "middle", "large")):
-            for v in g.variants:
-                pts = [(int(p.split("=")[1]), st[(p, v)][b][1]) for p in g.points if (p, v) in st]
-                if len(pts) > 1:
-                    ax.plot(*zip(*pts), marker="o", label=v)
-                elif pts:
-                    ax.plot(*zip(*pts), marker="x", linestyle="", label=v)
-            ax.set_title(f"{b}: avg FCT", fontsize=9)
-            ax.set_xlabel("priorities N")
-            ax.grid(alpha=0.3)
-        axes[0].set_ylabel("FCT [µs]")
-        axes[0].legend(fontsize=7)
-        path = out / "fig11_fct_vs_n.png"
-        fig.savefig(path, dpi=110)
-        written.append(path)
+        with png(out / "fig11_fct_vs_n.png", written, (12, 3.4), ncols=4) as (fig, axes):
+            for ax, b in zip(axes, ("all", "small", "middle", "large")):
+                for v in g.variants:
+                    pts = [(int(p.split("=")[1]), st[(p, v)][b][1]) for p in g.points if (p, v) in st]
+                    if len(pts) > 1:
+                        ax.plot(*zip(*pts), marker="o", label=v)
+                    elif pts:
+                        ax.plot(*zip(*pts), marker="x", linestyle="", label=v)
+                ax.set_title(f"{b}: avg FCT", fontsize=9)
+                ax.set_xlabel("priorities N")
+                ax.grid(alpha=0.3)
+            axes[0].set_ylabel("FCT [µs]")
+            axes[0].legend(fontsize=7)
     g = grids.get("F14")
     if g and PHYS_STAR in g.variants:
         c = f14_cells(g)
         cols = [(b, gname) for gname, _ in GROUPS_F14 for b, _, _ in BUCKETS_F14]
-        fig = Figure(figsize=(10, 3.6), layout="constrained")
-        ax = fig.subplots()
-        others = [v for v in g.variants if v != PHYS_STAR]
-        width = 0.8 / max(1, len(others))
-        for i, v in enumerate(others):
-            vals = [c[v][k][1] / c[PHYS_STAR][k][1] if c[PHYS_STAR][k][1] else math.nan for k in cols]
-            ax.bar([j + (i - (len(others) - 1) / 2) * width for j in range(len(cols))],
-                   [x if math.isfinite(x) else 0 for x in vals], width, label=v)
-        ax.axhline(1.0, color="grey", linestyle=":")
-        ax.set_xticks(range(len(cols)))
-        ax.set_xticklabels([f"{b}\n{gname}" for b, gname in cols], fontsize=7)
-        ax.set_ylabel("avg FCT / Physical*+Swift")
-        ax.set_yscale("log")
-        ax.legend(fontsize=8)
-        path = out / "fig14_normalised_fct.png"
-        fig.savefig(path, dpi=110)
-        written.append(path)
+        with png(out / "fig14_normalised_fct.png", written, (10, 3.6)) as (fig, ax):
+            grouped_bars(ax, [(v, [c[v][k][1] / c[PHYS_STAR][k][1] if c[PHYS_STAR][k][1] else math.nan for k in cols])
+                              for v in g.variants if v != PHYS_STAR])
+            ax.axhline(1.0, color="grey", linestyle=":")
+            ax.set_xticks(range(len(cols)))
+            ax.set_xticklabels([f"{b}\n{gname}" for b, gname in cols], fontsize=7)
+            ax.set_ylabel("avg FCT / Physical*+Swift")
+            ax.set_yscale("log")
+            ax.legend(fontsize=8)
     g = grids.get("F13")
     if g:
         gaps = f13_gaps(g)
-        fig = Figure(figsize=(6.4, 4.0), layout="constrained")
-        ax = fig.subplots()
-        for b, pts in sorted(gaps.items()):
-            ax.plot([x for x, _ in pts], [min(y, 10.0) for _, y in pts], marker="o", label=f"B = {b} µs")
-            if b in F13_PAPER:
-                ax.axvline(F13_PAPER[b], linestyle=":", color="grey")
-        ax.axhline(0.5, color="red", linestyle="--", linewidth=0.8)
-        ax.set_xlabel("non-congestive delay range R [µs]")
-        ax.set_ylabel("normalised FCT gap (capped at 10)")
-        ax.legend(fontsize=8)
-        ax.grid(alpha=0.3)
-        path = out / "fig13_fct_gap.png"
-        fig.savefig(path, dpi=110)
-        written.append(path)
+        with png(out / "fig13_fct_gap.png", written, (6.4, 4.0)) as (fig, ax):
+            for b, pts in sorted(gaps.items()):
+                ax.plot([x for x, _ in pts], [min(y, 10.0) for _, y in pts], marker="o", label=f"B = {b} µs")
+                if b in F13_PAPER:
+                    ax.axvline(F13_PAPER[b], linestyle=":", color="grey")
+            ax.axhline(0.5, color="red", linestyle="--", linewidth=0.8)
+            ax.set_xlabel("non-congestive delay range R [µs]")
+            ax.set_ylabel("normalised FCT gap (capped at 10)")
+            ax.legend(fontsize=8)
+            ax.grid(alpha=0.3)
     g = grids.get("F10D")
     if g:
         tab = f10d_table(g)
-        fig = Figure(figsize=(6.4, 4.0), layout="constrained")
-        ax = fig.subplots()
-        for s, pts in sorted(tab.items()):
-            ax.plot([x for x, _, _ in pts], [u * 100 for _, u, _ in pts], marker="o", label=f"noise x{s}")
-        ax.axhline(98, color="red", linestyle="--", linewidth=0.8)
-        ax.set_xlabel("channel spacing [µs] (limit gap = spacing − 1.6 µs)")
-        ax.set_ylabel("utilisation [%]")
-        ax.set_ylim(50, 101)
-        ax.legend(fontsize=8)
-        ax.grid(alpha=0.3)
-        path = out / "fig10d_utilisation.png"
-        fig.savefig(path, dpi=110)
-        written.append(path)
+        with png(out / "fig10d_utilisation.png", written, (6.4, 4.0)) as (fig, ax):
+            for s, util in sorted(tab.items()):
+                ax.plot([x for x, _, _ in util], [u * 100 for _, u, _ in util], marker="o", label=f"noise x{s}")
+            ax.axhline(98, color="red", linestyle="--", linewidth=0.8)
+            ax.set_xlabel("channel spacing [µs] (limit gap = spacing − 1.6 µs)")
+            ax.set_ylabel("utilisation [%]")
+            ax.set_ylim(50, 101)
+            ax.legend(fontsize=8)
+            ax.grid(alpha=0.3)
     micro = [k for k in ("M1", "M2", "M4") if k in grids]
     if micro:
-        fig = Figure(figsize=(4.2 * len(micro), 3.4), layout="constrained")
-        axes = fig.subplots(1, len(micro), squeeze=False)[0]
-        for ax, k in zip(axes, micro):
-            gk = grids[k]
-            for v in gk.variants:
-                r = gk.one(gk.points[0], v)
-                if r is None:
-                    continue
-                d = r.delivered()
-                for tag, idx in _groups(r).items():
-                    pts = sorted({t for i in idx for t, _ in d.get(i, [])})
-                    if len(pts) < 3:
+        with png(out / "motivation_throughput.png", written, (4.2 * len(micro), 3.4), ncols=len(micro),
+                 squeeze=False) as (fig, axes):
+            for ax, k in zip(axes[0], micro):
+                gk = grids[k]
+                for v in gk.variants:
+                    r = gk.one(gk.points[0], v)
+                    if r is None:
                         continue
-                    tot = [sum(value_at(d.get(i, []), t) for i in idx) for t in pts]
-                    rate = [(tot[j] - tot[j - 1]) * 8 / ((pts[j] - pts[j - 1]) * 1e3) for j in range(1, len(pts))]
-                    ax.plot([t / 1000 for t in pts[1:]], rate, label=f"{v}: {tag}", linewidth=0.9)
-            ax.set_title(gk.exp.title, fontsize=8)
-            ax.set_xlabel("time [ms]")
-            ax.set_ylabel("goodput [Gbps]")
-            ax.legend(fontsize=6)
-            ax.grid(alpha=0.3)
-        path = out / "motivation_throughput.png"
-        fig.savefig(path, dpi=110)
-        written.append(path)
+                    d = r.delivered()
+                    for tag, idx in _groups(r).items():
+                        times = sorted({t for i in idx for t, _ in d.get(i, [])})
+                        if len(times) < 3:
+                            continue
+                        tot = [sum(value_at(d.get(i, []), t) for i in idx) for t in times]
+                        rate = [(tot[j] - tot[j - 1]) * 8 / ((times[j] - times[j - 1]) * 1e3)
+                                for j in range(1, len(times))]
+                        ax.plot([t / 1000 for t in times[1:]], rate, label=f"{v}: {tag}", linewidth=0.9)
+                ax.set_title(gk.exp.title, fontsize=8)
+                ax.set_xlabel("time [ms]")
+                ax.set_ylabel("goodput [Gbps]")
+                ax.legend(fontsize=6)
+                ax.grid(alpha=0.3)
     return written
-
 
 # ---------------------------------------------------------------------------------------
 # Entry point
@@ -1311,7 +1288,8 @@ PAPER = Reproduction(
     "prioplus", seeds=9, quick_seeds=1, select=parse_only, experiments_dir=experiments_dir,
     cells=build_cells, flow_columns=_FLOW_COLUMNS, evaluate=RunResult, cap_us=CAP_US, summarize=summarize,
     grids=per_experiment(lambda key, runs: Grid(EXPERIMENTS[key], runs)),
-    header=_header, block=_block, checks=_checks, checks_first=True, write_runs=write_runs_csv, figures=write_plots,
+    header=_header, block=_block, checks=_checks, checks_first=True, write_runs=write_runs_csv,
+    figures=write_plots,
 )
 # reproduce_prioplus(quick=, seeds=, jobs=, only=, out=, stream=, dask=) -> (exit code, table text)
 reproduce_prioplus = partial(drive, PAPER)

@@ -34,12 +34,15 @@ from dcnsim._repro import (
     Headline,
     Outcome,
     Reproduction,
+    cdf,
     drive,
     find_experiments,
+    grouped_bars,
     headline_table,
     mean_sem,
     pad_rows,
     per_experiment,
+    png,
     rate_bps,
     run_key,
     select_keys,
@@ -886,96 +889,72 @@ def pooled_fcts(g: Grid, variant: str) -> list[float]:
         if r.cell.variant != variant or not f:
             continue
         vals += [float(x) for x, done in zip(f["fct_us"], f["finished"]) if done and x is not None]
-    return sorted(vals)
+    return vals
 
 
 def write_plots(out: Path, grids: dict[str, Grid]) -> list[Path]:
-    from matplotlib.figure import Figure
-
-    written = []
+    written: list[Path] = []
     for key in ("E1", "E14"):
         g = grids.get(key)
         if not g:
             continue
-        fig = Figure(figsize=(6.4, 4.2), layout="constrained")
-        ax = fig.subplots()
-        for v in g.variants:
-            xs = pooled_fcts(g, v)
-            if xs:
-                ax.step(xs, [(i + 1) / len(xs) for i in range(len(xs))], where="post", label=v)
-        ideal = mean_sem([r.cell.ideal_us for r in g.results])[0]
-        ax.axvline(ideal, color="grey", linestyle=":", label="ideal" if key == "E1" else "ideal (64 MiB)")
-        ax.set_xlabel("FCT [µs]")
-        ax.set_ylabel("CDF of flows")
-        ax.set_title(f"{key}: {g.exp.title}", fontsize=9)
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
-        path = out / f"{key.lower()}_fct_cdf.png"
-        fig.savefig(path, dpi=110)
-        written.append(path)
+        with png(out / f"{key.lower()}_fct_cdf.png", written, (6.4, 4.2)) as (fig, ax):
+            for v in g.variants:
+                cdf(ax, pooled_fcts(g, v), v)
+            ideal = mean_sem([r.cell.ideal_us for r in g.results])[0]
+            ax.axvline(ideal, color="grey", linestyle=":", label="ideal" if key == "E1" else "ideal (64 MiB)")
+            ax.set_xlabel("FCT [µs]")
+            ax.set_ylabel("CDF of flows")
+            ax.set_title(f"{key}: {g.exp.title}", fontsize=9)
+            ax.grid(alpha=0.3)
+            ax.legend(fontsize=8)
     g = grids.get("E11")
     if g:
-        fig = Figure(figsize=(6.4, 4.0), layout="constrained")
-        ax = fig.subplots()
-        p = g.points[0]
-        xs = range(len(g.variants))
-        for i, (m, label) in enumerate((("max_fct_us", "max FCT"), ("mean_fct_us", "mean FCT"))):
-            vals = [g.mean(p, v, m) for v in g.variants]
-            ax.bar([x + (i - 0.5) * 0.4 for x in xs], [v if math.isfinite(v) else 0 for v in vals], 0.4, label=label)
-        ax.set_xticks(list(xs))
-        ax.set_xticklabels(g.variants)
-        ax.set_ylabel("FCT [µs]")
-        ax.set_title(f"E11: {g.exp.title}", fontsize=9)
-        ax.legend(fontsize=8)
-        path = out / "e11_case2.png"
-        fig.savefig(path, dpi=110)
-        written.append(path)
+        with png(out / "e11_case2.png", written, (6.4, 4.0)) as (fig, ax):
+            p = g.points[0]
+            grouped_bars(ax, [(label, [g.mean(p, v, m) for v in g.variants])
+                              for m, label in (("max_fct_us", "max FCT"), ("mean_fct_us", "mean FCT"))])
+            ax.set_xticks(list(range(len(g.variants))))
+            ax.set_xticklabels(g.variants)
+            ax.set_ylabel("FCT [µs]")
+            ax.set_title(f"E11: {g.exp.title}", fontsize=9)
+            ax.legend(fontsize=8)
     g = grids.get("E12")
     if g:
         senders = sorted({int(p.split("x")[0]) for p in g.points})
         sizes = sorted({_incast_size(p) for p in g.points})
-        fig = Figure(figsize=(3.2 * len(g.variants) + 1, 3.4), layout="constrained")
-        axes = fig.subplots(1, len(g.variants), squeeze=False)[0]
-        image = None
-        for ax, v in zip(axes, g.variants):
-            grid = [[g.mean(f"{n}x{_size_label(s)}", v, "rel_perf") for s in sizes] for n in senders]
-            grid = [[x if math.isfinite(x) else float("nan") for x in row] for row in grid]
-            image = ax.imshow(grid, vmin=0, vmax=1, cmap="viridis", aspect="auto", origin="lower")
-            for i, row in enumerate(grid):
-                for j, x in enumerate(row):
-                    ax.text(j, i, "-" if math.isnan(x) else f"{x:.2f}", ha="center", va="center", fontsize=7,
-                            color="white" if not math.isnan(x) and x < 0.6 else "black")
-            ax.set_xticks(range(len(sizes)))
-            ax.set_xticklabels([_size_label(s) for s in sizes], rotation=45, fontsize=7)
-            ax.set_yticks(range(len(senders)))
-            ax.set_yticklabels([str(n) for n in senders])
-            ax.set_title(v, fontsize=9)
-        axes[0].set_ylabel("senders N")
-        if image is not None:
-            fig.colorbar(image, ax=list(axes), label="ideal / actual")
-        path = out / "e12_relperf.png"
-        fig.savefig(path, dpi=110)
-        written.append(path)
+        with png(out / "e12_relperf.png", written, (3.2 * len(g.variants) + 1, 3.4), ncols=len(g.variants),
+                 squeeze=False) as (fig, axes):
+            axes = axes[0]
+            image = None
+            for ax, v in zip(axes, g.variants):
+                grid = [[g.mean(f"{n}x{_size_label(s)}", v, "rel_perf") for s in sizes] for n in senders]
+                grid = [[x if math.isfinite(x) else float("nan") for x in row] for row in grid]
+                image = ax.imshow(grid, vmin=0, vmax=1, cmap="viridis", aspect="auto", origin="lower")
+                for i, row in enumerate(grid):
+                    for j, x in enumerate(row):
+                        ax.text(j, i, "-" if math.isnan(x) else f"{x:.2f}", ha="center", va="center", fontsize=7,
+                                color="white" if not math.isnan(x) and x < 0.6 else "black")
+                ax.set_xticks(range(len(sizes)))
+                ax.set_xticklabels([_size_label(s) for s in sizes], rotation=45, fontsize=7)
+                ax.set_yticks(range(len(senders)))
+                ax.set_yticklabels([str(n) for n in senders])
+                ax.set_title(v, fontsize=9)
+            axes[0].set_ylabel("senders N")
+            if image is not None:
+                fig.colorbar(image, ax=list(axes), label="ideal / actual")
     g = grids.get("E15")
     if g:
-        fig = Figure(figsize=(max(6.4, 1.0 * len(g.points) + 2), 4.0), layout="constrained")
-        ax = fig.subplots()
-        width = 0.8 / max(1, len(g.variants))
-        for i, v in enumerate(g.variants):
-            vals = [g.mean(p, v, "completion_us") / g.mean(p, v, "ideal_us") for p in g.points]
-            ax.bar([j + (i - (len(g.variants) - 1) / 2) * width for j in range(len(g.points))],
-                   [x if math.isfinite(x) else 0 for x in vals], width, label=v)
-        ax.axhline(1.0, color="grey", linestyle=":")
-        ax.set_xticks(range(len(g.points)))
-        ax.set_xticklabels(g.points, rotation=30, fontsize=8)
-        ax.set_ylabel("completion / ideal")
-        ax.set_title(f"E15: {g.exp.title}", fontsize=9)
-        ax.legend(fontsize=8)
-        path = out / "e15_alltoall.png"
-        fig.savefig(path, dpi=110)
-        written.append(path)
+        with png(out / "e15_alltoall.png", written, (max(6.4, 1.0 * len(g.points) + 2), 4.0)) as (fig, ax):
+            grouped_bars(ax, [(v, [g.mean(p, v, "completion_us") / g.mean(p, v, "ideal_us") for p in g.points])
+                              for v in g.variants])
+            ax.axhline(1.0, color="grey", linestyle=":")
+            ax.set_xticks(range(len(g.points)))
+            ax.set_xticklabels(g.points, rotation=30, fontsize=8)
+            ax.set_ylabel("completion / ideal")
+            ax.set_title(f"E15: {g.exp.title}", fontsize=9)
+            ax.legend(fontsize=8)
     return written
-
 
 # ---------------------------------------------------------------------------------------
 # Entry point
@@ -1014,7 +993,8 @@ PAPER = Reproduction(
     "smartt", seeds=3, quick_seeds=1, select=parse_only, experiments_dir=experiments_dir,
     cells=build_cells, flow_columns=_FLOW_COLUMNS, evaluate=evaluate, summarize=cwnd_summary,
     grids=per_experiment(lambda key, runs: Grid(EXPERIMENTS[key], runs)),
-    header=_header, block=_block, checks=_headlines, write_runs=write_runs_csv, figures=write_plots,
+    header=_header, block=_block, checks=_headlines, write_runs=write_runs_csv,
+    figures=write_plots,
 )
 # reproduce_smartt(quick=, seeds=, jobs=, only=, out=, stream=, dask=) -> (exit code, table text)
 reproduce_smartt = partial(drive, PAPER)
