@@ -20,6 +20,7 @@ and :func:`find_experiments`.
 
 from __future__ import annotations
 
+import csv
 import hashlib
 import json
 import math
@@ -452,7 +453,8 @@ class Reproduction(Generic[C, R, G]):
     grids: Callable[[Settings, list[R]], dict[str, G]]  # the results, grouped per key
     header: Callable[[Outcome[C, R, G]], list[str]]  # the lines above the first block
     block: Callable[[str, Outcome[C, R, G]], Optional[str]]  # a key's block; None: it has no finished runs
-    write_runs: Callable[[Path, list[R]], None]  # runs.csv
+    runs_columns: Sequence[str]  # runs.csv: its header
+    run_row: Callable[[R], list[Any]]  # and a result's line
     figures: Callable[[Path, dict[str, G]], Any]  # the PNGs
     # Paper-wide blocks, (heading, text): checks, orderings, ours beside the paper's numbers.
     checks: Callable[[Outcome[C, R, G]], list[tuple[str, str]]] = lambda outcome: []
@@ -507,7 +509,10 @@ def _write_files(repro: Reproduction[C, R, G], outcome: Outcome[C, R, G], out_di
     the table) and returns (exit code, table): 130 when Ctrl-C cut the runs short."""
     table = _table(repro, outcome)
     (out_dir / "table.md").write_text(table)
-    repro.write_runs(out_dir / "runs.csv", outcome.results)
+    with (out_dir / "runs.csv").open("w", newline="") as f:
+        runs = csv.writer(f)
+        runs.writerow(repro.runs_columns)
+        runs.writerows(repro.run_row(r) for r in outcome.results)
     try:
         repro.figures(out_dir, outcome.grids)
     except Exception as exc:

@@ -19,7 +19,6 @@ The metric functions (:func:`cct_and_lb`, :func:`cct_increase`, :func:`mean_sem`
 
 from __future__ import annotations
 
-import csv
 import math
 import os
 import sys
@@ -880,30 +879,28 @@ def _run_notes(fig: Figure, grid: Grid) -> list[str]:
     return notes
 
 
-def write_runs_csv(path: Path, results: list[RunResult]) -> None:
-    cols = ["figure", "experiment", "cca", "cc", "lb", "seed", "key", "cct_us", "lb_us", "cct_increase_pct",
-            "sprayed_flows", "sprayed_finished", "complete", "sim_time_us", "wall_seconds", "drops", "timeouts",
-            "retransmits", "data_packets", "ecn_marks", "failed_links", "error"]
-    with path.open("w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(cols)
-        for r in results:
-            c = r.cell
-            failed: Any = ""
-            if FIGURES[c.fig].exp == "E7":
-                failed = failed_link_count(c.seed, float(c.spec["topology"].get("failed_links", 0)),
-                                           _fabric_cables(c.spec))
+RUNS_COLUMNS = ("figure", "experiment", "cca", "cc", "lb", "seed", "key", "cct_us", "lb_us", "cct_increase_pct",
+                "sprayed_flows", "sprayed_finished", "complete", "sim_time_us", "wall_seconds", "drops", "timeouts",
+                "retransmits", "data_packets", "ecn_marks", "failed_links", "error")
 
-            def num(x: float) -> str:
-                return "" if not math.isfinite(x) else f"{x:.4f}"
 
-            w.writerow([
-                c.fig, FIGURES[c.fig].exp, c.row.label, c.row.cc, c.lb, c.seed, c.key, num(r.cct_us), num(r.lb_us),
-                num(r.increase), r.total, r.finished, r.record.get("complete", False),
-                r.record.get("sim_time_us", ""), f"{r.record.get('wall_seconds', 0):.2f}", r.stat("drops"),
-                r.stat("timeouts"), r.stat("retransmits"), r.stat("data_packets"), r.stat("ecn_marks"), failed,
-                r.record.get("error", ""),
-            ])
+def run_row(r: RunResult) -> list[Any]:
+    """The run's line of runs.csv (RUNS_COLUMNS)."""
+    c = r.cell
+    failed: Any = ""
+    if FIGURES[c.fig].exp == "E7":
+        failed = failed_link_count(c.seed, float(c.spec["topology"].get("failed_links", 0)), _fabric_cables(c.spec))
+    return [
+        c.fig, FIGURES[c.fig].exp, c.row.label, c.row.cc, c.lb, c.seed, c.key, _csv_num(r.cct_us), _csv_num(r.lb_us),
+        _csv_num(r.increase), r.total, r.finished, r.record.get("complete", False),
+        r.record.get("sim_time_us", ""), f"{r.record.get('wall_seconds', 0):.2f}", r.stat("drops"),
+        r.stat("timeouts"), r.stat("retransmits"), r.stat("data_packets"), r.stat("ecn_marks"), failed,
+        r.record.get("error", ""),
+    ]
+
+
+def _csv_num(x: float) -> str:
+    return "" if not math.isfinite(x) else f"{x:.4f}"
 
 
 def write_plots(out: Path, grids: dict[str, Grid]) -> list[Path]:
@@ -1017,7 +1014,7 @@ def reproduce_mswift(
     paper = Reproduction(
         "mswift", seeds=5, quick_seeds=2, select=parse_only, experiments_dir=experiments_dir,
         cells=partial(build_cells, scale=scale), flow_columns=_FLOW_COLUMNS, evaluate=evaluate, grids=figure_grids,
-        header=partial(_header, scale=scale), block=partial(_block, scale=scale), write_runs=write_runs_csv,
-        figures=write_plots, heading="Fig. {key}", cap_us=SIM_CAP_US, runs_noun="cell runs",
+        header=partial(_header, scale=scale), block=partial(_block, scale=scale), runs_columns=RUNS_COLUMNS,
+        run_row=run_row, figures=write_plots, heading="Fig. {key}", cap_us=SIM_CAP_US, runs_noun="cell runs",
     )
     return drive(paper, quick=quick, seeds=seeds, jobs=jobs, only=only, out=out, stream=stream, dask=dask)

@@ -20,7 +20,6 @@ are plain Python, unit-tested on hand-computed inputs.
 
 from __future__ import annotations
 
-import csv
 import math
 from dataclasses import dataclass, field
 from functools import partial
@@ -510,17 +509,17 @@ def run_notes(results: list[RunResult]) -> list[str]:
     return notes
 
 
-def write_runs_csv(path: Path, results: list[RunResult]) -> None:
-    with path.open("w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(["experiment", "point", "variant", "seed", "flows", *METRICS, "drops", "timeouts", "retransmits",
-                    "ecn_marks", "sim_time_us", "wall_seconds", "error"])
-        for r in results:
-            st = r.record.get("stats", {})
-            w.writerow([r.cell.exp, r.cell.point, r.cell.variant, r.cell.seed, int(r.metrics.get("flows", 0) or 0),
-                        *(r.metrics[m] for m in METRICS), st.get("drops"), st.get("timeouts"), st.get("retransmits"),
-                        st.get("ecn_marks"), r.record.get("sim_time_us"), round(r.record.get("wall_seconds", 0), 3),
-                        r.record.get("error", "")])
+RUNS_COLUMNS = ("experiment", "point", "variant", "seed", "flows", *METRICS, "drops", "timeouts", "retransmits",
+                "ecn_marks", "sim_time_us", "wall_seconds", "error")
+
+
+def run_row(r: RunResult) -> list[Any]:
+    """The run's line of runs.csv (RUNS_COLUMNS)."""
+    st = r.record.get("stats", {})
+    return [r.cell.exp, r.cell.point, r.cell.variant, r.cell.seed, int(r.metrics.get("flows", 0) or 0),
+            *(r.metrics[m] for m in METRICS), st.get("drops"), st.get("timeouts"), st.get("retransmits"),
+            st.get("ecn_marks"), r.record.get("sim_time_us"), round(r.record.get("wall_seconds", 0), 3),
+            r.record.get("error", "")]
 
 
 def write_plots(out: Path, grids: dict[str, Grid]) -> list[Path]:
@@ -583,7 +582,7 @@ PAPER = Reproduction(
     "dctcp-vs-swift", seeds=3, quick_seeds=1, select=parse_only, experiments_dir=experiments_dir,
     cells=build_cells, flow_columns=_FLOW_COLUMNS, evaluate=evaluate,
     grids=per_experiment(lambda key, runs: Grid(EXPERIMENTS[key], runs)),
-    header=_header, block=_block, checks=_orderings, write_runs=write_runs_csv,
+    header=_header, block=_block, checks=_orderings, runs_columns=RUNS_COLUMNS, run_row=run_row,
     figures=write_plots,
 )
 # reproduce_dctcp_vs_swift(quick=, seeds=, jobs=, only=, out=, stream=, dask=) -> (exit code, table text)

@@ -32,7 +32,6 @@ inputs.
 
 from __future__ import annotations
 
-import csv
 import math
 from dataclasses import dataclass, field
 from functools import partial
@@ -1151,22 +1150,21 @@ def checks_block(checks: Sequence[Check]) -> str:
     return "\n".join(pad_rows(rows))
 
 
-def write_runs_csv(path: Path, results: list[RunResult]) -> None:
-    with path.open("w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(["experiment", "point", "variant", "seed", "key", "flows", "finished", "mean_fct_us", "p99_fct_us",
-                    "drops", "timeouts", "pfc_pause_frames", "probe_packets", "stops", "complete", "sim_time_us",
-                    "wall_seconds", "error"])
-        for r in results:
-            fcts = [x for x in r.fcts() if math.isfinite(x)]
-            done, n = r.finished()
-            mean = sum(fcts) / len(fcts) if fcts else math.nan
-            w.writerow([r.cell.exp, r.cell.point, r.cell.variant, r.cell.seed, r.cell.key, n, done,
-                        _f(mean, ".3f"), _f(quantile(fcts, 0.99), ".3f"),
-                        *(_f(r.stat(k), ".0f") for k in ("drops", "timeouts", "pfc_pause_frames", "probe_packets")),
-                        _f(float(r.extra.get("stops", math.nan)), ".0f"), r.record.get("complete", False),
-                        r.record.get("sim_time_us", ""), f"{r.record.get('wall_seconds', 0):.2f}",
-                        r.record.get("error", "")])
+RUNS_COLUMNS = ("experiment", "point", "variant", "seed", "key", "flows", "finished", "mean_fct_us", "p99_fct_us",
+                "drops", "timeouts", "pfc_pause_frames", "probe_packets", "stops", "complete", "sim_time_us",
+                "wall_seconds", "error")
+
+
+def run_row(r: RunResult) -> list[Any]:
+    """The run's line of runs.csv (RUNS_COLUMNS)."""
+    fcts = [x for x in r.fcts() if math.isfinite(x)]
+    done, n = r.finished()
+    mean = sum(fcts) / len(fcts) if fcts else math.nan
+    return [r.cell.exp, r.cell.point, r.cell.variant, r.cell.seed, r.cell.key, n, done,
+            _f(mean, ".3f"), _f(quantile(fcts, 0.99), ".3f"),
+            *(_f(r.stat(k), ".0f") for k in ("drops", "timeouts", "pfc_pause_frames", "probe_packets")),
+            _f(float(r.extra.get("stops", math.nan)), ".0f"), r.record.get("complete", False),
+            r.record.get("sim_time_us", ""), f"{r.record.get('wall_seconds', 0):.2f}", r.record.get("error", "")]
 
 
 def write_plots(out: Path, grids: dict[str, Grid]) -> list[Path]:
@@ -1288,7 +1286,7 @@ PAPER = Reproduction(
     "prioplus", seeds=9, quick_seeds=1, select=parse_only, experiments_dir=experiments_dir,
     cells=build_cells, flow_columns=_FLOW_COLUMNS, evaluate=RunResult, cap_us=CAP_US, summarize=summarize,
     grids=per_experiment(lambda key, runs: Grid(EXPERIMENTS[key], runs)),
-    header=_header, block=_block, checks=_checks, checks_first=True, write_runs=write_runs_csv,
+    header=_header, block=_block, checks=_checks, checks_first=True, runs_columns=RUNS_COLUMNS, run_row=run_row,
     figures=write_plots,
 )
 # reproduce_prioplus(quick=, seeds=, jobs=, only=, out=, stream=, dask=) -> (exit code, table text)

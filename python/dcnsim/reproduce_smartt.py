@@ -23,7 +23,6 @@ on hand-computed inputs.
 
 from __future__ import annotations
 
-import csv
 import math
 from dataclasses import dataclass, field
 from functools import partial
@@ -870,16 +869,16 @@ def run_notes(g: Grid) -> list[str]:
     return notes
 
 
-def write_runs_csv(path: Path, results: list[RunResult]) -> None:
-    with path.open("w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(["experiment", "point", "variant", "seed", "key", *METRICS, "complete", "sim_time_us",
-                    "wall_seconds", "error"])
-        for r in results:
-            w.writerow([r.cell.exp, r.cell.point, r.cell.variant, r.cell.seed, r.cell.key,
-                        *("" if math.isnan(r.metrics[m]) else f"{r.metrics[m]:.6g}" for m in METRICS),
-                        r.record.get("complete", False), r.record.get("sim_time_us", ""),
-                        f"{r.record.get('wall_seconds', 0):.2f}", r.record.get("error", "")])
+RUNS_COLUMNS = ("experiment", "point", "variant", "seed", "key", *METRICS, "complete", "sim_time_us", "wall_seconds",
+                "error")
+
+
+def run_row(r: RunResult) -> list[Any]:
+    """The run's line of runs.csv (RUNS_COLUMNS)."""
+    return [r.cell.exp, r.cell.point, r.cell.variant, r.cell.seed, r.cell.key,
+            *("" if math.isnan(r.metrics[m]) else f"{r.metrics[m]:.6g}" for m in METRICS),
+            r.record.get("complete", False), r.record.get("sim_time_us", ""),
+            f"{r.record.get('wall_seconds', 0):.2f}", r.record.get("error", "")]
 
 
 def pooled_fcts(g: Grid, variant: str) -> list[float]:
@@ -993,7 +992,7 @@ PAPER = Reproduction(
     "smartt", seeds=3, quick_seeds=1, select=parse_only, experiments_dir=experiments_dir,
     cells=build_cells, flow_columns=_FLOW_COLUMNS, evaluate=evaluate, summarize=cwnd_summary,
     grids=per_experiment(lambda key, runs: Grid(EXPERIMENTS[key], runs)),
-    header=_header, block=_block, checks=_headlines, write_runs=write_runs_csv,
+    header=_header, block=_block, checks=_headlines, runs_columns=RUNS_COLUMNS, run_row=run_row,
     figures=write_plots,
 )
 # reproduce_smartt(quick=, seeds=, jobs=, only=, out=, stream=, dask=) -> (exit code, table text)
