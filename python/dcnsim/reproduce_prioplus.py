@@ -1132,12 +1132,7 @@ def run_notes(g: Grid) -> list[str]:
            for k in ("drops", "timeouts", "pfc_pause_frames", "pfc_headroom_overflow_bytes", "probe_packets")}
     notes.append(f"runs: {len(res)}; " + ", ".join(f"{k} {v:.0f}" for k, v in tot.items())
                  + f"; errors {len(errors)}")
-    seen: set[str] = set()
-    for r in errors:
-        msg = f"error ({r.cell.variant}): {r.error}"
-        if msg not in seen:
-            seen.add(msg)
-            notes.append(msg)
+    notes += dict.fromkeys(f"error ({r.cell.variant}): {r.error}" for r in errors)  # each message once
     capped = [r for r in res if not r.error and r.record.get("capped") and r.finished()[0] < r.finished()[1]]
     for r in capped[:5]:
         notes.append(f"unfinished at the {CAP_US / 1000:.0f} ms cap: {r.cell.progress_label().strip()}")

@@ -856,12 +856,7 @@ def run_notes(g: Grid) -> list[str]:
                for k in ("trims", "drops", "nacks", "timeouts", "pfc_pause_frames")}
         notes.append(f"runs: {len(res)}; " + ", ".join(f"{k} {v:.0f}" for k, v in tot.items())
                      + f"; unfinished {len(unfinished)}; errors {len(errors)}")
-    seen: set[str] = set()
-    for r in errors:
-        msg = f"error ({r.cell.variant}): {r.error}"
-        if msg not in seen:
-            seen.add(msg)
-            notes.append(msg)
+    notes += dict.fromkeys(f"error ({r.cell.variant}): {r.error}" for r in errors)  # each message once
     for r in unfinished[:5]:
         notes.append(f"unfinished: {r.cell.progress_label().strip()}: {r.metrics['finished']:.0f}/"
                      f"{r.metrics['flows']:.0f} flows done at {r.record.get('sim_time_us', 0):.0f} µs "
