@@ -14,8 +14,10 @@ figure or experiment, the paper-wide checks), ``runs.csv`` and the figures. A ha
 describes its paper as a :class:`Reproduction`, whose hooks hold only what is specific to
 that paper.
 
-Also here: unit parsing for the few scenario values the harnesses read, ``mean_sem``,
-and :func:`find_experiments`.
+Also here: the pieces of tables and figures more than one harness draws (``--only``
+parsing, padded rows, the headline table, PNG figures, CDF lines, grouped bars), unit
+parsing for the few scenario values the harnesses read, ``mean_sem``, and
+:func:`find_experiments`.
 """
 
 from __future__ import annotations
