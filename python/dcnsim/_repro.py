@@ -8,12 +8,21 @@ ETA, and on Ctrl-C stops the pool and returns what finished. A cell is any objec
 ``key``, ``spec``, ``progress_label()`` (one line of progress) and ``cache_meta()`` (what
 the cache file records beside the run).
 
-Also here: unit parsing for the few scenario values the harnesses read, ``mean_sem``,
-and :func:`find_experiments`.
+:func:`drive` is the skeleton every harness shares: resolve the options, build the cells,
+run them, evaluate and group the results, write ``table.md`` (header, one block per
+figure or experiment, the paper-wide checks), ``runs.csv`` and the figures. A harness
+describes its paper as a :class:`Reproduction`, whose hooks hold only what is specific to
+that paper.
+
+Also here: the pieces of tables and figures more than one harness draws (``--only``
+parsing, padded rows, the headline table, PNG figures, CDF lines, grouped bars), unit
+parsing for the few scenario values the harnesses read, ``mean_sem``, and
+:func:`find_experiments`.
 """
 
 from __future__ import annotations
 
+import csv
 import hashlib
 import json
 import math
@@ -22,8 +31,10 @@ import re
 import statistics
 import sys
 import time
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Optional, Protocol, Sequence
+from typing import Any, Callable, Generic, Iterator, Optional, Protocol, Sequence, TypeVar
 
 # ---------------------------------------------------------------------------------------
 # Units (only what the harnesses read; the core validates the scenarios themselves)
@@ -180,24 +191,6 @@ def simulate(spec: dict[str, Any], base_dir: str, columns: Sequence[str],
 
 
 
-def write_outputs(
-    out_dir: Path, table: str, results: Sequence[Any], grids: Any, started: float, interrupted: bool,
-    write_runs_csv: Callable[[Path, Sequence[Any]], None], write_plots: Callable[[Path, Any], Any],
-    stream: Any = sys.stderr, what: str = "runs",
-) -> tuple[int, str]:
-    """Writes a reproduction's ``table.md``, ``runs.csv`` and figures (a plotting problem
-    never loses the table) and returns (exit code, table): 130 when Ctrl-C cut it short."""
-    (out_dir / "table.md").write_text(table)
-    write_runs_csv(out_dir / "runs.csv", results)
-    try:
-        write_plots(out_dir, grids)
-    except Exception as exc:
-        print(f"note: plots not written: {exc}", file=stream)
-    print(f"reproduce: {len(results)} {what} in {fmt_secs(time.perf_counter() - started)}; wrote "
-          f"{out_dir / 'table.md'}, {out_dir / 'runs.csv'} and the figures", file=stream, flush=True)
-    return (130 if interrupted else 0), table
-
-
 def fmt_secs(s: float) -> str:
     s = max(0.0, s)
     if s < 60:
@@ -301,3 +294,231 @@ def run_cells(
         print(f"interrupted: {done_here} of {len(todo)} runs finished; writing the table from what finished",
               file=stream, flush=True)
     return records, interrupted
+
+
+# ---------------------------------------------------------------------------------------
+# Pieces of the harnesses' tables
+
+
+def select_keys(text: Optional[str], known: Sequence[str], noun: str,
+                normalise: Callable[[str], str] = str.upper) -> list[str]:
+    """The keys ``--only`` names (comma-separated, each stripped and ``normalise``-d), in
+    the paper's order (that of ``known``); every key when it names none. ValueError names
+    the unknown ones, e.g. "--only: unknown experiment E9 (known: E1, E2)"."""
+    if not text:
+        return list(known)
+    keys = [normalise(k.strip()) for k in text.split(",") if k.strip()]
+    unknown = [k for k in keys if k not in known]
+    if unknown:
+        raise ValueError(f"--only: unknown {noun} {', '.join(unknown)} (known: {', '.join(known)})")
+    return [k for k in known if k in keys]
+
+
+def pad_rows(rows: Sequence[Sequence[str]], right: bool = False) -> list[str]:
+    """Table rows as text lines, the cells joined by " | ", each column as wide as its
+    widest cell, left-aligned (``right``: right-aligned, for columns of numbers); a short
+    row simply ends early."""
+    widths = [max(len(r[i]) for r in rows if i < len(r)) for i in range(max(len(r) for r in rows))]
+    align = str.rjust if right else str.ljust
+    return [" | ".join(align(c, w) for c, w in zip(r, widths)).rstrip() for r in rows]
+
+
+@dataclass
+class Headline:
+    """One of the paper's headline results beside ours."""
+
+    id: str
+    what: str
+    paper: str
+    ours: str
+
+
+def headline_table(headlines: Sequence[Headline]) -> str:
+    rows = [["#", "result", "paper", "ours"]] + [[h.id, h.what, h.paper, h.ours] for h in headlines]
+    return "\n".join(pad_rows(rows))
+
+
+# ---------------------------------------------------------------------------------------
+# Figures
+
+
+@contextmanager
+def png(path: Path, written: list[Path], size: tuple[float, float], tight: bool = False,
+        **subplots: Any) -> Iterator[tuple[Any, Any]]:
+    """A figure and its axes (``Figure.subplots(**subplots)``), written to ``path`` and
+    listed in ``written`` when the block ends (not when it raises).
+
+    ``matplotlib.figure.Figure`` directly rather than pyplot, as in ``dcnsim._plots``:
+    writing figures neither switches the user's backend nor leaves figures open. The
+    layout is matplotlib's constrained one, or with ``tight`` a ``tight_layout`` just
+    before saving (the MSwift and DCTCP-vs-Swift figures were drawn so: this keeps them
+    the same to the pixel)."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=size, layout=None if tight else "constrained")
+    yield fig, fig.subplots(**subplots)
+    if tight:
+        fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    written.append(path)
+
+
+def cdf(ax: Any, values: Sequence[float], label: str) -> None:
+    """The empirical CDF of ``values`` as a step line (none for no values)."""
+    xs = sorted(values)
+    if xs:
+        ax.step(xs, [(i + 1) / len(xs) for i in range(len(xs))], where="post", label=label)
+
+
+def grouped_bars(ax: Any, series: Sequence[tuple[str, Sequence[float]]],
+                 errors: Optional[Sequence[Sequence[float]]] = None) -> None:
+    """Side-by-side bars: at x = 0, 1, ... one bar per series, together 0.8 wide; a value
+    (or error) that is not finite is drawn as 0."""
+    width = 0.8 / max(1, len(series))
+    for i, (label, values) in enumerate(series):
+        xs = [j + (i - (len(series) - 1) / 2) * width for j in range(len(values))]
+        heights = [v if math.isfinite(v) else 0 for v in values]
+        if errors is None:
+            ax.bar(xs, heights, width, label=label)
+        else:
+            ax.bar(xs, heights, width, yerr=[e if math.isfinite(e) else 0 for e in errors[i]], capsize=3,
+                   label=label)
+
+
+# ---------------------------------------------------------------------------------------
+# The driver
+
+C = TypeVar("C", bound=CellLike)
+R = TypeVar("R")  # a run's result, as a harness evaluates it
+G = TypeVar("G")  # what a harness groups its results into, per figure or experiment
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What one invocation asked for, resolved: the hooks that group and report read it."""
+
+    quick: bool
+    keys: list[str]  # the selected figures or experiments (``--only``), in the paper's order
+    seeds: int  # ``--seeds``, or the paper's default for the mode
+
+
+class _ExperimentCell(Protocol):
+    exp: str
+
+
+class _ExperimentResult(Protocol):
+    @property
+    def cell(self) -> _ExperimentCell: ...
+
+
+E = TypeVar("E", bound=_ExperimentResult)
+
+
+def per_experiment(grid: Callable[[str, list[E]], G]) -> Callable[[Settings, list[E]], dict[str, G]]:
+    """The ``grids`` hook of a paper whose every cell belongs to one experiment
+    (``cell.exp``): ``grid(key, its results)`` for each selected experiment with results."""
+
+    def grids(settings: Settings, results: list[E]) -> dict[str, G]:
+        runs = {key: [r for r in results if r.cell.exp == key] for key in settings.keys}
+        return {key: grid(key, rs) for key, rs in runs.items() if rs}
+
+    return grids
+
+
+@dataclass(frozen=True)
+class Outcome(Generic[C, R, G]):
+    """What the runs gave: everything the table hooks may read."""
+
+    settings: Settings
+    cells: list[C]
+    results: list[R]  # one per cell with a record (cached or run now), in cell order
+    grids: dict[str, G]  # per selected key, what its block and the checks read
+    interrupted: bool  # Ctrl-C stopped the runs: the results are a part
+
+
+@dataclass(frozen=True)
+class Reproduction(Generic[C, R, G]):
+    """One paper's evaluation, as the hooks :func:`drive` calls.
+
+    The hooks are plain functions, so a harness keeps them at module level where its
+    tests reach them; ``summarize`` must be module level anyway, to reach pool workers.
+    """
+
+    paper: str  # the name on the command line; results go to results/reproduce-<paper> by default
+    seeds: int  # seeds per cell when --seeds is not given
+    quick_seeds: int  # the same in --quick
+    select: Callable[[Optional[str]], list[str]]  # --only (None: everything) -> keys; ValueError if unknown
+    experiments_dir: Callable[[], Path]  # the scenario files, and the base of their relative paths
+    cells: Callable[[list[str], int, bool, Path, str], list[C]]  # (keys, seeds, quick, exp_dir, core fingerprint)
+    flow_columns: Sequence[str]  # the flow table columns a record keeps
+    evaluate: Callable[[C, dict[str, Any]], R]  # a cell and its record -> its result
+    grids: Callable[[Settings, list[R]], dict[str, G]]  # the results, grouped per key
+    header: Callable[[Outcome[C, R, G]], list[str]]  # the lines above the first block
+    block: Callable[[str, Outcome[C, R, G]], Optional[str]]  # a key's block; None: it has no finished runs
+    runs_columns: Sequence[str]  # runs.csv: its header
+    run_row: Callable[[R], list[Any]]  # and a result's line
+    figures: Callable[[Path, dict[str, G]], Any]  # the PNGs
+    # Paper-wide blocks, (heading, text): checks, orderings, ours beside the paper's numbers.
+    checks: Callable[[Outcome[C, R, G]], list[tuple[str, str]]] = lambda outcome: []
+    checks_first: bool = False  # the paper-wide blocks before the per-key ones, not after
+    heading: str = "{key}"  # a per-key block's heading
+    cap_us: Optional[float] = None  # a run stops unfinished at this simulated time
+    summarize: Optional[Callable[[Any], dict[str, Any]]] = None  # see simulate
+    runs_noun: str = "runs"  # how the closing line counts the results
+
+
+def drive(
+    repro: Reproduction[C, R, G], *, quick: bool = False, seeds: Optional[int] = None, jobs: Optional[int] = None,
+    only: Optional[str] = None, out: Optional[str] = None, stream: Any = sys.stderr, dask: Optional[str] = None,
+) -> tuple[int, str]:
+    """Run the selected part of a paper's evaluation and write the results; return (exit
+    code, table text). The options are those of ``dcnsim reproduce``."""
+    keys = repro.select(only)
+    n_seeds, n_jobs, out_dir = run_settings(seeds, repro.quick_seeds if quick else repro.seeds, jobs, out,
+                                            repro.paper)
+    exp_dir = repro.experiments_dir()
+    fingerprint = core_fingerprint()
+    started = time.perf_counter()
+    cells = repro.cells(keys, n_seeds, quick, exp_dir, fingerprint)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    records, interrupted = run_cells(cells, out_dir / "cache", exp_dir, n_jobs, repro.flow_columns, repro.cap_us,
+                                     stream, dask=dask, summarize=repro.summarize)
+    results = [repro.evaluate(c, records[c.key]) for c in cells if c.key in records]
+    settings = Settings(quick, keys, n_seeds)
+    outcome = Outcome(settings, cells, results, repro.grids(settings, results), interrupted)
+    return _write_files(repro, outcome, out_dir, started, stream)
+
+
+def _table(repro: Reproduction[C, R, G], outcome: Outcome[C, R, G]) -> str:
+    """``table.md``: the header, then a block per selected key and the paper-wide blocks,
+    each fenced under its own ``##`` heading."""
+    header = repro.header(outcome)
+    if outcome.interrupted:
+        header.append("INTERRUPTED: the table covers only the runs that finished.")
+    per_key = []
+    for key in outcome.settings.keys:
+        text = repro.block(key, outcome)
+        per_key.append(f"## {repro.heading.format(key=key)}\n\n"
+                       + (f"```\n{text}\n```" if text is not None else "no finished runs"))
+    paper_wide = [f"## {heading}\n\n```\n{text}\n```" for heading, text in repro.checks(outcome)]
+    blocks = paper_wide + per_key if repro.checks_first else per_key + paper_wide
+    return "\n\n".join(["\n".join(header), *blocks]) + "\n"
+
+
+def _write_files(repro: Reproduction[C, R, G], outcome: Outcome[C, R, G], out_dir: Path, started: float,
+                 stream: Any) -> tuple[int, str]:
+    """Writes ``table.md``, ``runs.csv`` and the figures (a plotting problem never loses
+    the table) and returns (exit code, table): 130 when Ctrl-C cut the runs short."""
+    table = _table(repro, outcome)
+    (out_dir / "table.md").write_text(table)
+    with (out_dir / "runs.csv").open("w", newline="") as f:
+        runs = csv.writer(f)
+        runs.writerow(repro.runs_columns)
+        runs.writerows(repro.run_row(r) for r in outcome.results)
+    try:
+        repro.figures(out_dir, outcome.grids)
+    except Exception as exc:
+        print(f"note: plots not written: {exc}", file=stream)
+    print(f"reproduce: {len(outcome.results)} {repro.runs_noun} in {fmt_secs(time.perf_counter() - started)}; "
+          f"wrote {out_dir / 'table.md'}, {out_dir / 'runs.csv'} and the figures", file=stream, flush=True)
+    return (130 if outcome.interrupted else 0), table

@@ -19,30 +19,35 @@ The metric functions (:func:`cct_and_lb`, :func:`cct_increase`, :func:`mean_sem`
 
 from __future__ import annotations
 
-import csv
 import math
 import os
 import sys
-import time
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional, Sequence
 
-# The pool, cache, units and mean_sem are shared with the other reproductions; the names
-# stay importable from here.
-from dcnsim._repro import (  # noqa: F401
-    core_fingerprint,
+from dcnsim._repro import (
+    Outcome,
+    Reproduction,
+    Settings,
+    cdf,
+    drive,
     find_experiments,
+    grouped_bars,
     mean_sem,
+    pad_rows,
+    png,
     rate_bps,
-    run_cells,
     run_key,
-    run_settings,
-    simulate,
+    select_keys,
     size_bytes,
     time_us,
-    write_outputs,
 )
+
+# The pool and the cache moved to dcnsim._repro, shared with the other reproductions;
+# these names stay importable from here.
+from dcnsim._repro import core_fingerprint, run_cells, simulate  # noqa: F401
 
 # ---------------------------------------------------------------------------------------
 # Metrics (digest §4.6)
@@ -220,13 +225,7 @@ QUICK_NOTE = {
 
 def parse_only(text: Optional[str]) -> list[str]:
     """Figure keys from ``--only`` ("4,6"); Fig. 5 comes with Fig. 4 and the other way round."""
-    if not text:
-        return list(FIGURES)
-    keys = [k.strip().lower().removeprefix("fig").strip() for k in text.split(",") if k.strip()]
-    unknown = [k for k in keys if k not in FIGURES]
-    if unknown:
-        raise ValueError(f"--only: unknown figure {', '.join(unknown)} (known: {', '.join(FIGURES)})")
-    chosen = set(keys)
+    chosen = set(select_keys(text, list(FIGURES), "figure", lambda k: k.lower().removeprefix("fig").strip()))
     if chosen & {"4", "5"}:
         chosen |= {"4", "5"}
     return [k for k in FIGURES if k in chosen]
@@ -799,11 +798,6 @@ def _fabric_cables(spec: dict[str, Any]) -> int:
 # Output: table.md, runs.csv, figures
 
 
-def _pad(rows: list[list[str]]) -> list[str]:
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return [" | ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
-
-
 def figure_block(fig: Figure, grid: Optional[Grid], grids: dict[str, Grid], quick: bool, seeds: int,
                  tier_b_binding: bool) -> str:
     head = f"Fig {fig.key} — {fig.exp} {fig.title}"
@@ -830,7 +824,7 @@ def figure_block(fig: Figure, grid: Optional[Grid], grids: dict[str, Grid], quic
                 q = _quantiles(pooled_fcts(grid, row.label, lb), [0.5, 0.9, 0.99, 1.0])
                 cells.append(" / ".join("n/a" if not math.isfinite(v) else f"{v:.0f}" for v in q))
             rows.append([row.label] + cells)
-        lines += _pad(rows)
+        lines += pad_rows(rows)
     else:
         size_note = f" [quick: {QUICK_NOTE.get(fig.key, '')}]" if quick else ""
         lines.append(f"{head}{size_note} — CCT increase over zero-queueing LB [%], mean ± SEM over "
@@ -841,14 +835,14 @@ def figure_block(fig: Figure, grid: Optional[Grid], grids: dict[str, Grid], quic
                 rows.append([row.label] + [NOT_IMPLEMENTED] * 3)
             else:
                 rows.append([row.label] + [grid.stat(row.label, lb).fmt() for lb in LBS])
-        lines += _pad(rows)
+        lines += pad_rows(rows)
         if any(grid.stat(r, lb).missing for r in grid.available_rows() for lb in LBS):
             lines.append("  * some seeds missing (interrupted) or unfinished; mean over the rest")
     checks = [_finalise_status(c, tier_b_binding, fig.key) for c in checks_for(fig.key, grids)]
     if checks:
         lines.append("")
         crow = [["check", "ours", "paper", "status"]] + [[c.label, c.ours, c.paper, c.status] for c in checks]
-        lines += _pad(crow)
+        lines += pad_rows(crow)
     lines.append("")
     lines.append(f"paper: {fig.paper}")
     if fig.key != "5":
@@ -885,86 +879,61 @@ def _run_notes(fig: Figure, grid: Grid) -> list[str]:
     return notes
 
 
-def write_runs_csv(path: Path, results: list[RunResult]) -> None:
-    cols = ["figure", "experiment", "cca", "cc", "lb", "seed", "key", "cct_us", "lb_us", "cct_increase_pct",
-            "sprayed_flows", "sprayed_finished", "complete", "sim_time_us", "wall_seconds", "drops", "timeouts",
-            "retransmits", "data_packets", "ecn_marks", "failed_links", "error"]
-    with path.open("w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(cols)
-        for r in results:
-            c = r.cell
-            failed: Any = ""
-            if FIGURES[c.fig].exp == "E7":
-                failed = failed_link_count(c.seed, float(c.spec["topology"].get("failed_links", 0)),
-                                           _fabric_cables(c.spec))
+RUNS_COLUMNS = ("figure", "experiment", "cca", "cc", "lb", "seed", "key", "cct_us", "lb_us", "cct_increase_pct",
+                "sprayed_flows", "sprayed_finished", "complete", "sim_time_us", "wall_seconds", "drops", "timeouts",
+                "retransmits", "data_packets", "ecn_marks", "failed_links", "error")
 
-            def num(x: float) -> str:
-                return "" if not math.isfinite(x) else f"{x:.4f}"
 
-            w.writerow([
-                c.fig, FIGURES[c.fig].exp, c.row.label, c.row.cc, c.lb, c.seed, c.key, num(r.cct_us), num(r.lb_us),
-                num(r.increase), r.total, r.finished, r.record.get("complete", False),
-                r.record.get("sim_time_us", ""), f"{r.record.get('wall_seconds', 0):.2f}", r.stat("drops"),
-                r.stat("timeouts"), r.stat("retransmits"), r.stat("data_packets"), r.stat("ecn_marks"), failed,
-                r.record.get("error", ""),
-            ])
+def run_row(r: RunResult) -> list[Any]:
+    """The run's line of runs.csv (RUNS_COLUMNS)."""
+    c = r.cell
+    failed: Any = ""
+    if FIGURES[c.fig].exp == "E7":
+        failed = failed_link_count(c.seed, float(c.spec["topology"].get("failed_links", 0)), _fabric_cables(c.spec))
+    return [
+        c.fig, FIGURES[c.fig].exp, c.row.label, c.row.cc, c.lb, c.seed, c.key, _csv_num(r.cct_us), _csv_num(r.lb_us),
+        _csv_num(r.increase), r.total, r.finished, r.record.get("complete", False),
+        r.record.get("sim_time_us", ""), f"{r.record.get('wall_seconds', 0):.2f}", r.stat("drops"),
+        r.stat("timeouts"), r.stat("retransmits"), r.stat("data_packets"), r.stat("ecn_marks"), failed,
+        r.record.get("error", ""),
+    ]
+
+
+def _csv_num(x: float) -> str:
+    return "" if not math.isfinite(x) else f"{x:.4f}"
 
 
 def write_plots(out: Path, grids: dict[str, Grid]) -> list[Path]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    written = []
+    written: list[Path] = []
     for key, g in grids.items():
         fig = g.fig
-        if key == "5":
-            avail = g.available_rows()
-            f, axes = plt.subplots(1, 3, figsize=(13, 3.8), sharey=True)
-            for ax, lb in zip(axes, LBS):
-                for row in avail:
-                    vals = sorted(pooled_fcts(g, row, lb))
-                    if vals:
-                        ys = [(i + 1) / len(vals) for i in range(len(vals))]
-                        ax.step(vals, ys, where="post", label=row)
-                ax.set_title(f"({'abc'[LBS.index(lb)]}) {LB_LABEL[lb]}")
-                ax.set_xlabel("FCT [µs]")
-                ax.grid(alpha=0.3)
-            axes[0].set_ylabel("CDF of sprayed flows")
-            axes[0].legend()
-            f.suptitle("Fig. 5 — FCT CDFs, E1 baseline (NSCC, MNSCC not implemented)", fontsize=10)
-            f.tight_layout()
-            path = out / "fig5_fct_cdf.png"
-            f.savefig(path, dpi=110)
-            plt.close(f)
-            written.append(path)
-            continue
         avail = g.available_rows()
+        if key == "5":
+            with png(out / "fig5_fct_cdf.png", written, (13, 3.8), tight=True, ncols=3, sharey=True) as (f, axes):
+                for ax, lb in zip(axes, LBS):
+                    for row in avail:
+                        cdf(ax, pooled_fcts(g, row, lb), row)
+                    ax.set_title(f"({'abc'[LBS.index(lb)]}) {LB_LABEL[lb]}")
+                    ax.set_xlabel("FCT [µs]")
+                    ax.grid(alpha=0.3)
+                axes[0].set_ylabel("CDF of sprayed flows")
+                axes[0].legend()
+                f.suptitle("Fig. 5 — FCT CDFs, E1 baseline (NSCC, MNSCC not implemented)", fontsize=10)
+            continue
         if not avail:
             continue
-        f, ax = plt.subplots(figsize=(7, 3.8))
-        width = 0.8 / len(avail)
-        for i, row in enumerate(avail):
-            stats = [g.stat(row, lb) for lb in LBS]
-            xs = [j + (i - (len(avail) - 1) / 2) * width for j in range(len(LBS))]
-            means = [s.mean if math.isfinite(s.mean) else 0 for s in stats]
-            errs = [s.sem if math.isfinite(s.sem) else 0 for s in stats]
-            ax.bar(xs, means, width, yerr=errs, capsize=3, label=row)
-        ax.set_xticks(range(len(LBS)))
-        ax.set_xticklabels([LB_LABEL[lb] for lb in LBS])
-        ax.set_ylabel("CCT increase over LB [%]")
-        missing = [r.label for r in fig.rows if r.cc is None]
-        note = f" ({', '.join(missing)}: not implemented)" if missing else ""
-        ax.set_title(f"Fig. {key} — {fig.exp} {fig.title}{note}", fontsize=9)
-        ax.legend(fontsize=8)
-        ax.grid(axis="y", alpha=0.3)
-        f.tight_layout()
-        path = out / f"fig{key}.png"
-        f.savefig(path, dpi=110)
-        plt.close(f)
-        written.append(path)
+        with png(out / f"fig{key}.png", written, (7, 3.8), tight=True) as (f, ax):
+            stats = [[g.stat(row, lb) for lb in LBS] for row in avail]
+            grouped_bars(ax, [(row, [s.mean for s in st]) for row, st in zip(avail, stats)],
+                         [[s.sem for s in st] for st in stats])
+            ax.set_xticks(range(len(LBS)))
+            ax.set_xticklabels([LB_LABEL[lb] for lb in LBS])
+            ax.set_ylabel("CCT increase over LB [%]")
+            missing = [r.label for r in fig.rows if r.cc is None]
+            note = f" ({', '.join(missing)}: not implemented)" if missing else ""
+            ax.set_title(f"Fig. {key} — {fig.exp} {fig.title}{note}", fontsize=9)
+            ax.legend(fontsize=8)
+            ax.grid(axis="y", alpha=0.3)
     return written
 
 
@@ -972,38 +941,41 @@ def write_plots(out: Path, grids: dict[str, Grid]) -> list[Path]:
 # Entry point
 
 
-def reproduce_mswift(
-    *, quick: bool = False, seeds: Optional[int] = None, jobs: Optional[int] = None, only: Optional[str] = None,
-    out: Optional[str] = None, stream: Any = sys.stderr, dask: Optional[str] = None,
-) -> tuple[int, str]:
-    """Run the selected figures and write the results; return (exit code, table text)."""
-    figs = parse_only(only)
-    n_seeds, n_jobs, out_dir = run_settings(seeds, 2 if quick else 5, jobs, out, "mswift")
+def repro_scale() -> float:
+    """``DCNSIM_REPRO_SCALE``: every message size times this (CI runs the quick figures
+    smaller); 1 is the paper's setting."""
     scale = float(os.environ.get("DCNSIM_REPRO_SCALE", "1") or 1)
     if not scale > 0:
         raise ValueError("DCNSIM_REPRO_SCALE must be positive")
-    exp_dir = experiments_dir()
-    fingerprint = core_fingerprint()
-    started = time.perf_counter()
+    return scale
 
-    cells = build_cells(figs, n_seeds, quick, exp_dir, fingerprint, scale)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    records, interrupted = run_cells(cells, out_dir / "cache", exp_dir, n_jobs, _FLOW_COLUMNS, SIM_CAP_US, stream, dask=dask)
 
-    results = [evaluate(c, records[c.key]) for c in cells if c.key in records]
+def figure_grids(settings: Settings, results: list[RunResult]) -> dict[str, Grid]:
+    """A grid per selected figure with runs: Fig. 5 reads Fig. 4's runs (its CCAs only),
+    and a figure with fewer seeds in --quick expects only those."""
     grids: dict[str, Grid] = {}
-    for key in figs:
+    for key in settings.keys:
         fig = FIGURES[key]
         src = "4" if key == "5" else key
         res = [r for r in results if r.cell.fig == src]
-        n = n_seeds if not (quick and fig.quick_seeds) else min(n_seeds, fig.quick_seeds)
+        n = settings.seeds if not (settings.quick and fig.quick_seeds) else min(settings.seeds, fig.quick_seeds)
         if fig.not_run or not res:
             continue
         if key == "5":
             res = [r for r in res if r.cell.row.label in {x.label for x in fig.rows}]
         grids[key] = Grid(fig, res, n)
+    return grids
 
-    tier_b_binding = not quick and n_seeds >= 5 and scale == 1.0 and not interrupted
+
+def _tier_b_binding(outcome: Outcome[Cell, RunResult, Grid], scale: float) -> bool:
+    """The spec's Tier B checks bind only with >= 5 seeds of full-size, complete runs."""
+    s = outcome.settings
+    return not s.quick and s.seeds >= 5 and scale == 1.0 and not outcome.interrupted
+
+
+def _header(outcome: Outcome[Cell, RunResult, Grid], scale: float) -> list[str]:
+    quick, n_seeds = outcome.settings.quick, outcome.settings.seeds
+    tier_b_binding = _tier_b_binding(outcome, scale)
     mode = "quick" if quick else "full"
     header = [
         f"# MSwift reproduction (dcnsim) — {mode} mode, seeds 1..{n_seeds}",
@@ -1020,14 +992,29 @@ def reproduce_mswift(
     ]
     if scale != 1.0:
         header.append(f"DCNSIM_REPRO_SCALE = {scale}: every message size scaled down (not a paper setting).")
-    if interrupted:
-        header.append("INTERRUPTED: the table covers only the runs that finished.")
-    blocks = ["\n".join(header)]
-    for key in figs:
-        fig = FIGURES[key]
-        block = figure_block(fig, grids.get(key), grids, quick, grids[key].seeds if key in grids else n_seeds,
-                             tier_b_binding)
-        blocks.append(f"## Fig. {key}\n\n```\n{block}\n```")
-    table = "\n\n".join(blocks) + "\n"
-    return write_outputs(out_dir, table, results, grids, started, interrupted, write_runs_csv, write_plots, stream,
-                         what="cell runs")
+    return header
+
+
+def _block(key: str, outcome: Outcome[Cell, RunResult, Grid], scale: float) -> str:
+    grids = outcome.grids
+    seeds = grids[key].seeds if key in grids else outcome.settings.seeds
+    return figure_block(FIGURES[key], grids.get(key), grids, outcome.settings.quick, seeds,
+                        _tier_b_binding(outcome, scale))
+
+
+def reproduce_mswift(
+    *, quick: bool = False, seeds: Optional[int] = None, jobs: Optional[int] = None, only: Optional[str] = None,
+    out: Optional[str] = None, stream: Any = sys.stderr, dask: Optional[str] = None,
+) -> tuple[int, str]:
+    """Run the selected figures and write the results; return (exit code, table text).
+
+    The hooks are made per call: :func:`repro_scale` is read once, and the cells, the
+    header and the status of the checks depend on it."""
+    scale = repro_scale()
+    paper = Reproduction(
+        "mswift", seeds=5, quick_seeds=2, select=parse_only, experiments_dir=experiments_dir,
+        cells=partial(build_cells, scale=scale), flow_columns=_FLOW_COLUMNS, evaluate=evaluate, grids=figure_grids,
+        header=partial(_header, scale=scale), block=partial(_block, scale=scale), runs_columns=RUNS_COLUMNS,
+        run_row=run_row, figures=write_plots, heading="Fig. {key}", cap_us=SIM_CAP_US, runs_noun="cell runs",
+    )
+    return drive(paper, quick=quick, seeds=seeds, jobs=jobs, only=only, out=out, stream=stream, dask=dask)

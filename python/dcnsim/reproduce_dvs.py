@@ -20,23 +20,23 @@ are plain Python, unit-tested on hand-computed inputs.
 
 from __future__ import annotations
 
-import csv
 import math
-import os
-import sys
-import time
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
 from dcnsim._repro import (
-    core_fingerprint,
+    Outcome,
+    Reproduction,
+    drive,
     find_experiments,
     mean_sem,
-    run_cells,
+    pad_rows,
+    per_experiment,
+    png,
     run_key,
-    run_settings,
-    write_outputs,
+    select_keys,
 )
 
 # ---------------------------------------------------------------------------------------
@@ -296,14 +296,7 @@ def timeline(t_seconds: int) -> tuple[str, ...]:
 
 
 def parse_only(text: Optional[str]) -> list[str]:
-    if not text:
-        return list(EXPERIMENTS)
-    keys = [k.strip().upper() for k in text.split(",") if k.strip()]
-    keys = [k if k.startswith("E") else f"E{k}" for k in keys]
-    unknown = [k for k in keys if k not in EXPERIMENTS]
-    if unknown:
-        raise ValueError(f"--only: unknown experiment {', '.join(unknown)} (known: {', '.join(EXPERIMENTS)})")
-    return [k for k in EXPERIMENTS if k in keys]
+    return select_keys(text, list(EXPERIMENTS), "experiment", lambda k: "E" + k.upper().removeprefix("E"))
 
 
 def build_cells(exps: Sequence[str], seeds: int, quick: bool, exp_dir: Path, fingerprint: str) -> list[Cell]:
@@ -376,11 +369,6 @@ def _num(x: float, metric: str) -> str:
     return f"{x:.2f}"
 
 
-def _pad(rows: list[list[str]]) -> list[str]:
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return [" | ".join(c.rjust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
-
-
 _METRIC_TITLE = {"thr_kbps": "throughput [Kbps = Kibit/s]", "delay_ms": "delay [ms, one-way]",
                  "loss_pct": "loss [%]", "jain": "Jain's index (ours only)",
                  "agg_gbps": "aggregate = mean Kbps · 1.024 · flows [Gbit/s]",
@@ -420,7 +408,7 @@ def experiment_block(grid: Grid, quick: bool) -> str:
             row = [p] + [_num(grid.mean(p, v, metric), metric) for v in grid.variants]
             row += [_num(_study_value(e.key, p, c, metric), metric) for c in study_cols]
             rows.append(row)
-        lines += _pad(rows)
+        lines += pad_rows(rows, right=True)
     return "\n".join(lines)
 
 
@@ -504,8 +492,7 @@ def ordering_facts(grids: dict[str, Grid]) -> list[Fact]:
 
 def facts_block(facts: list[Fact]) -> str:
     rows = [["ordering", "ours", "study", "tag"]] + [[f.name, f.ours, f.study, f.tag] for f in facts]
-    widths = [max(len(r[i]) for r in rows) for i in range(4)]
-    return "\n".join(" | ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows)
+    return "\n".join(pad_rows(rows))
 
 
 def run_notes(results: list[RunResult]) -> list[str]:
@@ -522,73 +509,49 @@ def run_notes(results: list[RunResult]) -> list[str]:
     return notes
 
 
-def write_runs_csv(path: Path, results: list[RunResult]) -> None:
-    with path.open("w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(["experiment", "point", "variant", "seed", "flows", *METRICS, "drops", "timeouts", "retransmits",
-                    "ecn_marks", "sim_time_us", "wall_seconds", "error"])
-        for r in results:
-            st = r.record.get("stats", {})
-            w.writerow([r.cell.exp, r.cell.point, r.cell.variant, r.cell.seed, int(r.metrics.get("flows", 0) or 0),
-                        *(r.metrics[m] for m in METRICS), st.get("drops"), st.get("timeouts"), st.get("retransmits"),
-                        st.get("ecn_marks"), r.record.get("sim_time_us"), round(r.record.get("wall_seconds", 0), 3),
-                        r.record.get("error", "")])
+RUNS_COLUMNS = ("experiment", "point", "variant", "seed", "flows", *METRICS, "drops", "timeouts", "retransmits",
+                "ecn_marks", "sim_time_us", "wall_seconds", "error")
+
+
+def run_row(r: RunResult) -> list[Any]:
+    """The run's line of runs.csv (RUNS_COLUMNS)."""
+    st = r.record.get("stats", {})
+    return [r.cell.exp, r.cell.point, r.cell.variant, r.cell.seed, int(r.metrics.get("flows", 0) or 0),
+            *(r.metrics[m] for m in METRICS), st.get("drops"), st.get("timeouts"), st.get("retransmits"),
+            st.get("ecn_marks"), r.record.get("sim_time_us"), round(r.record.get("wall_seconds", 0), 3),
+            r.record.get("error", "")]
 
 
 def write_plots(out: Path, grids: dict[str, Grid]) -> list[Path]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    written = []
+    written: list[Path] = []
     for key, g in grids.items():
-        fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
-        numeric = all(p.isdigit() for p in g.points)
-        xs = [float(p) if numeric else i for i, p in enumerate(g.points)]
-        for ax, metric in zip(axes, ("thr_kbps", "delay_ms", "loss_pct")):
-            for v in g.variants:
-                ax.plot(xs, [g.mean(p, v, metric) for p in g.points], marker="o", label=f"{v} (ours)")
-                study = VARIANT[v].study if v in VARIANT else ("study" if key in STUDY_EXACT else None)
-                if study:
-                    ax.plot(xs, [_study_value(key, p, study, metric) for p in g.points], linestyle="--",
-                            marker="x", alpha=0.6, label=f"study {study}")
-            ax.set_title(_METRIC_TITLE[metric])
-            ax.set_xlabel(g.exp.x_name)
-            if not numeric:
-                ax.set_xticks(xs)
-                ax.set_xticklabels(g.points)
-            if metric == "thr_kbps" and numeric:
-                ax.set_yscale("log")
-        axes[0].legend(fontsize=7)
-        fig.suptitle(f"{key}: {g.exp.title}")
-        fig.tight_layout()
-        path = out / f"{key.lower()}.png"
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        written.append(path)
+        with png(out / f"{key.lower()}.png", written, (15, 4.2), tight=True, ncols=3) as (fig, axes):
+            numeric = all(p.isdigit() for p in g.points)
+            xs = [float(p) if numeric else i for i, p in enumerate(g.points)]
+            for ax, metric in zip(axes, ("thr_kbps", "delay_ms", "loss_pct")):
+                for v in g.variants:
+                    ax.plot(xs, [g.mean(p, v, metric) for p in g.points], marker="o", label=f"{v} (ours)")
+                    study = VARIANT[v].study if v in VARIANT else ("study" if key in STUDY_EXACT else None)
+                    if study:
+                        ax.plot(xs, [_study_value(key, p, study, metric) for p in g.points], linestyle="--",
+                                marker="x", alpha=0.6, label=f"study {study}")
+                ax.set_title(_METRIC_TITLE[metric])
+                ax.set_xlabel(g.exp.x_name)
+                if not numeric:
+                    ax.set_xticks(xs)
+                    ax.set_xticklabels(g.points)
+                if metric == "thr_kbps" and numeric:
+                    ax.set_yscale("log")
+            axes[0].legend(fontsize=7)
+            fig.suptitle(f"{key}: {g.exp.title}")
     return written
 
 
-def reproduce_dctcp_vs_swift(
-    *, quick: bool = False, seeds: Optional[int] = None, jobs: Optional[int] = None, only: Optional[str] = None,
-    out: Optional[str] = None, stream: Any = sys.stderr, dask: Optional[str] = None,
-) -> tuple[int, str]:
-    """Run the selected experiments and write the results; return (exit code, table text)."""
-    exps = parse_only(only)
-    n_seeds, n_jobs, out_dir = run_settings(seeds, 3, jobs, out, "dctcp-vs-swift")
-    exp_dir = experiments_dir()
-    started = time.perf_counter()
-    cells = build_cells(exps, n_seeds, quick, exp_dir, core_fingerprint())
-    out_dir.mkdir(parents=True, exist_ok=True)
-    records, interrupted = run_cells(cells, out_dir / "cache", exp_dir, n_jobs, _FLOW_COLUMNS, None, stream, dask=dask)
-    results = [evaluate(c, records[c.key]) for c in cells if c.key in records]
-    grids = {k: Grid(EXPERIMENTS[k], [r for r in results if r.cell.exp == k]) for k in exps}
-    grids = {k: g for k, g in grids.items() if g.results}
-
+def _header(outcome: Outcome[Cell, RunResult, Grid]) -> list[str]:
+    quick = outcome.settings.quick
     header = [
         f"# DCTCP-vs-Swift reproduction (dcnsim) — {'quick' if quick else 'full'} mode, "
-        f"seeds 1..{1 if quick else n_seeds}",
+        f"seeds 1..{1 if quick else outcome.settings.seeds}",
         "",
         "Study: \"Data Center Congestion Control Comparison: DCTCP vs Swift\" (ns-3). We run the `paper` profile: "
         "k-ary 3-tier fat trees at 1 Gbps / 10 µs, 1554 B packets, ECMP, 2666-packet FIFO drop-tail ports, exact "
@@ -601,17 +564,26 @@ def reproduce_dctcp_vs_swift(
     if quick:
         header.append(f"--quick: T = {QUICK_T} s (one ON second), 2 points per sweep, 1 seed; the study's T is "
                       "15 s (k = 4) or 7 s (k = 12), so per-flow throughputs are not comparable in scale.")
-    if interrupted:
-        header.append("INTERRUPTED: the table covers only the runs that finished.")
-    blocks = ["\n".join(header)]
-    for key in exps:
-        if key not in grids:
-            blocks.append(f"## {key}\n\nno finished runs")
-            continue
-        notes = run_notes(grids[key].results)
-        blocks.append(f"## {key}\n\n```\n{experiment_block(grids[key], quick)}\n" + "\n".join(notes) + "\n```")
-    blocks.append("## Orderings C4-C9 (spec §5 C; printed, not asserted)\n\n```\n"
-                  + facts_block(ordering_facts(grids)) + "\n```")
-    table = "\n\n".join(blocks) + "\n"
-    return write_outputs(out_dir, table, results, grids, started, interrupted, write_runs_csv, write_plots, stream,
-                         what="runs")
+    return header
+
+
+def _block(key: str, outcome: Outcome[Cell, RunResult, Grid]) -> Optional[str]:
+    g = outcome.grids.get(key)
+    if g is None:
+        return None
+    return experiment_block(g, outcome.settings.quick) + "\n" + "\n".join(run_notes(g.results))
+
+
+def _orderings(outcome: Outcome[Cell, RunResult, Grid]) -> list[tuple[str, str]]:
+    return [("Orderings C4-C9 (spec §5 C; printed, not asserted)", facts_block(ordering_facts(outcome.grids)))]
+
+
+PAPER = Reproduction(
+    "dctcp-vs-swift", seeds=3, quick_seeds=1, select=parse_only, experiments_dir=experiments_dir,
+    cells=build_cells, flow_columns=_FLOW_COLUMNS, evaluate=evaluate,
+    grids=per_experiment(lambda key, runs: Grid(EXPERIMENTS[key], runs)),
+    header=_header, block=_block, checks=_orderings, runs_columns=RUNS_COLUMNS, run_row=run_row,
+    figures=write_plots,
+)
+# reproduce_dctcp_vs_swift(quick=, seeds=, jobs=, only=, out=, stream=, dask=) -> (exit code, table text)
+reproduce_dctcp_vs_swift = partial(drive, PAPER)

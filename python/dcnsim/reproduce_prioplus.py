@@ -32,21 +32,25 @@ inputs.
 
 from __future__ import annotations
 
-import csv
 import math
-import sys
-import time
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
 from dcnsim._repro import (
-    core_fingerprint,
+    Headline,
+    Outcome,
+    Reproduction,
+    drive,
     find_experiments,
-    run_cells,
+    grouped_bars,
+    headline_table,
+    pad_rows,
+    per_experiment,
+    png,
     run_key,
-    run_settings,
-    write_outputs,
+    select_keys,
 )
 
 KB = 1000
@@ -445,13 +449,7 @@ def experiments_dir() -> Path:
 
 
 def parse_only(text: Optional[str]) -> list[str]:
-    if not text:
-        return list(EXPERIMENTS)
-    keys = [k.strip().upper() for k in text.split(",") if k.strip()]
-    unknown = [k for k in keys if k not in EXPERIMENTS]
-    if unknown:
-        raise ValueError(f"--only: unknown experiment {', '.join(unknown)} (known: {', '.join(EXPERIMENTS)})")
-    return [k for k in EXPERIMENTS if k in keys]
+    return select_keys(text, list(EXPERIMENTS), "experiment")
 
 
 @dataclass
@@ -665,7 +663,7 @@ def f11_block(g: Grid) -> list[str]:
                     row.append(f"{_f(x, '.0f')}" + (f" ({_f(rr, '.2f')}x)" if v != PHYS_STAR and not math.isnan(rr)
                                                      else ""))
             rows.append(row)
-    return lines + _pad(rows)
+    return lines + pad_rows(rows)
 
 
 # --- F14 ----------------------------------------------------------------------------
@@ -732,7 +730,7 @@ def f14_block(g: Grid) -> list[str]:
                                        and math.isfinite(x) else ""))
         rows.append(row)
     counts = ["flows"] + [str(c[g.variants[0]][k][0]) for k in cols + [("large", "all")]]
-    return lines + _pad(rows + [counts])
+    return lines + pad_rows(rows + [counts])
 
 
 # --- F13 ----------------------------------------------------------------------------
@@ -801,7 +799,7 @@ def f13_block(g: Grid) -> list[str]:
     for x in rs:
         rows.append([f"{x:.0f}"] + [_f(dict(gaps[b]).get(x, math.nan), ".3f") for b in sorted(gaps)]
                     + [_f(dict(selfs[b]).get(x, math.nan), ".3f") for b in sorted(selfs)])
-    return lines + _pad(rows)
+    return lines + pad_rows(rows)
 
 
 # --- F10D ---------------------------------------------------------------------------
@@ -898,7 +896,7 @@ def f10d_block(g: Grid) -> list[str]:
         for filt, (u, stops) in sorted(f10d_defaults(g, narrow=True).items()):
             rows.append([f"{widths[0]:.2f} ({widths[0] - 1.6:.2f}) filter {filt}", f"{_f(u, '.3f')} / {_f(stops, '.1f')}"]
                         + ["" for _ in range(len(tab) - 1)])
-    return lines + _pad(rows)
+    return lines + pad_rows(rows)
 
 
 # --- M1, M2, M4, AC14 ---------------------------------------------------------------
@@ -1018,14 +1016,6 @@ def all_checks(grids: dict[str, Grid]) -> list[Check]:
     return checks
 
 
-@dataclass
-class Headline:
-    id: str
-    what: str
-    paper: str
-    ours: str
-
-
 def headlines(grids: dict[str, Grid]) -> list[Headline]:
     """Spec §5 beside our numbers (n/a when the experiment did not run)."""
     out = []
@@ -1099,11 +1089,6 @@ def _signed(r: float) -> str:
 # Output
 
 
-def _pad(rows: list[list[str]]) -> list[str]:
-    widths = [max(len(r[i]) for r in rows if i < len(r)) for i in range(max(len(r) for r in rows))]
-    return [" | ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
-
-
 def micro_block(g: Grid) -> list[str]:
     rows = [["variant", "flows done", "result"]]
     for v in g.variants:
@@ -1122,7 +1107,7 @@ def micro_block(g: Grid) -> list[str]:
             e = ac14_exceed(r)
             res = f"queue samples above D_limit − BaseRtt = {AC14_LIMIT_Q_US} µs after 1 ms: {_f(e, '.4f')}"
         rows.append([v, f"{done}/{n}", res])
-    return _pad(rows)
+    return pad_rows(rows)
 
 
 BLOCKS = {"F11": f11_block, "F14": f14_block, "F13": f13_block, "F10D": f10d_block}
@@ -1147,12 +1132,7 @@ def run_notes(g: Grid) -> list[str]:
            for k in ("drops", "timeouts", "pfc_pause_frames", "pfc_headroom_overflow_bytes", "probe_packets")}
     notes.append(f"runs: {len(res)}; " + ", ".join(f"{k} {v:.0f}" for k, v in tot.items())
                  + f"; errors {len(errors)}")
-    seen: set[str] = set()
-    for r in errors:
-        msg = f"error ({r.cell.variant}): {r.error}"
-        if msg not in seen:
-            seen.add(msg)
-            notes.append(msg)
+    notes += dict.fromkeys(f"error ({r.cell.variant}): {r.error}" for r in errors)  # each message once
     capped = [r for r in res if not r.error and r.record.get("capped") and r.finished()[0] < r.finished()[1]]
     for r in capped[:5]:
         notes.append(f"unfinished at the {CAP_US / 1000:.0f} ms cap: {r.cell.progress_label().strip()}")
@@ -1162,161 +1142,115 @@ def run_notes(g: Grid) -> list[str]:
 def checks_block(checks: Sequence[Check]) -> str:
     rows = [["check", "what", "ours", "target (spec §6)", "status"]]
     rows += [[c.id, c.name, c.ours, c.target, c.status + (f": {c.why}" if c.why else "")] for c in checks]
-    return "\n".join(_pad(rows))
+    return "\n".join(pad_rows(rows))
 
 
-def headline_block(grids: dict[str, Grid]) -> str:
-    rows = [["#", "result", "paper", "ours"]] + [[h.id, h.what, h.paper, h.ours] for h in headlines(grids)]
-    return "\n".join(_pad(rows))
+RUNS_COLUMNS = ("experiment", "point", "variant", "seed", "key", "flows", "finished", "mean_fct_us", "p99_fct_us",
+                "drops", "timeouts", "pfc_pause_frames", "probe_packets", "stops", "complete", "sim_time_us",
+                "wall_seconds", "error")
 
 
-def write_runs_csv(path: Path, results: list[RunResult]) -> None:
-    with path.open("w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(["experiment", "point", "variant", "seed", "key", "flows", "finished", "mean_fct_us", "p99_fct_us",
-                    "drops", "timeouts", "pfc_pause_frames", "probe_packets", "stops", "complete", "sim_time_us",
-                    "wall_seconds", "error"])
-        for r in results:
-            fcts = [x for x in r.fcts() if math.isfinite(x)]
-            done, n = r.finished()
-            mean = sum(fcts) / len(fcts) if fcts else math.nan
-            w.writerow([r.cell.exp, r.cell.point, r.cell.variant, r.cell.seed, r.cell.key, n, done,
-                        _f(mean, ".3f"), _f(quantile(fcts, 0.99), ".3f"),
-                        *(_f(r.stat(k), ".0f") for k in ("drops", "timeouts", "pfc_pause_frames", "probe_packets")),
-                        _f(float(r.extra.get("stops", math.nan)), ".0f"), r.record.get("complete", False),
-                        r.record.get("sim_time_us", ""), f"{r.record.get('wall_seconds', 0):.2f}",
-                        r.record.get("error", "")])
+def run_row(r: RunResult) -> list[Any]:
+    """The run's line of runs.csv (RUNS_COLUMNS)."""
+    fcts = [x for x in r.fcts() if math.isfinite(x)]
+    done, n = r.finished()
+    mean = sum(fcts) / len(fcts) if fcts else math.nan
+    return [r.cell.exp, r.cell.point, r.cell.variant, r.cell.seed, r.cell.key, n, done,
+            _f(mean, ".3f"), _f(quantile(fcts, 0.99), ".3f"),
+            *(_f(r.stat(k), ".0f") for k in ("drops", "timeouts", "pfc_pause_frames", "probe_packets")),
+            _f(float(r.extra.get("stops", math.nan)), ".0f"), r.record.get("complete", False),
+            r.record.get("sim_time_us", ""), f"{r.record.get('wall_seconds', 0):.2f}", r.record.get("error", "")]
 
 
 def write_plots(out: Path, grids: dict[str, Grid]) -> list[Path]:
-    from matplotlib.figure import Figure
-
-    written = []
+    written: list[Path] = []
     g = grids.get("F11")
     if g:
         st = f11_stats(g)
-        fig = Figure(figsize=(12, 3.4), layout="constrained")
-        axes = fig.subplots(1, 4)
-        for ax, b in zip(axes, ("all", "small", "middle", "large")):
-            for v in g.variants:
-                pts = [(int(p.split("=")[1]), st[(p, v)][b][1]) for p in g.points if (p, v) in st]
-                if len(pts) > 1:
-                    ax.plot(*zip(*pts), marker="o", label=v)
-                elif pts:
-                    ax.plot(*zip(*pts), marker="x", linestyle="", label=v)
-            ax.set_title(f"{b}: avg FCT", fontsize=9)
-            ax.set_xlabel("priorities N")
-            ax.grid(alpha=0.3)
-        axes[0].set_ylabel("FCT [µs]")
-        axes[0].legend(fontsize=7)
-        path = out / "fig11_fct_vs_n.png"
-        fig.savefig(path, dpi=110)
-        written.append(path)
+        with png(out / "fig11_fct_vs_n.png", written, (12, 3.4), ncols=4) as (fig, axes):
+            for ax, b in zip(axes, ("all", "small", "middle", "large")):
+                for v in g.variants:
+                    pts = [(int(p.split("=")[1]), st[(p, v)][b][1]) for p in g.points if (p, v) in st]
+                    if len(pts) > 1:
+                        ax.plot(*zip(*pts), marker="o", label=v)
+                    elif pts:
+                        ax.plot(*zip(*pts), marker="x", linestyle="", label=v)
+                ax.set_title(f"{b}: avg FCT", fontsize=9)
+                ax.set_xlabel("priorities N")
+                ax.grid(alpha=0.3)
+            axes[0].set_ylabel("FCT [µs]")
+            axes[0].legend(fontsize=7)
     g = grids.get("F14")
     if g and PHYS_STAR in g.variants:
         c = f14_cells(g)
         cols = [(b, gname) for gname, _ in GROUPS_F14 for b, _, _ in BUCKETS_F14]
-        fig = Figure(figsize=(10, 3.6), layout="constrained")
-        ax = fig.subplots()
-        others = [v for v in g.variants if v != PHYS_STAR]
-        width = 0.8 / max(1, len(others))
-        for i, v in enumerate(others):
-            vals = [c[v][k][1] / c[PHYS_STAR][k][1] if c[PHYS_STAR][k][1] else math.nan for k in cols]
-            ax.bar([j + (i - (len(others) - 1) / 2) * width for j in range(len(cols))],
-                   [x if math.isfinite(x) else 0 for x in vals], width, label=v)
-        ax.axhline(1.0, color="grey", linestyle=":")
-        ax.set_xticks(range(len(cols)))
-        ax.set_xticklabels([f"{b}\n{gname}" for b, gname in cols], fontsize=7)
-        ax.set_ylabel("avg FCT / Physical*+Swift")
-        ax.set_yscale("log")
-        ax.legend(fontsize=8)
-        path = out / "fig14_normalised_fct.png"
-        fig.savefig(path, dpi=110)
-        written.append(path)
+        with png(out / "fig14_normalised_fct.png", written, (10, 3.6)) as (fig, ax):
+            grouped_bars(ax, [(v, [c[v][k][1] / c[PHYS_STAR][k][1] if c[PHYS_STAR][k][1] else math.nan for k in cols])
+                              for v in g.variants if v != PHYS_STAR])
+            ax.axhline(1.0, color="grey", linestyle=":")
+            ax.set_xticks(range(len(cols)))
+            ax.set_xticklabels([f"{b}\n{gname}" for b, gname in cols], fontsize=7)
+            ax.set_ylabel("avg FCT / Physical*+Swift")
+            ax.set_yscale("log")
+            ax.legend(fontsize=8)
     g = grids.get("F13")
     if g:
         gaps = f13_gaps(g)
-        fig = Figure(figsize=(6.4, 4.0), layout="constrained")
-        ax = fig.subplots()
-        for b, pts in sorted(gaps.items()):
-            ax.plot([x for x, _ in pts], [min(y, 10.0) for _, y in pts], marker="o", label=f"B = {b} µs")
-            if b in F13_PAPER:
-                ax.axvline(F13_PAPER[b], linestyle=":", color="grey")
-        ax.axhline(0.5, color="red", linestyle="--", linewidth=0.8)
-        ax.set_xlabel("non-congestive delay range R [µs]")
-        ax.set_ylabel("normalised FCT gap (capped at 10)")
-        ax.legend(fontsize=8)
-        ax.grid(alpha=0.3)
-        path = out / "fig13_fct_gap.png"
-        fig.savefig(path, dpi=110)
-        written.append(path)
+        with png(out / "fig13_fct_gap.png", written, (6.4, 4.0)) as (fig, ax):
+            for b, pts in sorted(gaps.items()):
+                ax.plot([x for x, _ in pts], [min(y, 10.0) for _, y in pts], marker="o", label=f"B = {b} µs")
+                if b in F13_PAPER:
+                    ax.axvline(F13_PAPER[b], linestyle=":", color="grey")
+            ax.axhline(0.5, color="red", linestyle="--", linewidth=0.8)
+            ax.set_xlabel("non-congestive delay range R [µs]")
+            ax.set_ylabel("normalised FCT gap (capped at 10)")
+            ax.legend(fontsize=8)
+            ax.grid(alpha=0.3)
     g = grids.get("F10D")
     if g:
         tab = f10d_table(g)
-        fig = Figure(figsize=(6.4, 4.0), layout="constrained")
-        ax = fig.subplots()
-        for s, pts in sorted(tab.items()):
-            ax.plot([x for x, _, _ in pts], [u * 100 for _, u, _ in pts], marker="o", label=f"noise x{s}")
-        ax.axhline(98, color="red", linestyle="--", linewidth=0.8)
-        ax.set_xlabel("channel spacing [µs] (limit gap = spacing − 1.6 µs)")
-        ax.set_ylabel("utilisation [%]")
-        ax.set_ylim(50, 101)
-        ax.legend(fontsize=8)
-        ax.grid(alpha=0.3)
-        path = out / "fig10d_utilisation.png"
-        fig.savefig(path, dpi=110)
-        written.append(path)
+        with png(out / "fig10d_utilisation.png", written, (6.4, 4.0)) as (fig, ax):
+            for s, util in sorted(tab.items()):
+                ax.plot([x for x, _, _ in util], [u * 100 for _, u, _ in util], marker="o", label=f"noise x{s}")
+            ax.axhline(98, color="red", linestyle="--", linewidth=0.8)
+            ax.set_xlabel("channel spacing [µs] (limit gap = spacing − 1.6 µs)")
+            ax.set_ylabel("utilisation [%]")
+            ax.set_ylim(50, 101)
+            ax.legend(fontsize=8)
+            ax.grid(alpha=0.3)
     micro = [k for k in ("M1", "M2", "M4") if k in grids]
     if micro:
-        fig = Figure(figsize=(4.2 * len(micro), 3.4), layout="constrained")
-        axes = fig.subplots(1, len(micro), squeeze=False)[0]
-        for ax, k in zip(axes, micro):
-            gk = grids[k]
-            for v in gk.variants:
-                r = gk.one(gk.points[0], v)
-                if r is None:
-                    continue
-                d = r.delivered()
-                for tag, idx in _groups(r).items():
-                    pts = sorted({t for i in idx for t, _ in d.get(i, [])})
-                    if len(pts) < 3:
+        with png(out / "motivation_throughput.png", written, (4.2 * len(micro), 3.4), ncols=len(micro),
+                 squeeze=False) as (fig, axes):
+            for ax, k in zip(axes[0], micro):
+                gk = grids[k]
+                for v in gk.variants:
+                    r = gk.one(gk.points[0], v)
+                    if r is None:
                         continue
-                    tot = [sum(value_at(d.get(i, []), t) for i in idx) for t in pts]
-                    rate = [(tot[j] - tot[j - 1]) * 8 / ((pts[j] - pts[j - 1]) * 1e3) for j in range(1, len(pts))]
-                    ax.plot([t / 1000 for t in pts[1:]], rate, label=f"{v}: {tag}", linewidth=0.9)
-            ax.set_title(gk.exp.title, fontsize=8)
-            ax.set_xlabel("time [ms]")
-            ax.set_ylabel("goodput [Gbps]")
-            ax.legend(fontsize=6)
-            ax.grid(alpha=0.3)
-        path = out / "motivation_throughput.png"
-        fig.savefig(path, dpi=110)
-        written.append(path)
+                    d = r.delivered()
+                    for tag, idx in _groups(r).items():
+                        times = sorted({t for i in idx for t, _ in d.get(i, [])})
+                        if len(times) < 3:
+                            continue
+                        tot = [sum(value_at(d.get(i, []), t) for i in idx) for t in times]
+                        rate = [(tot[j] - tot[j - 1]) * 8 / ((times[j] - times[j - 1]) * 1e3)
+                                for j in range(1, len(times))]
+                        ax.plot([t / 1000 for t in times[1:]], rate, label=f"{v}: {tag}", linewidth=0.9)
+                ax.set_title(gk.exp.title, fontsize=8)
+                ax.set_xlabel("time [ms]")
+                ax.set_ylabel("goodput [Gbps]")
+                ax.legend(fontsize=6)
+                ax.grid(alpha=0.3)
     return written
-
 
 # ---------------------------------------------------------------------------------------
 # Entry point
 
 
-def reproduce_prioplus(
-    *, quick: bool = False, seeds: Optional[int] = None, jobs: Optional[int] = None, only: Optional[str] = None,
-    out: Optional[str] = None, stream: Any = sys.stderr, dask: Optional[str] = None,
-) -> tuple[int, str]:
-    """Run the selected experiments and write the results; return (exit code, table text)."""
-    exps = parse_only(only)
-    n_seeds, n_jobs, out_dir = run_settings(seeds, 1 if quick else 9, jobs, out, "prioplus")
-    exp_dir = experiments_dir()
-    started = time.perf_counter()
-    cells = build_cells(exps, n_seeds, quick, exp_dir, core_fingerprint())
-    out_dir.mkdir(parents=True, exist_ok=True)
-    records, interrupted = run_cells(cells, out_dir / "cache", exp_dir, n_jobs, _FLOW_COLUMNS, CAP_US, stream,
-                                     dask=dask, summarize=summarize)
-    results = [RunResult(c, records[c.key]) for c in cells if c.key in records]
-    grids = {k: Grid(EXPERIMENTS[k], [r for r in results if r.cell.exp == k]) for k in exps}
-    grids = {k: g for k, g in grids.items() if g.results}
-
-    header = [
+def _header(outcome: Outcome[Cell, RunResult, Grid]) -> list[str]:
+    quick, n_seeds = outcome.settings.quick, outcome.settings.seeds
+    return [
         f"# PrioPlus reproduction (dcnsim) — {'quick' if quick else 'full'} mode, seeds 1..{n_seeds} for F11 and "
         f"F14, 1..{min(n_seeds, MICRO_SEEDS)} for F13 and F10D, one run for M1, M2, M4 and AC14",
         "",
@@ -1331,16 +1265,24 @@ def reproduce_prioplus(
         "Checks are evaluated on pooled flows (F11, F14) or on the one run (others); "
         + ("informational here (quick: small sizes, 1 seed)." if quick else "the spec asks for 9 seeds in F11."),
     ]
-    if interrupted:
-        header.append("INTERRUPTED: the table covers only the runs that finished.")
-    blocks = ["\n".join(header)]
-    blocks.append("## Checks (spec §6)\n\n```\n" + checks_block(all_checks(grids)) + "\n```")
-    blocks.append("## Ours vs the paper (spec §5)\n\n```\n" + headline_block(grids) + "\n```")
-    for key in exps:
-        if key not in grids:
-            blocks.append(f"## {key}\n\nno finished runs")
-            continue
-        blocks.append(f"## {key}\n\n```\n{experiment_block(grids[key], quick)}\n```")
-    table = "\n\n".join(blocks) + "\n"
-    return write_outputs(out_dir, table, results, grids, started, interrupted, write_runs_csv, write_plots, stream,
-                         what="runs")
+
+
+def _block(key: str, outcome: Outcome[Cell, RunResult, Grid]) -> Optional[str]:
+    g = outcome.grids.get(key)
+    return experiment_block(g, outcome.settings.quick) if g is not None else None
+
+
+def _checks(outcome: Outcome[Cell, RunResult, Grid]) -> list[tuple[str, str]]:
+    return [("Checks (spec §6)", checks_block(all_checks(outcome.grids))),
+            ("Ours vs the paper (spec §5)", headline_table(headlines(outcome.grids)))]
+
+
+PAPER = Reproduction(
+    "prioplus", seeds=9, quick_seeds=1, select=parse_only, experiments_dir=experiments_dir,
+    cells=build_cells, flow_columns=_FLOW_COLUMNS, evaluate=RunResult, cap_us=CAP_US, summarize=summarize,
+    grids=per_experiment(lambda key, runs: Grid(EXPERIMENTS[key], runs)),
+    header=_header, block=_block, checks=_checks, checks_first=True, runs_columns=RUNS_COLUMNS, run_row=run_row,
+    figures=write_plots,
+)
+# reproduce_prioplus(quick=, seeds=, jobs=, only=, out=, stream=, dask=) -> (exit code, table text)
+reproduce_prioplus = partial(drive, PAPER)

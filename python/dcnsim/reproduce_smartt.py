@@ -23,25 +23,30 @@ on hand-computed inputs.
 
 from __future__ import annotations
 
-import csv
 import math
-import sys
-import time
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
 from dcnsim._repro import (
-    core_fingerprint,
+    Headline,
+    Outcome,
+    Reproduction,
+    cdf,
+    drive,
     find_experiments,
+    grouped_bars,
+    headline_table,
     mean_sem,
+    pad_rows,
+    per_experiment,
+    png,
     rate_bps,
-    run_cells,
     run_key,
-    run_settings,
+    select_keys,
     size_bytes,
     time_us,
-    write_outputs,
 )
 
 KIB = 1024
@@ -322,14 +327,7 @@ def experiments_dir() -> Path:
 
 
 def parse_only(text: Optional[str]) -> list[str]:
-    if not text:
-        return list(EXPERIMENTS)
-    keys = [k.strip().upper() for k in text.split(",") if k.strip()]
-    keys = [k if k.startswith("E") else f"E{k}" for k in keys]
-    unknown = [k for k in keys if k not in EXPERIMENTS]
-    if unknown:
-        raise ValueError(f"--only: unknown experiment {', '.join(unknown)} (known: {', '.join(EXPERIMENTS)})")
-    return [k for k in EXPERIMENTS if k in keys]
+    return select_keys(text, list(EXPERIMENTS), "experiment", lambda k: "E" + k.upper().removeprefix("E"))
 
 
 # ---------------------------------------------------------------------------------------
@@ -740,14 +738,6 @@ CHECKS: dict[str, Callable[[Grid], list[Check]]] = {
 }
 
 
-@dataclass
-class Headline:
-    id: str
-    what: str
-    paper: str
-    ours: str
-
-
 def headlines(grids: dict[str, Grid]) -> list[Headline]:
     """Spec §5 R2-R6 beside our numbers."""
     out = []
@@ -791,11 +781,6 @@ def headlines(grids: dict[str, Grid]) -> list[Headline]:
 # Output
 
 
-def _pad(rows: list[list[str]]) -> list[str]:
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return [" | ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
-
-
 _COLUMNS = {
     "E1": (("max_fct_us", "max FCT µs", ".1f"), ("spread", "spread", ".3f"), ("jain", "Jain", ".3f"),
            ("trims", "trims", ".0f")),
@@ -820,7 +805,7 @@ def _variant_table(g: Grid) -> list[str]:
                 rows.append([v] + ["error"] + [""] * (len(cols) - 1))
                 continue
             rows.append([v] + [_f(g.mean(p, v, m), spec) for m, _, spec in cols])
-        lines += _pad(rows)
+        lines += pad_rows(rows)
     return lines
 
 
@@ -837,7 +822,7 @@ def _incast_table(g: Grid) -> list[str]:
             row.append("error" if runs and all(r.error for r in runs) else
                        "unfinished" if unfinished else _f(rel, ".3f"))
         rows.append(row)
-    return lines + _pad(rows)
+    return lines + pad_rows(rows)
 
 
 def experiment_block(g: Grid, quick: bool) -> str:
@@ -850,7 +835,7 @@ def experiment_block(g: Grid, quick: bool) -> str:
     lines += _incast_table(g) if e.key == "E12" else _variant_table(g)
     lines.append("")
     checks = CHECKS[e.key](g)
-    lines += _pad([["check", "ours", "target", "status"]] + [[c.name, c.ours, c.target, c.status] for c in checks])
+    lines += pad_rows([["check", "ours", "target", "status"]] + [[c.name, c.ours, c.target, c.status] for c in checks])
     lines.append("")
     lines.append(f"paper: {e.paper}")
     if e.key == "E15":
@@ -871,12 +856,7 @@ def run_notes(g: Grid) -> list[str]:
                for k in ("trims", "drops", "nacks", "timeouts", "pfc_pause_frames")}
         notes.append(f"runs: {len(res)}; " + ", ".join(f"{k} {v:.0f}" for k, v in tot.items())
                      + f"; unfinished {len(unfinished)}; errors {len(errors)}")
-    seen: set[str] = set()
-    for r in errors:
-        msg = f"error ({r.cell.variant}): {r.error}"
-        if msg not in seen:
-            seen.add(msg)
-            notes.append(msg)
+    notes += dict.fromkeys(f"error ({r.cell.variant}): {r.error}" for r in errors)  # each message once
     for r in unfinished[:5]:
         notes.append(f"unfinished: {r.cell.progress_label().strip()}: {r.metrics['finished']:.0f}/"
                      f"{r.metrics['flows']:.0f} flows done at {r.record.get('sim_time_us', 0):.0f} µs "
@@ -884,21 +864,16 @@ def run_notes(g: Grid) -> list[str]:
     return notes
 
 
-def headline_block(grids: dict[str, Grid]) -> str:
-    rows = [["#", "result", "paper", "ours"]] + [[h.id, h.what, h.paper, h.ours] for h in headlines(grids)]
-    return "\n".join(_pad(rows))
+RUNS_COLUMNS = ("experiment", "point", "variant", "seed", "key", *METRICS, "complete", "sim_time_us", "wall_seconds",
+                "error")
 
 
-def write_runs_csv(path: Path, results: list[RunResult]) -> None:
-    with path.open("w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(["experiment", "point", "variant", "seed", "key", *METRICS, "complete", "sim_time_us",
-                    "wall_seconds", "error"])
-        for r in results:
-            w.writerow([r.cell.exp, r.cell.point, r.cell.variant, r.cell.seed, r.cell.key,
-                        *("" if math.isnan(r.metrics[m]) else f"{r.metrics[m]:.6g}" for m in METRICS),
-                        r.record.get("complete", False), r.record.get("sim_time_us", ""),
-                        f"{r.record.get('wall_seconds', 0):.2f}", r.record.get("error", "")])
+def run_row(r: RunResult) -> list[Any]:
+    """The run's line of runs.csv (RUNS_COLUMNS)."""
+    return [r.cell.exp, r.cell.point, r.cell.variant, r.cell.seed, r.cell.key,
+            *("" if math.isnan(r.metrics[m]) else f"{r.metrics[m]:.6g}" for m in METRICS),
+            r.record.get("complete", False), r.record.get("sim_time_us", ""),
+            f"{r.record.get('wall_seconds', 0):.2f}", r.record.get("error", "")]
 
 
 def pooled_fcts(g: Grid, variant: str) -> list[float]:
@@ -908,121 +883,82 @@ def pooled_fcts(g: Grid, variant: str) -> list[float]:
         if r.cell.variant != variant or not f:
             continue
         vals += [float(x) for x, done in zip(f["fct_us"], f["finished"]) if done and x is not None]
-    return sorted(vals)
+    return vals
 
 
 def write_plots(out: Path, grids: dict[str, Grid]) -> list[Path]:
-    from matplotlib.figure import Figure
-
-    written = []
+    written: list[Path] = []
     for key in ("E1", "E14"):
         g = grids.get(key)
         if not g:
             continue
-        fig = Figure(figsize=(6.4, 4.2), layout="constrained")
-        ax = fig.subplots()
-        for v in g.variants:
-            xs = pooled_fcts(g, v)
-            if xs:
-                ax.step(xs, [(i + 1) / len(xs) for i in range(len(xs))], where="post", label=v)
-        ideal = mean_sem([r.cell.ideal_us for r in g.results])[0]
-        ax.axvline(ideal, color="grey", linestyle=":", label="ideal" if key == "E1" else "ideal (64 MiB)")
-        ax.set_xlabel("FCT [µs]")
-        ax.set_ylabel("CDF of flows")
-        ax.set_title(f"{key}: {g.exp.title}", fontsize=9)
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
-        path = out / f"{key.lower()}_fct_cdf.png"
-        fig.savefig(path, dpi=110)
-        written.append(path)
+        with png(out / f"{key.lower()}_fct_cdf.png", written, (6.4, 4.2)) as (fig, ax):
+            for v in g.variants:
+                cdf(ax, pooled_fcts(g, v), v)
+            ideal = mean_sem([r.cell.ideal_us for r in g.results])[0]
+            ax.axvline(ideal, color="grey", linestyle=":", label="ideal" if key == "E1" else "ideal (64 MiB)")
+            ax.set_xlabel("FCT [µs]")
+            ax.set_ylabel("CDF of flows")
+            ax.set_title(f"{key}: {g.exp.title}", fontsize=9)
+            ax.grid(alpha=0.3)
+            ax.legend(fontsize=8)
     g = grids.get("E11")
     if g:
-        fig = Figure(figsize=(6.4, 4.0), layout="constrained")
-        ax = fig.subplots()
-        p = g.points[0]
-        xs = range(len(g.variants))
-        for i, (m, label) in enumerate((("max_fct_us", "max FCT"), ("mean_fct_us", "mean FCT"))):
-            vals = [g.mean(p, v, m) for v in g.variants]
-            ax.bar([x + (i - 0.5) * 0.4 for x in xs], [v if math.isfinite(v) else 0 for v in vals], 0.4, label=label)
-        ax.set_xticks(list(xs))
-        ax.set_xticklabels(g.variants)
-        ax.set_ylabel("FCT [µs]")
-        ax.set_title(f"E11: {g.exp.title}", fontsize=9)
-        ax.legend(fontsize=8)
-        path = out / "e11_case2.png"
-        fig.savefig(path, dpi=110)
-        written.append(path)
+        with png(out / "e11_case2.png", written, (6.4, 4.0)) as (fig, ax):
+            p = g.points[0]
+            grouped_bars(ax, [(label, [g.mean(p, v, m) for v in g.variants])
+                              for m, label in (("max_fct_us", "max FCT"), ("mean_fct_us", "mean FCT"))])
+            ax.set_xticks(list(range(len(g.variants))))
+            ax.set_xticklabels(g.variants)
+            ax.set_ylabel("FCT [µs]")
+            ax.set_title(f"E11: {g.exp.title}", fontsize=9)
+            ax.legend(fontsize=8)
     g = grids.get("E12")
     if g:
         senders = sorted({int(p.split("x")[0]) for p in g.points})
         sizes = sorted({_incast_size(p) for p in g.points})
-        fig = Figure(figsize=(3.2 * len(g.variants) + 1, 3.4), layout="constrained")
-        axes = fig.subplots(1, len(g.variants), squeeze=False)[0]
-        image = None
-        for ax, v in zip(axes, g.variants):
-            grid = [[g.mean(f"{n}x{_size_label(s)}", v, "rel_perf") for s in sizes] for n in senders]
-            grid = [[x if math.isfinite(x) else float("nan") for x in row] for row in grid]
-            image = ax.imshow(grid, vmin=0, vmax=1, cmap="viridis", aspect="auto", origin="lower")
-            for i, row in enumerate(grid):
-                for j, x in enumerate(row):
-                    ax.text(j, i, "-" if math.isnan(x) else f"{x:.2f}", ha="center", va="center", fontsize=7,
-                            color="white" if not math.isnan(x) and x < 0.6 else "black")
-            ax.set_xticks(range(len(sizes)))
-            ax.set_xticklabels([_size_label(s) for s in sizes], rotation=45, fontsize=7)
-            ax.set_yticks(range(len(senders)))
-            ax.set_yticklabels([str(n) for n in senders])
-            ax.set_title(v, fontsize=9)
-        axes[0].set_ylabel("senders N")
-        if image is not None:
-            fig.colorbar(image, ax=list(axes), label="ideal / actual")
-        path = out / "e12_relperf.png"
-        fig.savefig(path, dpi=110)
-        written.append(path)
+        with png(out / "e12_relperf.png", written, (3.2 * len(g.variants) + 1, 3.4), ncols=len(g.variants),
+                 squeeze=False) as (fig, axes):
+            axes = axes[0]
+            image = None
+            for ax, v in zip(axes, g.variants):
+                grid = [[g.mean(f"{n}x{_size_label(s)}", v, "rel_perf") for s in sizes] for n in senders]
+                grid = [[x if math.isfinite(x) else float("nan") for x in row] for row in grid]
+                image = ax.imshow(grid, vmin=0, vmax=1, cmap="viridis", aspect="auto", origin="lower")
+                for i, row in enumerate(grid):
+                    for j, x in enumerate(row):
+                        ax.text(j, i, "-" if math.isnan(x) else f"{x:.2f}", ha="center", va="center", fontsize=7,
+                                color="white" if not math.isnan(x) and x < 0.6 else "black")
+                ax.set_xticks(range(len(sizes)))
+                ax.set_xticklabels([_size_label(s) for s in sizes], rotation=45, fontsize=7)
+                ax.set_yticks(range(len(senders)))
+                ax.set_yticklabels([str(n) for n in senders])
+                ax.set_title(v, fontsize=9)
+            axes[0].set_ylabel("senders N")
+            if image is not None:
+                fig.colorbar(image, ax=list(axes), label="ideal / actual")
     g = grids.get("E15")
     if g:
-        fig = Figure(figsize=(max(6.4, 1.0 * len(g.points) + 2), 4.0), layout="constrained")
-        ax = fig.subplots()
-        width = 0.8 / max(1, len(g.variants))
-        for i, v in enumerate(g.variants):
-            vals = [g.mean(p, v, "completion_us") / g.mean(p, v, "ideal_us") for p in g.points]
-            ax.bar([j + (i - (len(g.variants) - 1) / 2) * width for j in range(len(g.points))],
-                   [x if math.isfinite(x) else 0 for x in vals], width, label=v)
-        ax.axhline(1.0, color="grey", linestyle=":")
-        ax.set_xticks(range(len(g.points)))
-        ax.set_xticklabels(g.points, rotation=30, fontsize=8)
-        ax.set_ylabel("completion / ideal")
-        ax.set_title(f"E15: {g.exp.title}", fontsize=9)
-        ax.legend(fontsize=8)
-        path = out / "e15_alltoall.png"
-        fig.savefig(path, dpi=110)
-        written.append(path)
+        with png(out / "e15_alltoall.png", written, (max(6.4, 1.0 * len(g.points) + 2), 4.0)) as (fig, ax):
+            grouped_bars(ax, [(v, [g.mean(p, v, "completion_us") / g.mean(p, v, "ideal_us") for p in g.points])
+                              for v in g.variants])
+            ax.axhline(1.0, color="grey", linestyle=":")
+            ax.set_xticks(range(len(g.points)))
+            ax.set_xticklabels(g.points, rotation=30, fontsize=8)
+            ax.set_ylabel("completion / ideal")
+            ax.set_title(f"E15: {g.exp.title}", fontsize=9)
+            ax.legend(fontsize=8)
     return written
-
 
 # ---------------------------------------------------------------------------------------
 # Entry point
 
 
-def reproduce_smartt(
-    *, quick: bool = False, seeds: Optional[int] = None, jobs: Optional[int] = None, only: Optional[str] = None,
-    out: Optional[str] = None, stream: Any = sys.stderr, dask: Optional[str] = None,
-) -> tuple[int, str]:
-    """Run the selected experiments and write the results; return (exit code, table text)."""
-    exps = parse_only(only)
-    n_seeds, n_jobs, out_dir = run_settings(seeds, 1 if quick else 3, jobs, out, "smartt")
-    exp_dir = experiments_dir()
-    started = time.perf_counter()
-    cells = build_cells(exps, n_seeds, quick, exp_dir, core_fingerprint())
-    out_dir.mkdir(parents=True, exist_ok=True)
-    records, interrupted = run_cells(cells, out_dir / "cache", exp_dir, n_jobs, _FLOW_COLUMNS, None, stream,
-                                     dask=dask, summarize=cwnd_summary)
-    results = [evaluate(c, records[c.key]) for c in cells if c.key in records]
-    grids = {k: Grid(EXPERIMENTS[k], [r for r in results if r.cell.exp == k]) for k in exps}
-    grids = {k: g for k, g in grids.items() if g.results}
-
-    fab = Fabric.of(cells[0].spec) if cells else None
-    header = [
-        f"# SMaRTT reproduction (dcnsim) — {'quick' if quick else 'full'} mode, seeds 1..{n_seeds}",
+def _header(outcome: Outcome[Cell, RunResult, Grid]) -> list[str]:
+    quick = outcome.settings.quick
+    fab = Fabric.of(outcome.cells[0].spec) if outcome.cells else None
+    return [
+        f"# SMaRTT reproduction (dcnsim) — {'quick' if quick else 'full'} mode, seeds 1..{outcome.settings.seeds}",
         "",
         "Paper: \"SMaRTT: Sender-based Marked Rapidly-adapting Trimmed & Timed Transport\" (arXiv 2404.01630 v4); "
         "spec smartt-nscc.md §4-§7.",
@@ -1036,15 +972,23 @@ def reproduce_smartt(
         + ("informational here (quick: smaller trees, 1 seed unless --seeds)." if quick
            else "the spec asks for ≥ 3 seeds."),
     ]
-    if interrupted:
-        header.append("INTERRUPTED: the table covers only the runs that finished.")
-    blocks = ["\n".join(header)]
-    for key in exps:
-        if key not in grids:
-            blocks.append(f"## {key}\n\nno finished runs")
-            continue
-        blocks.append(f"## {key}\n\n```\n{experiment_block(grids[key], quick)}\n```")
-    blocks.append("## Ours vs the paper (spec §5)\n\n```\n" + headline_block(grids) + "\n```")
-    table = "\n\n".join(blocks) + "\n"
-    return write_outputs(out_dir, table, results, grids, started, interrupted, write_runs_csv, write_plots, stream,
-                         what="runs")
+
+
+def _block(key: str, outcome: Outcome[Cell, RunResult, Grid]) -> Optional[str]:
+    g = outcome.grids.get(key)
+    return experiment_block(g, outcome.settings.quick) if g is not None else None
+
+
+def _headlines(outcome: Outcome[Cell, RunResult, Grid]) -> list[tuple[str, str]]:
+    return [("Ours vs the paper (spec §5)", headline_table(headlines(outcome.grids)))]
+
+
+PAPER = Reproduction(
+    "smartt", seeds=3, quick_seeds=1, select=parse_only, experiments_dir=experiments_dir,
+    cells=build_cells, flow_columns=_FLOW_COLUMNS, evaluate=evaluate, summarize=cwnd_summary,
+    grids=per_experiment(lambda key, runs: Grid(EXPERIMENTS[key], runs)),
+    header=_header, block=_block, checks=_headlines, runs_columns=RUNS_COLUMNS, run_row=run_row,
+    figures=write_plots,
+)
+# reproduce_smartt(quick=, seeds=, jobs=, only=, out=, stream=, dask=) -> (exit code, table text)
+reproduce_smartt = partial(drive, PAPER)
