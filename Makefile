@@ -4,7 +4,7 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-PY_DEPS := maturin pytest numpy pandas pyarrow matplotlib plotly distributed
+PY_DEPS := maturin pytest numpy pandas pyarrow matplotlib plotly distributed websocket-client
 
 .PHONY: build run test bench
 
