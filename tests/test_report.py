@@ -283,6 +283,33 @@ def test_plots_without_data_become_notes(tmp_path: Path) -> None:
         assert sections[name]["figure"] is not None and sections[name]["note"] is None, name
 
 
+@pytest.mark.core
+def test_a_sampler_turned_off_is_named_in_the_note(tmp_path: Path) -> None:
+    (tmp_path / "scenario.toml").write_text(SCENARIO.replace('queues = "all"', 'queues = "none"\ncwnd = false'))
+    dcnsim.run(tmp_path / "scenario.toml", out=tmp_path / "out")
+    notes = {s["id"]: s["note"] for s in _embedded(dcnsim.report(tmp_path / "out"))["sections"]}
+    assert 'queues = "none"' in notes["queue_heatmap"] and 'queues = "none"' in notes["topology"]
+    assert "cwnd = false" in notes["cwnd"] and "cwnd = false" in notes["utilisation"]
+
+
+@pytest.mark.core
+def test_dragonfly_routers_share_a_row_and_their_links_arc_above_it(tmp_path: Path) -> None:
+    spec = {"topology": {"kind": "dragonfly", "hosts": 36, "groups": 9, "routers_per_group": 4},
+            "workload": [{"kind": "permutation", "size": "64KB"}], "output": {"sample_interval": "5us"}}
+    dcnsim.run(spec, out=tmp_path / "out")
+    queue = pd.read_parquet(tmp_path / "out" / "timeseries_queue.parquet")
+    [topology] = [s for s in _embedded(dcnsim.report(tmp_path / "out"))["sections"] if s["id"] == "topology"]
+    traces = topology["figure"]["data"]
+    [nodes] = [t for t in traces if t["name"] == "nodes"]
+    assert {y for n, y in zip(nodes["meta"]["nodes"], nodes["y"]) if n >= 36} == {1.0}  # one hop from a host
+    [hover] = [t for t in traces if t["name"] == "links"]
+    routers = [(a, b) for a, b, *_ in hover["meta"]["links"] if a >= 36]
+    assert set(routers) == {(a, b) for a, b in zip(queue["node"], queue["peer"]) if 36 <= a < b}
+    assert len(routers) == 9 * 6 + 9 * 8 / 2  # 6 local links per group, one global link per pair of groups
+    heights = [y for (a, _, *_), y in zip(hover["meta"]["links"], hover["y"]) if a >= 36]
+    assert min(heights) > 1.0
+
+
 @pytest.mark.parametrize("files, message", [
     ((), "is not a result directory: it has no summary.json"),
     (("summary.json",), "looks like a run directory but lacks flows.parquet"),

@@ -80,15 +80,17 @@ def _run_page(source: Path) -> dict[str, Any]:
     flows = pd.read_parquet(source / "flows.parquet")
     series = {p.stem.removeprefix("timeseries_"): pd.read_parquet(p) for p in source.glob("timeseries_*.parquet")}
     hosts = int(summary["scenario"]["topology"]["hosts"])
+    output = summary["scenario"].get("output", {})
+    no_queues, no_cwnd = fig.why_absent(output, "queue"), fig.why_absent(output, "cwnd")
     labels = flows["tag"].astype(str)
     sections = [
         fig.fct_cdf(flows, labels, "workload"),
         fig.slowdown_by_size(flows, labels, "workload"),
         fig.cct(flows, labels, ["tag"], "workload"),
-        fig.queue_heatmap(series.get("queue"), hosts),
-        fig.cwnd_traces(series.get("cwnd"), flows),
+        fig.queue_heatmap(series.get("queue"), hosts, no_queues),
+        fig.cwnd_traces(series.get("cwnd"), flows, no_cwnd),
         fig.link_utilisation(series.get("cwnd"), flows, summary),
-        fig.topology(series.get("queue"), hosts),
+        fig.topology(series.get("queue"), hosts, no_queues),
     ]
     state = "complete" if summary.get("complete") else "interrupted (partial result)"
     facts = [

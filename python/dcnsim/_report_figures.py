@@ -35,7 +35,7 @@ _MAX_HEATMAP_CELLS = 250_000
 _CWND_FLOWS_PER_TAG = 8
 # Link colours of the topology drawing, from an idle queue to the fullest one.
 _LOAD_COLOURS = ("#c8c8c8", "#fde725", "#5ec962", "#21918c", "#3b528b", "#440154")
-_NO_SAMPLES = "set [output] sample_interval in the scenario to sample time series"
+_ARC_POINTS = 17  # an odd count, so an arc has a point at its top for the hover marker
 
 
 @dataclass
@@ -50,6 +50,16 @@ class Section:
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def why_absent(output: dict[str, Any], sampler: str) -> str:
+    """Why a run has no table of ``sampler`` (``"queue"`` or ``"cwnd"``), from its
+    resolved ``[output]`` settings."""
+    if not output.get("sample_interval"):
+        return "set [output] sample_interval in the scenario to sample time series"
+    if sampler == "queue":
+        return f'this run sampled no queues ([output] queues = "{output.get("queues")}")'
+    return "this run sampled no windows ([output] cwnd = false)"
 
 
 def colour(i: int) -> str:
@@ -215,13 +225,13 @@ def _node_name(node: int, hosts: int) -> str:
     return f"host {node}" if node < hosts else f"switch {node}"
 
 
-def queue_heatmap(queue: Optional[pd.DataFrame], hosts: int) -> Section:
+def queue_heatmap(queue: Optional[pd.DataFrame], hosts: int, absent: str) -> Section:
     """Queue depth of every sampled port over time, ports ordered by tier then node."""
     section = Section("queue_heatmap", "Queue depth by port over time",
                       "Bytes queued at each sampled output port (rows: port, its node and the peer it sends to, "
                       "ordered by the node's hop distance from the hosts).")
     if queue is None or queue.empty:
-        section.note = f"No queue time series in this directory: {_NO_SAMPLES} (and [output] queues)."
+        section.note = f"No queue time series in this directory: {absent}."
         return section
     ports = queue.drop_duplicates("port").set_index("port")[["node", "peer"]]
     tiers = hop_tiers(ports, hosts)
@@ -253,13 +263,13 @@ def queue_heatmap(queue: Optional[pd.DataFrame], hosts: int) -> Section:
     return section
 
 
-def cwnd_traces(cwnd: Optional[pd.DataFrame], flows: pd.DataFrame) -> Section:
+def cwnd_traces(cwnd: Optional[pd.DataFrame], flows: pd.DataFrame, absent: str) -> Section:
     """Window over time of the flows of each workload with the largest mean window."""
     section = Section("cwnd", "Congestion windows",
                       f"Congestion window over time of the {_CWND_FLOWS_PER_TAG} flows of each workload with the "
                       "largest mean window (click a legend entry to hide a flow).")
     if cwnd is None or cwnd.empty:
-        section.note = f"No window time series in this directory: {_NO_SAMPLES} (and keep [output] cwnd = true)."
+        section.note = f"No window time series in this directory: {absent}."
         return section
     tag_of = flows.set_index("id")["tag"]
     means = cwnd.groupby("flow")["cwnd_bytes"].mean()
@@ -328,7 +338,8 @@ def link_utilisation(cwnd: Optional[pd.DataFrame], flows: pd.DataFrame, summary:
     interval = scenario.get("output", {}).get("sample_interval")
     rate = host_link_bps(scenario["topology"])
     if cwnd is None or cwnd.empty or not interval:
-        section.note = f"No window time series (which carry bytes delivered) in this directory: {_NO_SAMPLES}."
+        section.note = ("No window time series (which carry the bytes delivered) in this directory: "
+                        f"{why_absent(scenario.get('output', {}), 'cwnd')}.")
         return section
     if rate is None:
         section.note = "The host links' rates are in the topology file, which the result directory does not hold."
@@ -355,16 +366,16 @@ def link_utilisation(cwnd: Optional[pd.DataFrame], flows: pd.DataFrame, summary:
     return section
 
 
-def topology(queue: Optional[pd.DataFrame], hosts: int) -> Section:
+def topology(queue: Optional[pd.DataFrame], hosts: int, absent: str) -> Section:
     """The fabric drawn in tiers from the links the queue sampler saw, each link coloured
     by the mean queue depth of its busier direction."""
     section = Section("topology", "Topology and link load",
                       "Nodes in rows by hop distance from the hosts (hosts at the bottom), drawn from the sampled "
                       "ports. A link's colour is the mean queue depth over the run of its busier sampled direction: "
-                      "the result directory holds no per-link byte counts, so queueing stands in for load. Hover over "
-                      "a link's middle for both directions.")
+                      "the result directory holds no per-link byte counts, so queueing stands in for load. Links "
+                      "within a row are drawn as arcs. Hover over a link's middle for both directions.")
     if queue is None or queue.empty:
-        section.note = f"The topology is drawn from the queue time series, which this directory lacks: {_NO_SAMPLES}."
+        section.note = f"The topology is drawn from the queue time series, which this directory lacks: {absent}."
         return section
     depth = queue.groupby(["node", "peer"])["bytes"].mean()
     edges = depth.index.to_frame(index=False)
@@ -417,8 +428,9 @@ def _link_traces(links: list[tuple[int, int, Optional[float], Optional[float], f
     ys: dict[int, list[Optional[float]]] = {}
     for a, b, _, _, load in links:
         k = 0 if load <= 0 else min(classes, 1 + int(load / top * classes))
-        xs.setdefault(k, []).extend([place[a][0], place[b][0], None])
-        ys.setdefault(k, []).extend([place[a][1], place[b][1], None])
+        path_x, path_y = _link_path(place[a], place[b])
+        xs.setdefault(k, []).extend([*path_x, None])
+        ys.setdefault(k, []).extend([*path_y, None])
     traces = []
     for k in sorted(xs):
         low, high = (k - 1) * top / classes, k * top / classes
@@ -429,20 +441,37 @@ def _link_traces(links: list[tuple[int, int, Optional[float], Optional[float], f
     return traces
 
 
+def _link_path(a: tuple[float, float], b: tuple[float, float]) -> tuple[list[float], list[float]]:
+    """The points of a link's line: straight between rows, an arc above the row between
+    two nodes of the same row (a dragonfly's routers all sit one hop from their hosts),
+    higher the farther apart they are, so that such links do not overlap."""
+    if a[1] != b[1]:
+        return [a[0], b[0]], [a[1], b[1]]
+    t = np.linspace(0.0, 1.0, _ARC_POINTS)
+    height = 1.5 * abs(b[0] - a[0])
+    return (a[0] + t * (b[0] - a[0])).tolist(), (a[1] + height * 4 * t * (1 - t)).tolist()
+
+
 def _link_hover(links: list[tuple[int, int, Optional[float], Optional[float], float]],
                 place: dict[int, tuple[float, float]]) -> dict[str, Any]:
     """Invisible markers at the links' midpoints that carry the hover text."""
     def depth(v: Optional[float]) -> str:
         return "not sampled" if v is None else f"{v:,.0f} bytes"
 
+    middles = [_middle(*_link_path(place[a], place[b])) for a, b, *_ in links]
     return {
         "type": "scatter", "mode": "markers", "name": "links", "showlegend": False,
-        "x": [(place[a][0] + place[b][0]) / 2 for a, b, *_ in links],
-        "y": [(place[a][1] + place[b][1]) / 2 for a, b, *_ in links],
+        "x": [x for x, _ in middles], "y": [y for _, y in middles],
         "marker": {"size": 8, "opacity": 0}, "hoverinfo": "text",
         "text": [f"{a}\u2192{b}: {depth(ab)}<br>{b}\u2192{a}: {depth(ba)}" for a, b, ab, ba, _ in links],
         "meta": {"links": [[a, b, ab, ba] for a, b, ab, ba, _ in links]},
     }
+
+
+def _middle(xs: list[float], ys: list[float]) -> tuple[float, float]:
+    if len(xs) == 2:
+        return (xs[0] + xs[1]) / 2, (ys[0] + ys[1]) / 2
+    return xs[len(xs) // 2], ys[len(ys) // 2]
 
 
 def _node_trace(place: dict[int, tuple[float, float]], tiers: dict[int, int], hosts: int) -> dict[str, Any]:
