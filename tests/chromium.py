@@ -21,7 +21,7 @@ import time
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import websocket
 
@@ -135,7 +135,7 @@ class _Session:
     def __init__(self, socket: websocket.WebSocket) -> None:
         self._socket = socket
         self._next_id = 0
-        self.listeners: list[Any] = []
+        self.listeners: list[Callable[[dict[str, Any]], None]] = []
         self._seen: list[str] = []
 
     def call(self, method: str, **params: Any) -> dict[str, Any]:
