@@ -94,7 +94,7 @@ def long_toml(tmp_path: Path) -> Path:
     return path
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def child_env() -> dict[str, str]:
     """Environment for a child process that imports the same dcnsim as these tests,
     whether it is installed or found through a (possibly relative) PYTHONPATH."""

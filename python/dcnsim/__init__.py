@@ -9,11 +9,14 @@ per-flow completion times as a pandas DataFrame, sampled time series and a summa
 >>> result.flows[["tag", "size", "fct_us", "slowdown"]].head()  # doctest: +SKIP
 >>> result.summary["all"]["slowdown"]["p99"]  # doctest: +SKIP
 >>> result.write("results/quickstart-swift")  # doctest: +SKIP
+>>> dcnsim.report("results/quickstart-swift")  # an HTML page of plots  # doctest: +SKIP
 
 The same from a shell: ``dcnsim run examples/quickstart.toml --set transport.cc=swift``.
 """
 
 from dcnsim._ext import ScenarioError, __version__
+from dcnsim._report import ReportError
+from dcnsim._report import write_report as report
 from dcnsim._result import Result
 from dcnsim._run import RunInterrupted, run
 from dcnsim._scenario import apply_overrides, load_scenario
@@ -21,6 +24,7 @@ from dcnsim._sweep import SweepInterrupted, SweepResult, sweep
 
 __all__ = [
     "Result",
+    "ReportError",
     "RunInterrupted",
     "ScenarioError",
     "SweepInterrupted",
@@ -28,6 +32,7 @@ __all__ = [
     "__version__",
     "apply_overrides",
     "load_scenario",
+    "report",
     "run",
     "sweep",
 ]

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from dcnsim._buckets import size_buckets
 from dcnsim._result import file_safe
 
 if TYPE_CHECKING:
@@ -24,7 +25,6 @@ if TYPE_CHECKING:
     from dcnsim._result import Result
 
 _DPI = 120
-_SIZE_BINS = 12  # flow-size bins of slowdown_by_size.png (log-spaced when sizes vary more)
 _MAX_SERIES = 8  # lines per time-series plot: the ports/flows with the largest mean
 
 
@@ -72,15 +72,7 @@ def _slowdown_by_size(finished: pd.DataFrame, path: Path) -> None:
     if flows.empty:
         _skip(path.name, "no finished flow of finite size")
         return
-    sizes = flows["size"].to_numpy(dtype=float)
-    unique = np.unique(sizes)
-    if unique.size <= _SIZE_BINS:  # few distinct sizes (fixed-size workloads): one point each
-        centres = unique
-        which = np.searchsorted(unique, sizes)
-    else:
-        edges = np.geomspace(unique[0], unique[-1], _SIZE_BINS + 1)
-        centres = np.sqrt(edges[:-1] * edges[1:])
-        which = np.clip(np.searchsorted(edges, sizes, side="right") - 1, 0, _SIZE_BINS - 1)
+    centres, _, _, which = size_buckets(flows["size"].to_numpy(dtype=float))
 
     fig = Figure(figsize=(6.4, 4.2), layout="constrained")
     ax = fig.subplots()

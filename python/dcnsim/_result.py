@@ -24,8 +24,10 @@ if TYPE_CHECKING:
 _PERCENTILES = {"p50": 50.0, "p90": 90.0, "p99": 99.0, "p999": 99.9}
 
 # Files of ours that a run may or may not produce; removed before writing so that a
-# directory reused for another run never shows a plot or table left from the earlier one.
-_OPTIONAL_OUTPUTS = ("fct_cdf.png", "slowdown_by_size.png", "timeseries_*.parquet", "timeseries_*.png")
+# directory reused for another run never shows a plot, table or report left from the
+# earlier one.
+_OPTIONAL_OUTPUTS = ("fct_cdf.png", "slowdown_by_size.png", "timeseries_*.parquet", "timeseries_*.png",
+                     "report.html")
 
 
 @dataclass(repr=False)

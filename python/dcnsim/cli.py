@@ -1,4 +1,5 @@
-"""The ``dcnsim`` command: ``run`` a scenario, ``bench`` the fixed benchmark scenarios.
+"""The ``dcnsim`` command: ``run`` a scenario, ``sweep`` many, ``report`` a result directory
+as an HTML page, ``bench`` the fixed benchmark scenarios, ``reproduce`` a paper.
 
 Exit codes: 0 success, 1 a benchmark failed, 2 bad input (scenario error, missing file;
 printed as ``error: ...`` without a traceback), 130 interrupted by Ctrl-C.
@@ -62,7 +63,24 @@ def _parser() -> argparse.ArgumentParser:
         help="override a scenario field, e.g. --set topology.hosts=128 --set workload.0.size=4MB (repeatable)",
     )
     run_cmd.add_argument("--quiet", action="store_true", help="no progress bar and no summary table")
+    run_cmd.add_argument("--report", action="store_true",
+                         help="also write DIR/report.html, the interactive report page (see `dcnsim report`)")
     run_cmd.set_defaults(command=_run_command)
+
+    report_cmd = commands.add_parser(
+        "report", help="write the HTML report page of a run or sweep directory",
+        description="Write one self-contained HTML file (Plotly and the data inlined: it opens offline) with "
+        "interactive plots of a result directory. A run's page: summary table, FCT CDF and slowdown by flow "
+        "size per workload, CCT, queue depth by port over time, congestion windows, host-link utilisation, "
+        "the topology coloured by queue depth, and the resolved scenario. A sweep's page compares its "
+        "points (FCT CDF, slowdown by size and CCT per point, seeds pooled) beside the table of points. "
+        "Plots whose data the directory lacks (no time series sampled, no flow finished) are replaced by a "
+        "note saying why.",
+    )
+    report_cmd.add_argument("dir", metavar="RESULT_DIR",
+                            help="a directory written by `dcnsim run` or `dcnsim sweep`")
+    report_cmd.add_argument("--out", metavar="FILE", help="the HTML file (default: RESULT_DIR/report.html)")
+    report_cmd.set_defaults(command=_report_command)
 
     sweep_cmd = commands.add_parser(
         "sweep", help="run a sweep: a base scenario over grid/zip/seed axes",
@@ -191,6 +209,22 @@ def _run_command(args: argparse.Namespace) -> int:
     if not args.quiet:
         print(_summary_table(result))
     print(f"wrote {out}")
+    if args.report:
+        from dcnsim._report import write_report
+
+        print(f"wrote {write_report(out)}")
+    return 0
+
+
+def _report_command(args: argparse.Namespace) -> int:
+    from dcnsim._report import ReportError, write_report
+
+    try:
+        path = write_report(args.dir, args.out)
+    except ReportError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {path}")
     return 0
 
 

@@ -1,0 +1,487 @@
+"""The sections of a report page, each a Plotly figure (``data`` + ``layout``) built from
+a result directory's tables, or a note saying why it has none.
+
+Everything a plot shows is computed here, in Python, and embedded in the page as JSON;
+the page's script only hands the figures to Plotly. So the numbers on the page come
+from the same pandas/numpy code paths as the rest of dcnsim, and a test can compare
+what Plotly drew with the Parquet files. A plot whose data the directory does not hold
+(no time series sampled, no flow finished) becomes a note; nothing is estimated.
+
+Every trace carries ``meta``: what it is in machine-readable form (its series, flow,
+statistic), for readers of ``window.dcnsimReport`` and for the tests.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import asdict, dataclass
+from typing import Any, Iterator, Optional
+
+import numpy as np
+import pandas as pd
+
+from dcnsim._buckets import size_buckets
+from dcnsim._repro import rate_bps, time_us
+
+# Plotly's default qualitative palette, so median and p99 of one series share a colour.
+_PALETTE = ("#636efa", "#ef553b", "#00cc96", "#ab63fa", "#ffa15a",
+            "#19d3f3", "#ff6692", "#b6e880", "#ff97ff", "#fecb52")
+# Bounds that keep a page of a long or large run a few MB and quick to draw. Thinning
+# keeps exact values (every k-th rank or sample), and the section says so.
+_MAX_CDF_POINTS = 2000
+_MAX_TRACE_POINTS = 2000
+_MAX_HEATMAP_COLUMNS = 400
+_MAX_HEATMAP_CELLS = 250_000
+_CWND_FLOWS_PER_TAG = 8
+# Link colours of the topology drawing, from an idle queue to the fullest one.
+_LOAD_COLOURS = ("#c8c8c8", "#fde725", "#5ec962", "#21918c", "#3b528b", "#440154")
+_ARC_POINTS = 17  # an odd count, so an arc has a point at its top for the hover marker
+
+
+@dataclass
+class Section:
+    """One block of the page: a figure, or a note saying why there is none."""
+
+    id: str
+    title: str
+    caption: str
+    figure: Optional[dict[str, Any]] = None
+    note: Optional[str] = None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def why_absent(output: dict[str, Any], sampler: str) -> str:
+    """Why a run has no table of ``sampler`` (``"queue"`` or ``"cwnd"``), from its
+    resolved ``[output]`` settings."""
+    if not output.get("sample_interval"):
+        return "set [output] sample_interval in the scenario to sample time series"
+    if sampler == "queue":
+        return f'this run sampled no queues ([output] queues = "{output.get("queues")}")'
+    return "this run sampled no windows ([output] cwnd = false)"
+
+
+def colour(i: int) -> str:
+    return _PALETTE[i % len(_PALETTE)]
+
+
+def _layout(x_title: str, y_title: str, **extra: Any) -> dict[str, Any]:
+    layout: dict[str, Any] = {
+        "template": "plotly_white",
+        "height": 440,
+        "margin": {"l": 70, "r": 20, "t": 20, "b": 60},
+        "xaxis": {"title": {"text": x_title}},
+        "yaxis": {"title": {"text": y_title}},
+        "legend": {"font": {"size": 11}},
+        "hovermode": "closest",
+    }
+    for key, value in extra.items():
+        layout[key] = {**layout.get(key, {}), **value} if isinstance(value, dict) else value
+    return layout
+
+
+def _numbers(values: Any) -> list[Optional[float]]:
+    """A column as a JSON list: numbers, with null for NaN (which JSON cannot hold)."""
+    array = np.asarray(values, dtype=float)
+    return [None if not np.isfinite(v) else float(v) for v in array]
+
+
+def _by_label(flows: pd.DataFrame, labels: pd.Series) -> Iterator[tuple[int, str, pd.DataFrame]]:
+    """Groups of flows per series label, in order of first appearance, with their index."""
+    for i, (label, group) in enumerate(flows.groupby(labels.loc[flows.index], sort=False)):
+        yield i, str(label), group
+
+
+def _thin(n: int, limit: int) -> np.ndarray:
+    """Indices of at most ``limit`` of ``n`` ordered values, evenly spread, first and last kept."""
+    if n <= limit:
+        return np.arange(n)
+    return np.unique(np.linspace(0, n - 1, limit).round().astype(int))
+
+
+def _finished(flows: pd.DataFrame) -> pd.DataFrame:
+    fct = flows["fct_us"].to_numpy(dtype=float)
+    return flows[flows["finished"].astype(bool).to_numpy() & np.isfinite(fct) & (fct > 0)]
+
+
+# ---------------------------------------------------------------------------------------
+# Flow completion
+
+
+def fct_cdf(flows: pd.DataFrame, labels: pd.Series, per: str) -> Section:
+    """CDF of the FCT of finished flows, one curve per series (log x axis)."""
+    section = Section("fct_cdf", "FCT CDF", f"Flow completion time of the finished flows, one curve per {per}.")
+    done = _finished(flows)
+    if done.empty:
+        section.note = "No flow finished."
+        return section
+    traces, thinned = [], False
+    for i, label, group in _by_label(done, labels):
+        fct = np.sort(group["fct_us"].to_numpy(dtype=float))
+        keep = _thin(fct.size, _MAX_CDF_POINTS)
+        thinned |= keep.size < fct.size
+        traces.append({
+            "type": "scatter", "mode": "lines", "line": {"shape": "hv", "color": colour(i)},
+            "name": f"{label} ({fct.size} flows)", "meta": {"series": label},
+            "x": _numbers(fct[keep]), "y": _numbers((keep + 1) / fct.size),
+            "hovertemplate": "FCT %{x:.4g} us<br>%{y:.4f} of flows<extra>%{fullData.name}</extra>",
+        })
+    if thinned:
+        section.caption += f" Curves of more flows show {_MAX_CDF_POINTS} evenly spaced ranks."
+    section.figure = {"data": traces, "layout": _layout("flow completion time (us)", "fraction of flows",
+                                                         xaxis={"type": "log"}, yaxis={"range": [0, 1.02]})}
+    return section
+
+
+def slowdown_by_size(flows: pd.DataFrame, labels: pd.Series, per: str) -> Section:
+    """Median and p99 slowdown per flow-size bucket, per series."""
+    section = Section("slowdown_by_size", "Slowdown by flow size",
+                      f"FCT over ideal FCT of the finished flows, median (solid) and p99 (dashed) per flow-size "
+                      f"bucket (one per size when there are at most 12 sizes, else 12 log-spaced), per {per}.")
+    done = _finished(flows)
+    slowdown = done["slowdown"].to_numpy(dtype=float)
+    done = done[(done["size"].to_numpy() > 0) & np.isfinite(slowdown) & (slowdown > 0)]
+    if done.empty:
+        section.note = "No finished flow of finite size."
+        return section
+    buckets = size_buckets(done["size"].to_numpy(dtype=float))
+    which = pd.Series(buckets.which, index=done.index)
+    traces = []
+    for i, label, group in _by_label(done, labels):
+        stats = group["slowdown"].groupby(which.loc[group.index]).agg(
+            median="median", p99=lambda s: float(np.percentile(s, 99)), flows="size")
+        custom = [[int(n), float(buckets.lower[b]), float(buckets.upper[b])] for b, n in stats["flows"].items()]
+        for stat, dash, symbol in (("median", "solid", "circle"), ("p99", "dash", "triangle-up")):
+            traces.append({
+                "type": "scatter", "mode": "lines+markers", "name": f"{label} {stat}",
+                "legendgroup": label, "meta": {"series": label, "stat": stat},
+                "line": {"color": colour(i), "dash": dash}, "marker": {"symbol": symbol},
+                "x": _numbers(buckets.centres[stats.index]), "y": _numbers(stats[stat]), "customdata": custom,
+                "hovertemplate": "%{customdata[1]:,.0f} to %{customdata[2]:,.0f} bytes, %{customdata[0]} flows"
+                                 f"<br>{stat} slowdown %{{y:.4g}}<extra>{label}</extra>",
+            })
+    log_y = slowdown.max() > 20 * slowdown.min()
+    section.figure = {"data": traces, "layout": _layout("flow size (bytes)", "slowdown (FCT / ideal FCT)",
+                                                         xaxis={"type": "log"},
+                                                         yaxis={"type": "log" if log_y else "linear"})}
+    return section
+
+
+def cct(flows: pd.DataFrame, labels: pd.Series, groups: list[str], per: str) -> Section:
+    """Collective completion time (last finish minus first start) of each group of flows
+    (a workload tag of a run, or of a sweep point), placed under its series."""
+    section = Section("cct", "Collective completion time",
+                      f"Last finish minus first start of each workload, per {per}; a workload counts only once "
+                      "every one of its flows finished.")
+    rows = []
+    for key, group in flows.groupby(groups, sort=False):
+        if group["finished"].astype(bool).all():
+            key = key if isinstance(key, tuple) else (key,)
+            value = float(group["finish_us"].max() - group["start_us"].min())
+            rows.append((str(labels.loc[group.index[0]]), value, ", ".join(map(str, key))))
+    if not rows:
+        section.note = "No workload had all of its flows finished."
+        return section
+    table = pd.DataFrame(rows, columns=["series", "cct_us", "group"])
+    traces = []
+    for i, (label, part) in enumerate(table.groupby("series", sort=False)):
+        traces.append({
+            "type": "scatter", "mode": "markers", "name": label, "meta": {"series": label},
+            "marker": {"color": colour(i), "size": 11},
+            "x": [label] * len(part), "y": _numbers(part["cct_us"]), "customdata": list(part["group"]),
+            "hovertemplate": "%{customdata}<br>CCT %{y:.4g} us<extra></extra>",
+        })
+    section.figure = {"data": traces, "layout": _layout("", "CCT (us)", showlegend=False,
+                                                         xaxis={"type": "category"}, yaxis={"rangemode": "tozero"})}
+    return section
+
+
+# ---------------------------------------------------------------------------------------
+# Time series of one run
+
+
+def hop_tiers(edges: pd.DataFrame, hosts: int) -> dict[int, int]:
+    """Each node's hop distance from the nearest host (hosts are nodes 0..hosts-1): 1 for
+    ToRs/leaves, 2 for aggregation switches, 3 for cores of a fat tree, and a meaningful
+    layering for any other fabric too, which only its links are needed for."""
+    neighbours: dict[int, set[int]] = {}
+    for a, b in zip(edges["node"].tolist(), edges["peer"].tolist()):
+        neighbours.setdefault(a, set()).add(b)
+        neighbours.setdefault(b, set()).add(a)
+    tier = {n: 0 for n in neighbours if n < hosts}
+    queue = deque(tier)
+    while queue:
+        n = queue.popleft()
+        for m in neighbours[n]:
+            if m not in tier:
+                tier[m] = tier[n] + 1
+                queue.append(m)
+    unreachable = max(tier.values(), default=0) + 1
+    return {n: tier.get(n, unreachable) for n in neighbours}
+
+
+def _node_name(node: int, hosts: int) -> str:
+    return f"host {node}" if node < hosts else f"switch {node}"
+
+
+def queue_heatmap(queue: Optional[pd.DataFrame], hosts: int, absent: str) -> Section:
+    """Queue depth of every sampled port over time, ports ordered by tier then node."""
+    section = Section("queue_heatmap", "Queue depth by port over time",
+                      "Bytes queued at each sampled output port (rows: port, its node and the peer it sends to, "
+                      "ordered by the node's hop distance from the hosts).")
+    if queue is None or queue.empty:
+        section.note = f"No queue time series in this directory: {absent}."
+        return section
+    ports = queue.drop_duplicates("port").set_index("port")[["node", "peer"]]
+    tiers = hop_tiers(ports, hosts)
+    order = sorted(ports.index, key=lambda p: (tiers[ports.at[p, "node"]], ports.at[p, "node"], ports.at[p, "peer"]))
+    wide = queue.pivot(index="port", columns="time_us", values="bytes").loc[order]
+    columns = min(wide.shape[1], _MAX_HEATMAP_COLUMNS)
+    if len(order) * columns > _MAX_HEATMAP_CELLS:
+        rows = _MAX_HEATMAP_CELLS // columns
+        keep = set(wide.mean(axis=1).nlargest(rows).index)
+        wide = wide.loc[[p for p in order if p in keep]]
+        section.caption += f" Only the {rows} ports with the largest mean queue of {len(order)} are shown."
+    times = wide.columns.to_numpy(dtype=float)
+    if wide.shape[1] > columns:
+        bins = np.arange(wide.shape[1]) * columns // wide.shape[1]
+        wide = wide.T.groupby(bins).max().T
+        times = pd.Series(times).groupby(bins).max().to_numpy()
+        section.caption += (f" The {len(bins)} sample times are merged into {columns} columns, each showing "
+                            "the largest sample of its time span (labelled with its last time).")
+    names = [f"port {p}: {ports.at[p, 'node']}\u2192{ports.at[p, 'peer']}" for p in wide.index]
+    trace = {
+        "type": "heatmap", "x": _numbers(times), "y": names, "z": [_numbers(row) for row in wide.to_numpy()],
+        "meta": {"ports": [int(p) for p in wide.index]}, "colorscale": "Viridis",
+        "colorbar": {"title": {"text": "bytes"}},
+        "hovertemplate": "%{y}<br>t = %{x} us<br>%{z:,} bytes queued<extra></extra>",
+    }
+    height = int(min(1400, max(360, 120 + 3 * len(names))))
+    section.figure = {"data": [trace], "layout": _layout("time (us)", "", height=height,
+                                                          yaxis={"autorange": "reversed", "showticklabels": len(names) <= 64})}
+    return section
+
+
+def cwnd_traces(cwnd: Optional[pd.DataFrame], flows: pd.DataFrame, absent: str) -> Section:
+    """Window over time of the flows of each workload with the largest mean window."""
+    section = Section("cwnd", "Congestion windows",
+                      f"Congestion window over time of the {_CWND_FLOWS_PER_TAG} flows of each workload with the "
+                      "largest mean window (click a legend entry to hide a flow).")
+    if cwnd is None or cwnd.empty:
+        section.note = f"No window time series in this directory: {absent}."
+        return section
+    tag_of = flows.set_index("id")["tag"]
+    means = cwnd.groupby("flow")["cwnd_bytes"].mean()
+    tags = means.index.map(tag_of)
+    traces, thinned = [], False
+    for i, tag in enumerate(pd.unique(tags)):
+        for flow in means[tags == tag].nlargest(_CWND_FLOWS_PER_TAG).index:
+            samples = cwnd[cwnd["flow"] == flow]
+            keep = _thin(len(samples), _MAX_TRACE_POINTS)
+            thinned |= keep.size < len(samples)
+            traces.append({
+                "type": "scatter", "mode": "lines", "name": f"flow {flow} ({tag})", "legendgroup": str(tag),
+                "meta": {"flow": int(flow), "tag": str(tag)}, "line": {"width": 1.2, "color": colour(i)},
+                "x": _numbers(samples["time_us"].to_numpy()[keep]),
+                "y": _numbers(samples["cwnd_bytes"].to_numpy()[keep]),
+                "hovertemplate": "t = %{x} us<br>cwnd %{y:,} bytes<extra>%{fullData.name}</extra>",
+            })
+    if thinned:
+        section.caption += f" Longer traces show {_MAX_TRACE_POINTS} evenly spaced samples."
+    section.figure = {"data": traces, "layout": _layout("time (us)", "cwnd (bytes)")}
+    return section
+
+
+def host_link_bps(topology: dict[str, Any]) -> Optional[float]:
+    """Rate of the host links, from the resolved scenario's defaults (README, [topology]);
+    None for a topology file, whose per-link rates the result directory does not hold."""
+    if topology.get("kind") == "file":
+        return None
+    if topology.get("host_link_rate"):
+        return rate_bps(topology["host_link_rate"])
+    base = rate_bps(topology["link_rate"])
+    return 2 * base if topology.get("kind") == "rail" else base
+
+
+def delivered_per_bin(cwnd: pd.DataFrame, flows: pd.DataFrame, interval_us: float,
+                      end_us: float) -> pd.DataFrame:
+    """Payload bytes delivered to each receiving host in each sampling interval.
+
+    A flow's delivered bytes are known at each sample while it runs, and in total at its
+    finish (or at the end of the run); the bytes between two of these moments are put in
+    the interval ``((k-1)·T, k·T]`` holding the later one, so every delivered byte counts
+    once. Returns columns ``bin`` (k), ``dst``, ``bytes``.
+    """
+    samples = cwnd[["flow", "time_us", "delivered_bytes"]]
+    last = flows[["id", "finish_us", "delivered"]].rename(columns={"id": "flow", "delivered": "delivered_bytes"})
+    last["time_us"] = last["finish_us"].where(flows["finished"].astype(bool), end_us)
+    points = pd.concat([samples, last[["flow", "time_us", "delivered_bytes"]]], ignore_index=True)
+    points = points.sort_values(["flow", "time_us"], kind="stable")
+    points["bytes"] = points.groupby("flow")["delivered_bytes"].diff().fillna(points["delivered_bytes"])
+    points["bin"] = np.maximum(np.ceil(points["time_us"].to_numpy() / interval_us - 1e-9), 1).astype(int)
+    points["dst"] = points["flow"].map(flows.set_index("id")["dst"])
+    return points.groupby(["bin", "dst"], as_index=False)["bytes"].sum()
+
+
+def link_utilisation(cwnd: Optional[pd.DataFrame], flows: pd.DataFrame, summary: dict[str, Any]) -> Section:
+    """Utilisation of the host tier (switch → host links) over time: mean over all the
+    tier's links and the busiest one."""
+    section = Section("utilisation", "Link utilisation per tier",
+                      "Host tier (switch \u2192 host links): payload delivered to each host per sampling interval "
+                      "over the host link's capacity; mean over all hosts' links and the busiest link. A packet "
+                      "counts in the interval in which it arrived whole, so an interval can hold one packet more "
+                      "than the link's capacity (a little over 100%). "
+                      "Switch-to-switch tiers are not shown: the result directory holds neither bytes sent per "
+                      "port nor the paths flows took (the queue heatmap and the topology show queueing instead).")
+    scenario = summary["scenario"]
+    interval = scenario.get("output", {}).get("sample_interval")
+    rate = host_link_bps(scenario["topology"])
+    if cwnd is None or cwnd.empty or not interval:
+        section.note = ("No window time series (which carry the bytes delivered) in this directory: "
+                        f"{why_absent(scenario.get('output', {}), 'cwnd')}.")
+        return section
+    if rate is None:
+        section.note = "The host links' rates are in the topology file, which the result directory does not hold."
+        return section
+    interval_us = time_us(interval)
+    per_bin = delivered_per_bin(cwnd, flows, interval_us, float(summary["sim_time_us"]))
+    capacity = rate / 8 * interval_us * 1e-6  # bytes one link carries in one interval
+    bins = np.arange(1, per_bin["bin"].max() + 1)
+    total = per_bin.groupby("bin")["bytes"].sum().reindex(bins, fill_value=0)
+    busiest = per_bin.groupby("bin")["bytes"].max().reindex(bins, fill_value=0)
+    hosts = int(scenario["topology"]["hosts"])
+    x = _numbers(bins * interval_us)
+    traces = [
+        {"type": "scatter", "mode": "lines", "name": f"host tier, mean of {hosts} links",
+         "meta": {"tier": "host", "stat": "mean", "links": hosts, "capacity_bytes": capacity},
+         "line": {"color": colour(0)}, "x": x, "y": _numbers(total / (hosts * capacity)),
+         "hovertemplate": "interval ending %{x} us<br>%{y:.1%}<extra>mean</extra>"},
+        {"type": "scatter", "mode": "lines", "name": "host tier, busiest link",
+         "meta": {"tier": "host", "stat": "max", "links": hosts, "capacity_bytes": capacity},
+         "line": {"color": colour(0), "dash": "dot"}, "x": x, "y": _numbers(busiest / capacity),
+         "hovertemplate": "interval ending %{x} us<br>%{y:.1%}<extra>busiest</extra>"},
+    ]
+    section.figure = {"data": traces, "layout": _layout("time (us)", "utilisation", yaxis={"tickformat": ".0%"})}
+    return section
+
+
+def topology(queue: Optional[pd.DataFrame], hosts: int, absent: str) -> Section:
+    """The fabric drawn in tiers from the links the queue sampler saw, each link coloured
+    by the mean queue depth of its busier direction."""
+    section = Section("topology", "Topology and link load",
+                      "Nodes in rows by hop distance from the hosts (hosts at the bottom), drawn from the sampled "
+                      "ports. A link's colour is the mean queue depth over the run of its busier sampled direction: "
+                      "the result directory holds no per-link byte counts, so queueing stands in for load. Links "
+                      "within a row are drawn as arcs. Hover over a link's middle for both directions.")
+    if queue is None or queue.empty:
+        section.note = f"The topology is drawn from the queue time series, which this directory lacks: {absent}."
+        return section
+    depth = queue.groupby(["node", "peer"])["bytes"].mean()
+    edges = depth.index.to_frame(index=False)
+    tiers = hop_tiers(edges, hosts)
+    place = _positions(edges, tiers)
+    links = _links(depth)
+    top = max((load for *_, load in links), default=0.0)
+    traces = _link_traces(links, place, top) + [_link_hover(links, place), _node_trace(place, tiers, hosts)]
+    layout = _layout("", "", height=560, xaxis={"visible": False}, yaxis={"visible": False},
+                     legend={"title": {"text": "mean queue of the busier direction"}})
+    section.figure = {"data": traces, "layout": layout}
+    return section
+
+
+def _positions(edges: pd.DataFrame, tiers: dict[int, int]) -> dict[int, tuple[float, float]]:
+    """Row = tier; within a row, nodes in the order of their lower neighbours' mean
+    position (hosts by id), so that a fat tree comes out without crossings in its pods."""
+    below: dict[int, list[int]] = {}
+    for a, b in zip(edges["node"].tolist(), edges["peer"].tolist()):
+        for x, y in ((a, b), (b, a)):
+            if tiers[y] == tiers[x] - 1:
+                below.setdefault(x, []).append(y)
+    place: dict[int, tuple[float, float]] = {}
+    for tier in sorted(set(tiers.values())):
+        row = [n for n in tiers if tiers[n] == tier]
+        row.sort(key=lambda n: (np.mean([place[m][0] for m in below.get(n, [])]) if below.get(n) else n, n))
+        for i, n in enumerate(row):
+            place[n] = ((i + 0.5) / len(row), float(tier))
+    return place
+
+
+def _links(depth: pd.Series) -> list[tuple[int, int, Optional[float], Optional[float], float]]:
+    """Undirected links (a < b) with the mean depth of a→b and b→a (None if unsampled)
+    and the larger of the two."""
+    means = {(int(a), int(b)): float(v) for (a, b), v in depth.items()}
+    pairs = sorted({(min(a, b), max(a, b)) for a, b in means})
+    links = []
+    for a, b in pairs:
+        ab, ba = means.get((a, b)), means.get((b, a))
+        links.append((a, b, ab, ba, max(v for v in (ab, ba) if v is not None)))
+    return links
+
+
+def _link_traces(links: list[tuple[int, int, Optional[float], Optional[float], float]],
+                 place: dict[int, tuple[float, float]], top: float) -> list[dict[str, Any]]:
+    """One trace per load class (idle, then five equal ranges up to the largest), the
+    links of a class drawn as one polyline broken by nulls."""
+    classes = len(_LOAD_COLOURS) - 1
+    xs: dict[int, list[Optional[float]]] = {}
+    ys: dict[int, list[Optional[float]]] = {}
+    for a, b, _, _, load in links:
+        k = 0 if load <= 0 else min(classes, 1 + int(load / top * classes))
+        path_x, path_y = _link_path(place[a], place[b])
+        xs.setdefault(k, []).extend([*path_x, None])
+        ys.setdefault(k, []).extend([*path_y, None])
+    traces = []
+    for k in sorted(xs):
+        low, high = (k - 1) * top / classes, k * top / classes
+        name = "idle" if k == 0 else f"{low:,.0f} to {high:,.0f} bytes"
+        traces.append({"type": "scatter", "mode": "lines", "name": name, "hoverinfo": "skip",
+                       "meta": {"load_class": k}, "x": xs[k], "y": ys[k],
+                       "line": {"color": _LOAD_COLOURS[k], "width": 1 + 0.6 * k}})
+    return traces
+
+
+def _link_path(a: tuple[float, float], b: tuple[float, float]) -> tuple[list[float], list[float]]:
+    """The points of a link's line: straight between rows, an arc above the row between
+    two nodes of the same row (a dragonfly's routers all sit one hop from their hosts),
+    higher the farther apart they are, so that such links do not overlap."""
+    if a[1] != b[1]:
+        return [a[0], b[0]], [a[1], b[1]]
+    t = np.linspace(0.0, 1.0, _ARC_POINTS)
+    height = 1.5 * abs(b[0] - a[0])
+    return (a[0] + t * (b[0] - a[0])).tolist(), (a[1] + height * 4 * t * (1 - t)).tolist()
+
+
+def _link_hover(links: list[tuple[int, int, Optional[float], Optional[float], float]],
+                place: dict[int, tuple[float, float]]) -> dict[str, Any]:
+    """Invisible markers at the links' midpoints that carry the hover text."""
+    def depth(v: Optional[float]) -> str:
+        return "not sampled" if v is None else f"{v:,.0f} bytes"
+
+    middles = [_middle(*_link_path(place[a], place[b])) for a, b, *_ in links]
+    return {
+        "type": "scatter", "mode": "markers", "name": "links", "showlegend": False,
+        "x": [x for x, _ in middles], "y": [y for _, y in middles],
+        "marker": {"size": 8, "opacity": 0}, "hoverinfo": "text",
+        "text": [f"{a}\u2192{b}: {depth(ab)}<br>{b}\u2192{a}: {depth(ba)}" for a, b, ab, ba, _ in links],
+        "meta": {"links": [[a, b, ab, ba] for a, b, ab, ba, _ in links]},
+    }
+
+
+def _middle(xs: list[float], ys: list[float]) -> tuple[float, float]:
+    if len(xs) == 2:
+        return (xs[0] + xs[1]) / 2, (ys[0] + ys[1]) / 2
+    return xs[len(xs) // 2], ys[len(ys) // 2]
+
+
+def _node_trace(place: dict[int, tuple[float, float]], tiers: dict[int, int], hosts: int) -> dict[str, Any]:
+    nodes = sorted(place)
+    return {
+        "type": "scatter", "mode": "markers", "name": "nodes", "showlegend": False,
+        "x": [place[n][0] for n in nodes], "y": [place[n][1] for n in nodes],
+        "marker": {"size": [5 if n < hosts else 9 for n in nodes], "color": [colour(tiers[n]) for n in nodes],
+                   "line": {"width": 0.5, "color": "#333"}},
+        "hoverinfo": "text", "meta": {"nodes": nodes},
+        "text": [f"{_node_name(n, hosts)}, {tiers[n]} hops from a host" if n >= hosts else _node_name(n, hosts)
+                 for n in nodes],
+    }
