@@ -14,7 +14,7 @@ use crate::routing::Routing;
 use crate::scenario::{
     err, FailureModel, FlowSize, InitialWindow, QueueSampling, Scenario, ScenarioError, TopologyKind,
 };
-use crate::scenario::{LbName, PfcCfg, PfcClass, PriorityService, QueueCount, RepsParams, Scheduler};
+use crate::scenario::{LbName, LbPaths, PfcCfg, PfcClass, PriorityService, QueueCount, RepsParams, Scheduler};
 use crate::sim::{ArRule, Counters, Simulation};
 use crate::stats::{ideal_fct, FlowMonitor, Hop, Sampler};
 use crate::topology::{self, FatTreeShape, Tier, TierLinks, Topology};
@@ -82,11 +82,16 @@ fn source_routes(
     specs: &[crate::workload::FlowSpec],
 ) -> Result<crate::paths::SourceRoutes, ScenarioError> {
     use crate::paths::{PathRule, SourceRoutes};
-    let routed = |lb: LbName| matches!(lb, LbName::Rps | LbName::Laps);
+    let t = &s.topology;
+    let has_paths = matches!(t.kind, TopologyKind::Dragonfly | TopologyKind::Rail);
+    let routed = |lb: LbName| match lb {
+        LbName::Rps | LbName::Laps => true,
+        LbName::Ecmp | LbName::Letflow | LbName::Plb => has_paths && s.transport.lb_paths == LbPaths::Candidates,
+        _ => false,
+    };
     let Some(first) = specs.iter().find(|f| routed(f.lb)) else {
         return Ok(SourceRoutes::default());
     };
-    let t = &s.topology;
     let rule = match t.kind {
         TopologyKind::Dragonfly => {
             let (groups, routers) = (t.groups.unwrap_or(9), t.routers_per_group.unwrap_or(4));

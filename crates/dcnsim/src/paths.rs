@@ -49,6 +49,8 @@ pub struct SourceRoutes {
     flows: Vec<(u32, u32)>,
     /// Per path: its links' (rate, propagation latency), host links included.
     pub links: Vec<Vec<(Rate, Time)>>,
+    /// Per path: its nodes, source host to destination host.
+    nodes: Vec<Vec<u32>>,
 }
 
 /// A candidate path that cannot carry traffic (spec laps.md: paths are fixed at set-up;
@@ -96,6 +98,7 @@ impl SourceRoutes {
                 let links = links.map(|p| p.map(|p| (p.rate, p.latency))).collect::<Option<Vec<_>>>();
                 let start = routes.ports.len() as u32;
                 routes.links.push(links.expect("every link of the path is up"));
+                routes.nodes.push(path.clone());
                 routes.ports.extend(&forward);
                 routes.ports.extend(&reverse);
                 routes.paths.push((start, start + forward.len() as u32));
@@ -122,16 +125,49 @@ impl SourceRoutes {
         self.flows.get(f as usize).map_or(0, |&(_, n)| n)
     }
 
-    /// What a data packet of flow `f` carries for a path selector `entropy` (32 random
-    /// bits for spraying): a path index with `SOURCE_ROUTED` if the flow is source-routed,
-    /// `entropy` itself and no flag otherwise.
+    /// What a data packet of flow `f` carries for a path selector `entropy`: a path
+    /// index with `SOURCE_ROUTED` if the flow is source-routed, `entropy` itself and no
+    /// flag otherwise. The index is uniform over the paths for 32 random bits (spraying),
+    /// or, with `hop_by_hop`, the path that switches hashing `entropy` would build
+    /// (`hop_by_hop`).
     #[inline]
-    pub fn route(&self, f: u32, entropy: u32) -> (u32, u16) {
+    pub fn route(&self, f: u32, entropy: u32, hop_by_hop: bool) -> (u32, u16) {
         match self.n_paths(f) {
             0 => (entropy, 0),
+            _ if hop_by_hop => (self.hop_by_hop(f, entropy), crate::net::flags::SOURCE_ROUTED),
             // Multiply-shift from 32 random bits to 0..paths: no modulo bias to speak of.
             paths => (((entropy as u64 * paths as u64) >> 32) as u32, crate::net::flags::SOURCE_ROUTED),
         }
+    }
+
+    /// The path a flow with ECMP-style `entropy` takes when every switch holds, per host
+    /// pair, the union of the next hops of the pair's candidate paths and hashes
+    /// `entropy` over them (the LAPS artefact's baselines, spec laps.md §3.1). Every
+    /// switch plays one role per pair on these fabrics, so the walk always follows one of
+    /// the candidate paths; but each hop splits evenly, so the paths are not equally likely
+    /// (on the rail fabric the first hop is 50/50 between the own rail and the NVLink relay).
+    #[cold]
+    #[inline(never)]
+    pub fn hop_by_hop(&self, f: u32, entropy: u32) -> u32 {
+        let (first, n) = self.flows[f as usize];
+        let paths = &self.nodes[first as usize..(first + n) as usize];
+        // Paths still consistent with the hops taken so far (at most 8 on these fabrics).
+        let mut alive: Vec<usize> = (0..paths.len()).collect();
+        let mut depth = 1;
+        while alive.len() > 1 {
+            let here = paths[alive[0]][depth - 1];
+            let mut next: Vec<u32> = alive.iter().filter_map(|&i| paths[i].get(depth).copied()).collect();
+            next.sort_unstable();
+            next.dedup();
+            if next.is_empty() {
+                break;
+            }
+            let h = crate::engine::splitmix64((here as u64) << 32 | entropy as u64);
+            let pick = next[((h >> 32) * next.len() as u64 >> 32) as usize];
+            alive.retain(|&i| paths[i].get(depth) == Some(&pick));
+            depth += 1;
+        }
+        alive[0] as u32
     }
 
     /// The port a source-routed packet leaves the current switch by.
@@ -148,7 +184,8 @@ impl SourceRoutes {
         (self.ports.capacity() * 4
             + self.paths.capacity() * 8
             + self.flows.capacity() * 8
-            + self.links.iter().map(|l| l.capacity() * 16 + 24).sum::<usize>()) as u64
+            + self.links.iter().map(|l| l.capacity() * 16 + 24).sum::<usize>()
+            + self.nodes.iter().map(|p| p.capacity() * 4 + 24).sum::<usize>()) as u64
     }
 }
 

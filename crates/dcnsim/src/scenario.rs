@@ -563,6 +563,18 @@ pub enum LbName {
     Laps,
 }
 
+/// The paths of `ecmp`, `letflow` and `plb` on fabrics with candidate path sets.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LbPaths {
+    /// The LAPS candidate paths of the pair, chosen hop by hop: every switch hashes over
+    /// the next hops of any of them (the LAPS artefact's baselines, spec laps.md §3.1).
+    #[default]
+    Candidates,
+    /// Shortest paths only (the routing tables' equal-cost sets).
+    Shortest,
+}
+
 impl LbName {
     pub fn as_str(self) -> &'static str {
         match self {
@@ -850,6 +862,10 @@ pub struct TransportCfg {
     /// LetFlow (`[transport.letflow]`).
     #[serde(default)]
     pub letflow: LetflowParams,
+    /// Which paths the flow-level load balancers (`ecmp`, `letflow`, `plb`) choose from
+    /// on fabrics with candidate path sets (dragonfly, rail).
+    #[serde(default)]
+    pub lb_paths: LbPaths,
     /// LAPS (`[transport.laps]`; spec laps.md §2.12).
     #[serde(default)]
     pub laps: crate::laps::LapsParams,

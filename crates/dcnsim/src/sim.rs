@@ -370,7 +370,7 @@ impl Simulation {
                 let flow = &mut self.flows[f as usize];
                 let fresh = if flow.needs_fresh_entropy(now) { self.rng_spray.next_u64() as u32 } else { 0 };
                 let entropy = flow.next_entropy(now, fresh, &self.cfg);
-                self.source_routes.route(f, entropy)
+                self.source_routes.route(f, entropy, !flow.lb.sprays())
             };
             let mut pkt = self.flows[f as usize].emit(now, entropy);
             pkt.flags |= routed;
@@ -995,7 +995,7 @@ impl Simulation {
             let size = cc.probe_bytes();
             let ect = if cc.ecn_capable() { flags::ECT } else { 0 };
             cc.on_probe_sent(now);
-            let (entropy, routed) = self.source_routes.route(f, flow.entropy);
+            let (entropy, routed) = self.source_routes.route(f, flow.entropy, !flow.lb.sprays());
             let pkt = Packet {
                 flow: f,
                 psn: 0,

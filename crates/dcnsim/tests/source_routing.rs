@@ -143,3 +143,47 @@ fn rps_on_the_dragonfly_uses_valiant_paths() {
     // 7 Valiant paths, each with two global hops the minimal path does not use.
     assert!(other_globals_used >= 14, "{other_globals_used} other global links carried data");
 }
+
+/// ECMP, LetFlow and PLB on these fabrics use the pair's candidate paths hop by hop, as
+/// the LAPS artefact's baselines do (spec laps.md §3.1): from GPU (0, 2) to GPU (1, 2)
+/// the edge switch splits evenly between its own rail and the NVLink relay, and the
+/// NVLink switch evenly over the other 7 rails. So of 4000 one-packet ECMP flows (one
+/// hash each) half cross rail 2 and 1/14 each other rail (±4σ: ±0.032 and ±0.016).
+/// With `lb_paths = "shortest"`, every one crosses rail 2.
+#[test]
+fn flow_level_baselines_choose_hop_by_hop_among_the_candidate_paths() {
+    let flows: String = (0..4000).map(|i| format!("2,10,1000,{}ns\n", 200 * i)).collect();
+    let scenario = |lb_paths: &str| {
+        format!(
+            r#"
+            seed = 9
+            [topology]
+            kind = "rail"
+            hosts = 64
+            link_rate = "100Gbps"
+            link_latency = "1us"
+            mtu = "1048B"
+            [transport]
+            cc = "dctcp"
+            lb = "ecmp"
+            lb_paths = "{lb_paths}"
+            header = "48B"
+            [[workload]]
+            kind = "flows"
+            file = "flows.csv"
+            "#
+        )
+    };
+    let mut s = sim_with_files(&scenario("candidates"), &[("flows.csv", &format!("src,dst,size,start\n{flows}"))]);
+    s.run();
+    assert_eq!(s.flows_finished(), 4000);
+    let per_rail: Vec<f64> = (0..8).map(|r| tx(&s, RAIL_SWITCH + r, edge(1, r)) as f64 / 4000.0).collect();
+    assert!((per_rail[2] - 0.5).abs() < 0.032, "{per_rail:?}");
+    for r in (0..8).filter(|&r| r != 2) {
+        assert!((per_rail[r] - 1.0 / 14.0).abs() < 0.016, "{per_rail:?}");
+    }
+
+    let mut s = sim_with_files(&scenario("shortest"), &[("flows.csv", &format!("src,dst,size,start\n{flows}"))]);
+    s.run();
+    assert_eq!(tx(&s, RAIL_SWITCH + 2, edge(1, 2)), 4000);
+}
