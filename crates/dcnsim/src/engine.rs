@@ -189,8 +189,22 @@ impl EventQueue {
             event,
         };
         self.seq += 1;
+        self.insert(e);
+    }
+
+    /// Schedules an observer's event (a sampling tick) so that it changes nothing it
+    /// observes: it takes no number from the tie-breaking sequence, so every other
+    /// event keeps the order it has without it, and it comes after the other events of
+    /// its instant, so it sees that instant's final state.
+    pub fn schedule_last(&mut self, at: Time, event: Event) {
+        debug_assert!(at >= self.now, "event scheduled in the past");
+        self.insert(Entry { time: at.0, seq: u64::MAX, event });
+    }
+
+    #[inline(always)]
+    fn insert(&mut self, e: Entry) {
         self.len += 1;
-        let slot = at.0 >> SLOT_BITS;
+        let slot = e.time >> SLOT_BITS;
         // One compare for cur < slot < cur + WHEEL.
         if slot.wrapping_sub(self.cur).wrapping_sub(1) < (WHEEL - 1) as u64 {
             let i = slot as usize % WHEEL;
@@ -704,6 +718,34 @@ mod tests {
                 assert_eq!(q.now().0, t, "start {start}");
             }
             assert!(q.is_empty());
+        }
+    }
+
+    /// A tick scheduled with `schedule_last` leaves the other events' order as it is
+    /// without it, and comes after every other event of its instant.
+    #[test]
+    fn an_observers_tick_changes_no_other_order() {
+        let order = |with_tick: bool| {
+            let mut q = EventQueue::new(3);
+            let mut out = vec![];
+            for i in 0..50u32 {
+                if with_tick && i % 7 == 0 {
+                    q.schedule_last(Time(1000 * (i as u64 % 3)), Event::Sample);
+                }
+                q.schedule(Time(1000 * (i as u64 % 3)), Event::FlowWake(i));
+            }
+            while let Some(e) = q.pop_until(Time::MAX) {
+                out.push((q.now().0, e));
+            }
+            out
+        };
+        let (plain, ticked) = (order(false), order(true));
+        let without: Vec<_> = ticked.iter().filter(|(_, e)| *e != Event::Sample).copied().collect();
+        assert_eq!(without, plain);
+        for (i, (t, e)) in ticked.iter().enumerate() {
+            if *e == Event::Sample {
+                assert!(ticked[i + 1..].iter().all(|(u, f)| u > t || *f == Event::Sample), "tick at {t}");
+            }
         }
     }
 
