@@ -1,8 +1,8 @@
 """`dcnsim report` and `dcnsim run --report`: the page loads in headless Chromium without
 errors or requests beyond its own file, and what its plots hold matches the Parquet files.
 
-Expected values are computed here from flows.parquet and timeseries_*.parquet with
-plain pandas; the page's values are read back from the Plotly graphs in the browser
+Expected values are computed here from flows.parquet, timeseries.parquet and
+ports.parquet with plain pandas; the page's values are read back from the Plotly graphs in the browser
 (``element.data``), i.e. what was actually drawn.
 """
 
@@ -112,6 +112,15 @@ def _by_meta(traces: list[dict[str, Any]], key: str) -> dict[Any, list[dict[str,
     return grouped
 
 
+def _queue(run_dir: Path) -> pd.DataFrame:
+    """The queue samples as one table: ``time_us, port, node, peer, bytes``."""
+    series = pd.read_parquet(run_dir / "timeseries.parquet")
+    ports = pd.read_parquet(run_dir / "ports.parquet").set_index("port")
+    queue = series[(series["kind"] == "port") & (series["metric"] == "queue_bytes")]
+    queue = queue.rename(columns={"id": "port", "value": "bytes"})[["time_us", "port", "bytes"]]
+    return queue.assign(node=queue["port"].map(ports["node"]), peer=queue["port"].map(ports["peer"]))
+
+
 def _close(actual: Any, expected: Any) -> None:
     np.testing.assert_allclose(np.asarray(actual, dtype=float), np.asarray(expected, dtype=float), rtol=1e-12)
 
@@ -201,7 +210,7 @@ def test_cct_is_last_finish_minus_first_start(run_dir: Path, figures: dict[str, 
 
 @pytest.mark.core
 def test_queue_heatmap_is_the_queue_samples(run_dir: Path, figures: dict[str, Any]) -> None:
-    queue = pd.read_parquet(run_dir / "timeseries_queue.parquet")
+    queue = _queue(run_dir)
     [heatmap] = figures["queue_heatmap"]["traces"]
     ports = heatmap["meta"]["ports"]
     assert sorted(ports) == sorted(queue["port"].unique())
@@ -215,7 +224,8 @@ def test_queue_heatmap_is_the_queue_samples(run_dir: Path, figures: dict[str, An
 
 @pytest.mark.core
 def test_cwnd_traces_are_each_workloads_largest_windows(run_dir: Path, figures: dict[str, Any]) -> None:
-    cwnd = pd.read_parquet(run_dir / "timeseries_cwnd.parquet")
+    series = pd.read_parquet(run_dir / "timeseries.parquet")
+    cwnd = series[series["metric"] == "cwnd_bytes"].rename(columns={"id": "flow", "value": "cwnd_bytes"})
     flows = pd.read_parquet(run_dir / "flows.parquet").set_index("id")
     traces = _by_meta(figures["cwnd"]["traces"], "flow")
     means = cwnd.groupby("flow")["cwnd_bytes"].mean()
@@ -230,23 +240,49 @@ def test_cwnd_traces_are_each_workloads_largest_windows(run_dir: Path, figures: 
 
 
 @pytest.mark.core
-def test_host_tier_utilisation_accounts_for_every_delivered_byte(run_dir: Path, figures: dict[str, Any]) -> None:
+def test_utilisation_per_tier_is_the_port_samples(run_dir: Path, figures: dict[str, Any]) -> None:
+    series = pd.read_parquet(run_dir / "timeseries.parquet")
+    ports = pd.read_parquet(run_dir / "ports.parquet").set_index("port")
+    util = series[series["metric"] == "utilisation"].rename(columns={"id": "port"})
+    # A 2-tier tree of 16 hosts: hosts, then leaves (which have hosts), then spines.
+    leaves = set(ports.loc[ports["node"] < 16, "peer"])
+    layer = lambda n: 0 if n < 16 else 1 if n in leaves else 2  # noqa: E731
+    node, peer = util["port"].map(ports["node"]).map(layer), util["port"].map(ports["peer"]).map(layer)
+    util = util.assign(tier=util["port"].map(ports["tier"]), direction=np.where(node < peer, "up", "down"))
+    lines = {(t["meta"]["tier"], t["meta"]["direction"], t["meta"]["stat"]): t
+             for t in figures["utilisation"]["traces"]}
+    assert set(lines) == {(tier, way, stat) for tier in ("host", "tor_uplink") for way in ("up", "down")
+                          for stat in ("mean", "max")}
+    for (tier, way), group in util.groupby(["tier", "direction"]):
+        per_time = group.groupby("time_us")["value"]
+        assert lines[(tier, way, "mean")]["meta"]["ports"] == group["port"].nunique()
+        _close(lines[(tier, way, "mean")]["x"], per_time.mean().index)
+        _close(lines[(tier, way, "mean")]["y"], per_time.mean())
+        _close(lines[(tier, way, "max")]["y"], per_time.max())
+    assert 0.99 < max(lines[("host", "down", "max")]["y"]) <= 1 + 1e-9, "the incast saturates its receiver's link"
+
+
+@pytest.mark.core
+def test_host_downlinks_carry_every_delivered_byte(run_dir: Path) -> None:
+    """Utilisation × capacity over the intervals of the switch → host links adds up to
+    the data and ACK bytes the hosts received (flows.parquet's rx_bytes, 64-byte ACKs)."""
+    series = pd.read_parquet(run_dir / "timeseries.parquet")
+    ports = pd.read_parquet(run_dir / "ports.parquet").set_index("port")
+    summary = json.loads((run_dir / "summary.json").read_text())
     flows = pd.read_parquet(run_dir / "flows.parquet")
-    lines = {t["meta"]["stat"]: t for t in figures["utilisation"]["traces"]}
-    meta = lines["mean"]["meta"]
-    capacity = 100e9 / 8 * 2e-6  # bytes per 2 us sampling interval at 100 Gbps
-    assert meta["links"] == 16 and meta["capacity_bytes"] == pytest.approx(capacity)
-    carried = np.sum(lines["mean"]["y"]) * meta["links"] * capacity
-    assert carried == pytest.approx(flows["delivered"].sum(), rel=1e-9)
-    _close(lines["mean"]["x"], np.arange(1, len(lines["mean"]["x"]) + 1) * 2.0)
-    # A receiver's link is saturated during the incast; only packet granularity (4032
-    # payload bytes per 4 KiB packet) lets an interval go past the capacity.
-    assert 0.9 < max(lines["max"]["y"]) <= (capacity + 4032) / capacity
+    util = series[series["metric"] == "utilisation"].rename(columns={"id": "port"})
+    down = util[util["port"].map(ports["peer"]) < 16].sort_values(["port", "time_us"])
+    times = np.concatenate([[0.0], np.sort(series["time_us"].unique())])
+    span_us = pd.Series(np.diff(times), index=times[1:])
+    carried = (down["value"] * down["time_us"].map(span_us) * 1e-6 * 100e9 / 8).sum()
+    received = flows["rx_bytes"].sum() + 64 * summary["stats"]["ack_packets"]
+    # At the end, the last flows' final ACKs and any packet mid-transmission are not in.
+    assert received - (16 * 4096 + 64 * len(flows)) <= carried <= received + 1e-3
 
 
 @pytest.mark.core
 def test_topology_has_every_sampled_link_with_its_mean_queue(run_dir: Path, figures: dict[str, Any]) -> None:
-    queue = pd.read_parquet(run_dir / "timeseries_queue.parquet")
+    queue = _queue(run_dir)
     depth = queue.groupby(["node", "peer"])["bytes"].mean()
     [hover] = [t for t in figures["topology"]["traces"] if t["meta"] and "links" in t["meta"]]
     drawn = {(a, b): (ab, ba) for a, b, ab, ba in hover["meta"]["links"]}
@@ -289,7 +325,7 @@ def test_a_sampler_turned_off_is_named_in_the_note(tmp_path: Path) -> None:
     dcnsim.run(tmp_path / "scenario.toml", out=tmp_path / "out")
     notes = {s["id"]: s["note"] for s in _embedded(dcnsim.report(tmp_path / "out"))["sections"]}
     assert 'queues = "none"' in notes["queue_heatmap"] and 'queues = "none"' in notes["topology"]
-    assert "cwnd = false" in notes["cwnd"] and "cwnd = false" in notes["utilisation"]
+    assert "cwnd = false" in notes["cwnd"] and 'queues = "none"' in notes["utilisation"]
 
 
 @pytest.mark.core
@@ -297,7 +333,7 @@ def test_dragonfly_routers_share_a_row_and_their_links_arc_above_it(tmp_path: Pa
     spec = {"topology": {"kind": "dragonfly", "hosts": 36, "groups": 9, "routers_per_group": 4},
             "workload": [{"kind": "permutation", "size": "64KB"}], "output": {"sample_interval": "5us"}}
     dcnsim.run(spec, out=tmp_path / "out")
-    queue = pd.read_parquet(tmp_path / "out" / "timeseries_queue.parquet")
+    queue = _queue(tmp_path / "out")
     [topology] = [s for s in _embedded(dcnsim.report(tmp_path / "out"))["sections"] if s["id"] == "topology"]
     traces = topology["figure"]["data"]
     [nodes] = [t for t in traces if t["name"] == "nodes"]

@@ -23,7 +23,7 @@ NAN = math.nan
 class StandInSimulation:
     """The read-only surface of ``dcnsim._core.Simulation`` that Result uses."""
 
-    def __init__(self, flows: dict[str, list[Any]], timeseries: dict[str, dict[str, list[Any]]], finished: bool):
+    def __init__(self, flows: dict[str, list[Any]], timeseries: Any, finished: bool):
         self._flows = flows
         self._timeseries = timeseries
         self.finished = finished
@@ -34,8 +34,12 @@ class StandInSimulation:
     def flows(self) -> dict[str, list[Any]]:
         return self._flows
 
-    def timeseries(self) -> dict[str, dict[str, list[Any]]]:
+    def timeseries(self) -> Any:
         return self._timeseries
+
+    def ports(self) -> dict[str, list[Any]]:
+        return PORTS
+
 
     def stats(self) -> dict[str, Any]:
         return {"events": 1000, "drops": 2, "mean_queue": NAN}
@@ -69,11 +73,15 @@ ROWS = [
     ("b", 1_000_000, 0.0, 200.0),
     ("b", 1_000_000, 5.0, NAN),
 ]
-QUEUE = {"time_us": [0.0, 1.0, 0.0, 1.0], "port": [0, 0, 1, 1], "bytes": [0, 500, 100, 0]}
+# The core's long form: categorical columns come as (codes, levels).
+QUEUE = {"time_us": [0.0, 1.0, 0.0, 1.0], "kind": ([0, 0, 0, 0], ["port", "flow"]), "id": [0, 0, 1, 1],
+         "metric": ([0, 0, 0, 0], ["queue_bytes"]), "value": [0.0, 500.0, 100.0, 0.0]}
+PORTS = {"port": [0, 1], "name": ["h0->s0", "s0->h0"], "node": [0, 4], "peer": [4, 0], "tier": ["host", "host"],
+         "rate_bps": [100_000_000_000] * 2, "up": [True, True]}
 
 
 def make(rows: list[tuple[str, int, float, float]] = ROWS, timeseries: Any = None, finished: bool = True) -> Result:
-    sim = StandInSimulation(flow_columns(rows), timeseries or {}, finished)
+    sim = StandInSimulation(flow_columns(rows), timeseries, finished)
     return Result.from_simulation(sim, wall_seconds=0.5)
 
 
@@ -110,15 +118,20 @@ def test_complete_follows_the_simulation() -> None:
 
 
 def test_write_produces_the_documented_files(tmp_path: Path) -> None:
-    result = make(timeseries={"queue": QUEUE})
+    result = make(timeseries=QUEUE)
     out = result.write(tmp_path / "out")
     for name in ("flows.parquet", "flows.csv", "summary.json", "fct_cdf.png", "slowdown_by_size.png",
-                 "timeseries_queue.parquet", "timeseries_queue.png"):
+                 "timeseries.parquet", "ports.parquet", "timeseries_port.png"):
         assert (out / name).is_file(), name
+    assert not (out / "timeseries_flow.png").exists(), "no flow was sampled"
     assert pd.read_parquet(out / "flows.parquet").equals(result.flows)
     assert len(pd.read_csv(out / "flows.csv")) == 5
     assert json.loads((out / "summary.json").read_text()) == result.summary
-    assert pd.read_parquet(out / "timeseries_queue.parquet")["bytes"].tolist() == QUEUE["bytes"]
+    series = pd.read_parquet(out / "timeseries.parquet")
+    assert series["value"].tolist() == QUEUE["value"]
+    assert series["metric"].astype(str).tolist() == ["queue_bytes"] * 4
+    assert series["kind"].astype(str).tolist() == ["port"] * 4
+    assert pd.read_parquet(out / "ports.parquet")["name"].tolist() == PORTS["name"]
 
 
 def test_flows_parquet_depends_only_on_the_data(tmp_path: Path) -> None:
@@ -131,13 +144,11 @@ def test_no_finished_flows_and_empty_samplers_skip_plots_with_a_note(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     unfinished = [("perm", -1, 0.0, NAN), ("perm", -1, 0.0, NAN)]
-    empty = {"queue": {"time_us": [], "port": [], "bytes": []}, "odd": {"port": [1], "bytes": [2]}}
+    empty = {"time_us": [], "kind": ([], ["port", "flow"]), "id": [], "metric": ([], ["queue_bytes"]), "value": []}
     out = make(unfinished, timeseries=empty, finished=False).write(tmp_path / "out")
-    assert sorted(p.name for p in out.iterdir()) == [
-        "flows.csv", "flows.parquet", "summary.json", "timeseries_odd.parquet", "timeseries_queue.parquet",
-    ]
+    assert sorted(p.name for p in out.iterdir()) == ["flows.csv", "flows.parquet", "ports.parquet", "summary.json"]
     notes = capsys.readouterr().err
-    for name in ("fct_cdf.png", "slowdown_by_size.png", "timeseries_queue.png", "timeseries_odd.png"):
+    for name in ("fct_cdf.png", "slowdown_by_size.png"):
         assert f"note: {name} not written" in notes
     summary = json.loads((out / "summary.json").read_text())
     assert summary["complete"] is False
@@ -150,7 +161,8 @@ def test_a_run_without_flows_writes_without_crashing(tmp_path: Path) -> None:
 
 
 def test_rewriting_a_directory_drops_outputs_of_the_earlier_run(tmp_path: Path) -> None:
-    make(timeseries={"queue": QUEUE}).write(tmp_path)
+    make(timeseries=QUEUE).write(tmp_path)
+    (tmp_path / "timeseries_queue.parquet").write_bytes(b"")  # as dcnsim wrote before the long form
     make([("perm", -1, 0.0, NAN)]).write(tmp_path)
     assert not list(tmp_path.glob("*.png"))
-    assert not list(tmp_path.glob("timeseries_*"))
+    assert not list(tmp_path.glob("timeseries*")) and not (tmp_path / "ports.parquet").exists()

@@ -43,7 +43,8 @@ def test_run_returns_flows_as_a_dataframe(tiny_toml: Path) -> None:
     assert perm["flows"] == perm["finished"] == len(flows)
     assert perm["fct_us"]["max"] == pytest.approx(flows["fct_us"].max())
     assert perm["cct_us"] > 0
-    assert isinstance(result.timeseries, dict)
+    # Nothing sampled: an empty long-form table.
+    assert result.timeseries.empty and list(result.timeseries.columns) == ["time_us", "kind", "id", "metric", "value"]
 
 
 def test_a_scenario_dict_and_overrides_work_like_a_file(tiny_toml: Path) -> None:

@@ -88,15 +88,16 @@ def test_time_series_obey_their_invariants(tmp_path: Path) -> None:
         '[[workload]]\nkind = "incast"\nsenders = 8\nreceiver = 0\nsize = "500KB"\n',
     )
     ts = result.timeseries
-    assert {"queue", "cwnd", "cc"} <= set(ts)
-    q = ts["queue"]
-    assert (q.bytes >= 0).all() and (q.bytes <= 200_000).all(), "a queue never exceeds its buffer"
-    assert q.bytes.max() > 0, "an 8:1 incast queues somewhere"
+    assert {"queue_bytes", "cwnd_bytes", "delivered_bytes", "cc.alpha"} <= set(ts["metric"].astype(str))
+    q = ts[ts["metric"] == "queue_bytes"]
+    assert (q.value >= 0).all() and (q.value <= 200_000).all(), "a queue never exceeds its buffer"
+    assert q.value.max() > 0, "an 8:1 incast queues somewhere"
     times = sorted(q.time_us.unique())
-    assert all(abs(b - a - 5.0) < 1e-9 for a, b in zip(times, times[1:]))
-    c = ts["cwnd"]
-    for _, g in c.groupby("flow"):
-        d = g.sort_values("time_us").delivered_bytes
+    # Every 5 us, and a last sample when the run ends between two.
+    assert all(abs(b - a - 5.0) < 1e-9 for a, b in zip(times, times[1:-1])) and 0 < times[-1] - times[-2] <= 5.0
+    c = ts[ts["metric"] == "delivered_bytes"]
+    for _, g in c.groupby("id"):
+        d = g.sort_values("time_us").value
         assert d.is_monotonic_increasing and d.max() <= 500_000
-    alpha = ts["cc"].query("variable == 'alpha'").value
+    alpha = ts[ts["metric"] == "cc.alpha"].value
     assert ((alpha >= 0) & (alpha <= 1)).all()

@@ -17,7 +17,6 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from dcnsim._buckets import size_buckets
-from dcnsim._result import file_safe
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -37,8 +36,9 @@ def write_plots(result: Result, out: Path) -> None:
     else:
         _fct_cdf(finished, out / "fct_cdf.png")
         _slowdown_by_size(finished, out / "slowdown_by_size.png")
-    for name, table in result.timeseries.items():
-        _timeseries(name, table, out / f"timeseries_{file_safe(name)}.png")
+    for kind in ("port", "flow"):
+        if (result.timeseries["kind"] == kind).any():
+            _timeseries(kind, result.timeseries, out / f"timeseries_{kind}.png")
 
 
 def _skip(file: str, why: str) -> None:
@@ -96,56 +96,25 @@ def _slowdown_by_size(finished: pd.DataFrame, path: Path) -> None:
     _save(fig, path)
 
 
-# Columns that identify a series rather than measure something: never plotted as values.
-_ID_COLUMNS = frozenset({"port", "node", "peer", "flow", "variable"})
-
-
-def _timeseries(name: str, table: pd.DataFrame, path: Path) -> None:
-    """Plot a sampler table: ``time_us``, then a key column (port, flow...), then values.
-
-    Tables are treated generically so that a new sampler in the core gets a plot without
-    a change here: the first column after ``time_us`` names the series (one line per
-    port or flow, the ``_MAX_SERIES`` with the largest mean), and each further numeric
-    column that is not an identifier gets its own panel. A long-format table (a
-    ``variable`` column beside one ``value`` column, as the congestion-control sampler
-    writes) gets one panel per variable.
-    """
-    if table.empty or "time_us" not in table.columns:
-        _skip(path.name, "no samples" if table.empty else "the table has no time_us column")
-        return
-    if "variable" in table.columns and "value" in table.columns:
-        table = table.pivot_table(
-            index=[c for c in table.columns if c not in ("variable", "value")],
-            columns="variable",
-            values="value",
-        ).reset_index()
-        table.columns.name = None
-    columns = [c for c in table.columns if c != "time_us"]
-    key = columns[0] if len(columns) > 1 else None
-    values = [
-        c for c in columns if c != key and c not in _ID_COLUMNS and pd.api.types.is_numeric_dtype(table[c])
-    ]
-    if not values:
-        _skip(path.name, "the table has no numeric value column")
-        return
-
-    fig = Figure(figsize=(7.5, 1.0 + 2.6 * len(values)), layout="constrained")
-    axes: list[Axes] = list(fig.subplots(len(values), 1, sharex=True, squeeze=False)[:, 0])
-    for ax, column in zip(axes, values):
-        if key is None:
-            ax.plot(table["time_us"], table[column], linewidth=1)
-        else:
-            top = table.groupby(key)[column].mean().nlargest(_MAX_SERIES).index
-            for k in top:
-                series = table[table[key] == k]
-                ax.plot(series["time_us"], series[column], linewidth=1, label=f"{key} {k}")
-            ax.legend(fontsize="x-small", ncol=2)
-        ax.set_ylabel(column)
+def _timeseries(kind: str, ts: pd.DataFrame, path: Path) -> None:
+    """Plot the long-form series of one kind (``"port"`` or ``"flow"``): a panel per
+    metric, in the order the core wrote them, each with the ``_MAX_SERIES`` ports or
+    flows of the largest mean."""
+    rows = ts[ts["kind"] == kind]
+    metrics = [m for m in pd.unique(rows["metric"].astype(str))]
+    fig = Figure(figsize=(7.5, 1.0 + 2.6 * len(metrics)), layout="constrained")
+    axes: list[Axes] = list(fig.subplots(len(metrics), 1, sharex=True, squeeze=False)[:, 0])
+    shown = 0
+    for ax, metric in zip(axes, metrics):
+        series = rows[rows["metric"] == metric]
+        top = series.groupby("id")["value"].mean().nlargest(_MAX_SERIES).index
+        shown = max(shown, len(top))
+        for key in top:
+            one = series[series["id"] == key]
+            ax.plot(one["time_us"], one["value"], linewidth=1, label=f"{kind} {key}")
+        ax.legend(fontsize="x-small", ncol=2)
+        ax.set_ylabel(metric)
         ax.grid(True, alpha=0.3)
-    if key is None:
-        axes[0].set_title(name)
-    else:
-        shown = min(_MAX_SERIES, table[key].nunique())
-        axes[0].set_title(f"{name}: the {shown} {key}s with the largest mean")
+    axes[0].set_title(f"{kind}s: the {shown} with the largest mean of each metric")
     axes[-1].set_xlabel("time (us)")
     _save(fig, path)

@@ -18,6 +18,7 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
+from dcnsim import _timeseries
 from dcnsim._scenario import StrPath
 
 if TYPE_CHECKING:
@@ -78,19 +79,26 @@ def _run_page(source: Path) -> dict[str, Any]:
 
     summary = json.loads((source / "summary.json").read_text())
     flows = pd.read_parquet(source / "flows.parquet")
-    series = {p.stem.removeprefix("timeseries_"): pd.read_parquet(p) for p in source.glob("timeseries_*.parquet")}
+
+    def table(name: str) -> Optional[pd.DataFrame]:
+        path = source / f"{name}.parquet"
+        return pd.read_parquet(path) if path.is_file() else None
+
+    series, ports = table("timeseries"), table("ports")
     hosts = int(summary["scenario"]["topology"]["hosts"])
-    output = summary["scenario"].get("output", {})
-    no_queues, no_cwnd = fig.why_absent(output, "queue"), fig.why_absent(output, "cwnd")
+    scenario = summary["scenario"]
+    queue = _timeseries.port_series(series, ports, "queue_bytes", name="bytes")
+    utilisation = _timeseries.port_series(series, ports, "utilisation", name="utilisation")
+    cwnd = _timeseries.flow_series(series, "cwnd_bytes")
     labels = flows["tag"].astype(str)
     sections = [
         fig.fct_cdf(flows, labels, "workload"),
         fig.slowdown_by_size(flows, labels, "workload"),
         fig.cct(flows, labels, ["tag"], "workload"),
-        fig.queue_heatmap(series.get("queue"), hosts, no_queues),
-        fig.cwnd_traces(series.get("cwnd"), flows, no_cwnd),
-        fig.link_utilisation(series.get("cwnd"), flows, summary),
-        fig.topology(series.get("queue"), hosts, no_queues),
+        fig.queue_heatmap(queue, hosts, fig.why_absent(scenario, "queue")),
+        fig.cwnd_traces(cwnd, flows, fig.why_absent(scenario, "cwnd")),
+        fig.link_utilisation(utilisation, ports, hosts, fig.why_absent(scenario, "utilisation")),
+        fig.topology(queue, hosts, fig.why_absent(scenario, "queue")),
     ]
     state = "complete" if summary.get("complete") else "interrupted (partial result)"
     facts = [

@@ -13,6 +13,7 @@ statistic), for readers of ``window.dcnsimReport`` and for the tests.
 
 from __future__ import annotations
 
+import json
 from collections import deque
 from dataclasses import asdict, dataclass
 from typing import Any, Iterator, Optional
@@ -21,7 +22,6 @@ import numpy as np
 import pandas as pd
 
 from dcnsim._buckets import size_buckets
-from dcnsim._repro import rate_bps, time_us
 
 # Plotly's default qualitative palette, so median and p99 of one series share a colour.
 _PALETTE = ("#636efa", "#ef553b", "#00cc96", "#ab63fa", "#ffa15a",
@@ -52,14 +52,26 @@ class Section:
         return asdict(self)
 
 
-def why_absent(output: dict[str, Any], sampler: str) -> str:
-    """Why a run has no table of ``sampler`` (``"queue"`` or ``"cwnd"``), from its
-    resolved ``[output]`` settings."""
-    if not output.get("sample_interval"):
-        return "set [output] sample_interval in the scenario to sample time series"
-    if sampler == "queue":
-        return f'this run sampled no queues ([output] queues = "{output.get("queues")}")'
-    return "this run sampled no windows ([output] cwnd = false)"
+# The [observe] metric whose series a plot shows, and whether it is a port's or a flow's.
+_PLOTTED = {"queue": ("queue", "ports"), "utilisation": ("utilisation", "ports"), "cwnd": ("cwnd", "flows")}
+
+
+def why_absent(scenario: dict[str, Any], plot: str) -> str:
+    """Why a run has no series for ``plot`` (``"queue"``, ``"utilisation"`` or
+    ``"cwnd"``), from its resolved ``[observe]`` settings or their older spelling in
+    ``[output]``."""
+    observe, output = scenario.get("observe"), scenario.get("output") or {}
+    if not observe and not output.get("sample_interval"):
+        return ("set [observe] interval in the scenario to sample time series "
+                "([output] sample_interval is its older spelling)")
+    metric, selection = _PLOTTED[plot]
+    if not observe:
+        if selection == "ports":
+            return f'this run sampled no ports ([output] queues = "{output.get("queues")}")'
+        return "this run sampled no windows ([output] cwnd = false)"
+    chosen = json.dumps(observe.get(selection))
+    return (f"this run sampled no {metric} series ([observe] {selection} = {chosen}, "
+            f"metrics = {json.dumps(observe.get('metrics'))})")
 
 
 def colour(i: int) -> str:
@@ -293,75 +305,47 @@ def cwnd_traces(cwnd: Optional[pd.DataFrame], flows: pd.DataFrame, absent: str) 
     return section
 
 
-def host_link_bps(topology: dict[str, Any]) -> Optional[float]:
-    """Rate of the host links, from the resolved scenario's defaults (README, [topology]);
-    None for a topology file, whose per-link rates the result directory does not hold."""
-    if topology.get("kind") == "file":
-        return None
-    if topology.get("host_link_rate"):
-        return rate_bps(topology["host_link_rate"])
-    base = rate_bps(topology["link_rate"])
-    return 2 * base if topology.get("kind") == "rail" else base
+def _directions(ports: pd.DataFrame, hosts: int) -> pd.Series:
+    """Each port's direction by hop distance from the hosts: ``up`` (towards the core),
+    ``down`` (towards the hosts) or ``across`` (within a layer, as a dragonfly's links)."""
+    tiers = hop_tiers(ports, hosts)
+    node = ports["node"].map(tiers)
+    peer = ports["peer"].map(tiers)
+    return pd.Series(np.where(node < peer, "up", np.where(node > peer, "down", "across")), index=ports.index)
 
 
-def delivered_per_bin(cwnd: pd.DataFrame, flows: pd.DataFrame, interval_us: float,
-                      end_us: float) -> pd.DataFrame:
-    """Payload bytes delivered to each receiving host in each sampling interval.
-
-    A flow's delivered bytes are known at each sample while it runs, and in total at its
-    finish (or at the end of the run); the bytes between two of these moments are put in
-    the interval ``((k-1)·T, k·T]`` holding the later one, so every delivered byte counts
-    once. Returns columns ``bin`` (k), ``dst``, ``bytes``.
-    """
-    samples = cwnd[["flow", "time_us", "delivered_bytes"]]
-    last = flows[["id", "finish_us", "delivered"]].rename(columns={"id": "flow", "delivered": "delivered_bytes"})
-    last["time_us"] = last["finish_us"].where(flows["finished"].astype(bool), end_us)
-    points = pd.concat([samples, last[["flow", "time_us", "delivered_bytes"]]], ignore_index=True)
-    points = points.sort_values(["flow", "time_us"], kind="stable")
-    points["bytes"] = points.groupby("flow")["delivered_bytes"].diff().fillna(points["delivered_bytes"])
-    points["bin"] = np.maximum(np.ceil(points["time_us"].to_numpy() / interval_us - 1e-9), 1).astype(int)
-    points["dst"] = points["flow"].map(flows.set_index("id")["dst"])
-    return points.groupby(["bin", "dst"], as_index=False)["bytes"].sum()
-
-
-def link_utilisation(cwnd: Optional[pd.DataFrame], flows: pd.DataFrame, summary: dict[str, Any]) -> Section:
-    """Utilisation of the host tier (switch → host links) over time: mean over all the
-    tier's links and the busiest one."""
+def link_utilisation(util: Optional[pd.DataFrame], ports: Optional[pd.DataFrame], hosts: int,
+                     absent: str) -> Section:
+    """Utilisation over time per tier and direction: the mean over the sampled ports of
+    the group, and its busiest port."""
     section = Section("utilisation", "Link utilisation per tier",
-                      "Host tier (switch \u2192 host links): payload delivered to each host per sampling interval "
-                      "over the host link's capacity; mean over all hosts' links and the busiest link. A packet "
-                      "counts in the interval in which it arrived whole, so an interval can hold one packet more "
-                      "than the link's capacity (a little over 100%). "
-                      "Switch-to-switch tiers are not shown: the result directory holds neither bytes sent per "
-                      "port nor the paths flows took (the queue heatmap and the topology show queueing instead).")
-    scenario = summary["scenario"]
-    interval = scenario.get("output", {}).get("sample_interval")
-    rate = host_link_bps(scenario["topology"])
-    if cwnd is None or cwnd.empty or not interval:
-        section.note = ("No window time series (which carry the bytes delivered) in this directory: "
-                        f"{why_absent(scenario.get('output', {}), 'cwnd')}.")
+                      "Fraction of each sampling interval that a link spent transmitting (the [observe] metric "
+                      "\u201cutilisation\u201d), by tier and direction (up: towards the core; down: towards the "
+                      "hosts): the mean over the group's sampled ports (solid) and its busiest port (dotted). Hover "
+                      "for the number of ports.")
+    if util is None or ports is None or util.empty:
+        section.note = f"No utilisation time series in this directory: {absent}."
         return section
-    if rate is None:
-        section.note = "The host links' rates are in the topology file, which the result directory does not hold."
-        return section
-    interval_us = time_us(interval)
-    per_bin = delivered_per_bin(cwnd, flows, interval_us, float(summary["sim_time_us"]))
-    capacity = rate / 8 * interval_us * 1e-6  # bytes one link carries in one interval
-    bins = np.arange(1, per_bin["bin"].max() + 1)
-    total = per_bin.groupby("bin")["bytes"].sum().reindex(bins, fill_value=0)
-    busiest = per_bin.groupby("bin")["bytes"].max().reindex(bins, fill_value=0)
-    hosts = int(scenario["topology"]["hosts"])
-    x = _numbers(bins * interval_us)
-    traces = [
-        {"type": "scatter", "mode": "lines", "name": f"host tier, mean of {hosts} links",
-         "meta": {"tier": "host", "stat": "mean", "links": hosts, "capacity_bytes": capacity},
-         "line": {"color": colour(0)}, "x": x, "y": _numbers(total / (hosts * capacity)),
-         "hovertemplate": "interval ending %{x} us<br>%{y:.1%}<extra>mean</extra>"},
-        {"type": "scatter", "mode": "lines", "name": "host tier, busiest link",
-         "meta": {"tier": "host", "stat": "max", "links": hosts, "capacity_bytes": capacity},
-         "line": {"color": colour(0), "dash": "dot"}, "x": x, "y": _numbers(busiest / capacity),
-         "hovertemplate": "interval ending %{x} us<br>%{y:.1%}<extra>busiest</extra>"},
-    ]
+    direction = _directions(ports, hosts)
+    util = util.assign(direction=util["port"].map(pd.Series(direction.to_numpy(), index=ports["port"])))
+    traces, thinned = [], False
+    for i, ((tier, way), group) in enumerate(util.groupby(["tier", "direction"], sort=True)):
+        per_time = group.groupby("time_us", sort=True)["utilisation"]
+        stats = per_time.agg(["mean", "max"])
+        keep = _thin(len(stats), _MAX_TRACE_POINTS)
+        thinned |= keep.size < len(stats)
+        links = int(group["port"].nunique())
+        x = _numbers(stats.index.to_numpy()[keep])
+        for stat, dash in (("mean", "solid"), ("max", "dot")):
+            name = f"{tier} {way}, {'mean' if stat == 'mean' else 'busiest'}"
+            traces.append({
+                "type": "scatter", "mode": "lines", "name": name, "legendgroup": f"{tier} {way}",
+                "meta": {"tier": str(tier), "direction": str(way), "stat": stat, "ports": links},
+                "line": {"color": colour(i), "dash": dash}, "x": x, "y": _numbers(stats[stat].to_numpy()[keep]),
+                "hovertemplate": f"interval ending %{{x}} us<br>%{{y:.1%}}<extra>{name} of {links} ports</extra>",
+            })
+    if thinned:
+        section.caption += f" Longer series show {_MAX_TRACE_POINTS} evenly spaced samples."
     section.figure = {"data": traces, "layout": _layout("time (us)", "utilisation", yaxis={"tickformat": ".0%"})}
     return section
 
@@ -371,9 +355,9 @@ def topology(queue: Optional[pd.DataFrame], hosts: int, absent: str) -> Section:
     by the mean queue depth of its busier direction."""
     section = Section("topology", "Topology and link load",
                       "Nodes in rows by hop distance from the hosts (hosts at the bottom), drawn from the sampled "
-                      "ports. A link's colour is the mean queue depth over the run of its busier sampled direction: "
-                      "the result directory holds no per-link byte counts, so queueing stands in for load. Links "
-                      "within a row are drawn as arcs. Hover over a link's middle for both directions.")
+                      "ports. A link's colour is the mean queue depth over the run of its busier sampled direction "
+                      "(the utilisation plot gives the load). Links within a row are drawn as arcs. Hover over a "
+                      "link's middle for both directions.")
     if queue is None or queue.empty:
         section.note = f"The topology is drawn from the queue time series, which this directory lacks: {absent}."
         return section

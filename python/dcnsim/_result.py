@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
+from dcnsim import _timeseries
 from dcnsim._ext import __version__
 
 if TYPE_CHECKING:
@@ -26,8 +26,9 @@ _PERCENTILES = {"p50": 50.0, "p90": 90.0, "p99": 99.0, "p999": 99.9}
 # Files of ours that a run may or may not produce; removed before writing so that a
 # directory reused for another run never shows a plot, table or report left from the
 # earlier one.
-_OPTIONAL_OUTPUTS = ("fct_cdf.png", "slowdown_by_size.png", "timeseries_*.parquet", "timeseries_*.png",
-                     "report.html")
+# (`timeseries_*.parquet` were the per-sampler tables of dcnsim before the long form.)
+_OPTIONAL_OUTPUTS = ("fct_cdf.png", "slowdown_by_size.png", "timeseries.parquet", "timeseries_*.parquet",
+                     "timeseries_*.png", "ports.parquet", "report.html")
 
 
 @dataclass(repr=False)
@@ -37,8 +38,10 @@ class Result:
     ``flows`` has one row per flow in flow-id order (columns ``id, tag, src, dst, size,
     start_us, finish_us, fct_us, ideal_fct_us, slowdown, delivered, retransmits, drops,
     finished, cc, lb``; times in microseconds, NaN for flows that did not finish).
-    ``timeseries`` maps a sampler's name (e.g. ``"queue"``, ``"cwnd"``) to its table and
-    is empty when sampling is off. ``summary`` is what ``summary.json`` holds.
+    ``timeseries`` is the ``[observe]`` time series in long form (``time_us, kind, id,
+    metric, value``; no rows when nothing was sampled), ``ports`` names its port ids
+    (None when the run samples nothing).
+    ``summary`` is what ``summary.json`` holds.
 
     >>> result = dcnsim.run("examples/quickstart.toml")  # doctest: +SKIP
     >>> result.summary["all"]["fct_us"]["p99"]  # doctest: +SKIP
@@ -46,8 +49,9 @@ class Result:
     """
 
     flows: pd.DataFrame
-    timeseries: dict[str, pd.DataFrame]
+    timeseries: pd.DataFrame
     summary: dict[str, Any]
+    ports: Optional[pd.DataFrame] = None
 
     @property
     def complete(self) -> bool:
@@ -60,7 +64,9 @@ class Result:
         import pandas as pd
 
         flows = pd.DataFrame(sim.flows())
-        timeseries = {name: pd.DataFrame(table) for name, table in sim.timeseries().items()}
+        sampled = sim.timeseries()
+        timeseries = _timeseries.frame(sampled)
+        ports = _timeseries.frame(sim.ports()) if sampled is not None else None
         resolved = json.loads(sim.resolved_json())
         events = int(sim.events)
         summary = {
@@ -80,7 +86,7 @@ class Result:
             },
             "all": _group_summary(flows),
         }
-        return cls(flows, timeseries, summary)
+        return cls(flows, timeseries, summary, ports)
 
     def write(self, out_dir: StrPath, plots: bool = True) -> Path:
         """Write the result directory and return its path (with PNG plots unless
@@ -98,8 +104,10 @@ class Result:
         self.flows.to_parquet(out / "flows.parquet", engine="pyarrow", index=False)
         self.flows.to_csv(out / "flows.csv", index=False)
         (out / "summary.json").write_text(json.dumps(self.summary, indent=2, allow_nan=False) + "\n")
-        for name, table in self.timeseries.items():
-            table.to_parquet(out / f"timeseries_{file_safe(name)}.parquet", engine="pyarrow", index=False)
+        tables = (("timeseries", None if self.timeseries.empty else self.timeseries), ("ports", self.ports))
+        for name, table in tables:
+            if table is not None:
+                table.to_parquet(out / f"{name}.parquet", engine="pyarrow", index=False)
 
         if plots:
             from dcnsim import _plots  # matplotlib takes ~0.5 s to import; only writing needs it
@@ -114,11 +122,6 @@ class Result:
             f"finished={everything['finished']}, complete={self.complete}, "
             f"sim_time_us={self.summary['sim_time_us']:g})"
         )
-
-
-def file_safe(name: str) -> str:
-    """A time-series table name made safe to use inside a file name."""
-    return re.sub(r"[^A-Za-z0-9_.-]", "_", name)
 
 
 def _group_summary(flows: pd.DataFrame) -> dict[str, Any]:

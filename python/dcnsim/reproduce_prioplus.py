@@ -52,6 +52,7 @@ from dcnsim._repro import (
     run_key,
     select_keys,
 )
+from dcnsim._timeseries import select
 
 KB = 1000
 
@@ -220,32 +221,29 @@ def gap_across(series: Sequence[tuple[float, float]], at: float) -> float:
 
 
 def summarize(sim: Any) -> dict[str, Any]:
-    """Compact time-series extracts: delivered bytes per flow and sample (``cwnd``
-    sampler), the sum over flows of PrioPlus's final stop counters (``cc``), and the queue
-    samples of the port with the largest peak (``queue``)."""
+    """Compact time-series extracts: delivered bytes per flow and sample, the sum over
+    flows of PrioPlus's final stop counters, and the queue samples of the port with the
+    largest peak."""
     ts = sim.timeseries()
     out: dict[str, Any] = {}
-    cw = ts.get("cwnd")
-    if cw and len(cw["time_us"]):
-        out["d_t"] = [round(float(x), 3) for x in cw["time_us"]]
-        out["d_flow"] = [int(x) for x in cw["flow"]]
-        out["d_bytes"] = [int(x) for x in cw["delivered_bytes"]]
-    cc = ts.get("cc")
-    if cc and len(cc["time_us"]):
-        last: dict[tuple[int, str], float] = {}
-        for f, var, v in zip(cc["flow"], cc["variable"], cc["value"]):
-            if var in ("stops", "tiny_window_stops"):
-                last[(int(f), str(var))] = float(v)
-        out["stops"] = sum(v for (f, var), v in last.items() if var == "stops")
-        out["tiny_stops"] = sum(v for (f, var), v in last.items() if var == "tiny_window_stops")
-    q = ts.get("queue")
-    if q and len(q["time_us"]):
+    times, flows, delivered = select(ts, "flow", "delivered_bytes")
+    if times:
+        out["d_t"] = [round(float(x), 3) for x in times]
+        out["d_flow"] = [int(x) for x in flows]
+        out["d_bytes"] = [int(x) for x in delivered]
+    for key, variable in (("stops", "cc.stops"), ("tiny_stops", "cc.tiny_window_stops")):
+        _, flows, values = select(ts, "flow", variable)
+        if flows:
+            last = dict(zip(flows, values))  # each flow's latest sample
+            out[key] = sum(float(v) for v in last.values())
+    times, ports, depth = select(ts, "port", "queue_bytes")
+    if times:
         peak: dict[int, float] = {}
-        for p, b in zip(q["port"], q["bytes"]):
+        for p, b in zip(ports, depth):
             peak[int(p)] = max(peak.get(int(p), 0.0), float(b))
         busiest = max(peak, key=lambda p: peak[p])
-        out["q_t"] = [round(float(t), 3) for t, p in zip(q["time_us"], q["port"]) if int(p) == busiest]
-        out["q_bytes"] = [int(b) for b, p in zip(q["bytes"], q["port"]) if int(p) == busiest]
+        out["q_t"] = [round(float(t), 3) for t, p in zip(times, ports) if int(p) == busiest]
+        out["q_bytes"] = [int(b) for b, p in zip(depth, ports) if int(p) == busiest]
     return out
 
 

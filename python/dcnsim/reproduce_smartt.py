@@ -48,6 +48,7 @@ from dcnsim._repro import (
     size_bytes,
     time_us,
 )
+from dcnsim._timeseries import select
 
 KIB = 1024
 MIB = 1024 * 1024
@@ -430,10 +431,10 @@ CWND_SAMPLING = {"sample_interval": "1us", "queues": "none", "cwnd": True}
 def cwnd_summary(sim: Any) -> dict[str, float]:
     """The run's mean aggregate window, MB: the sum of the sampled windows of the active
     flows at each sample time, averaged over the sample times (none: no time series)."""
-    table = sim.timeseries().get("cwnd")
-    if not table or not len(table["time_us"]):
+    times, _, cwnd = select(sim.timeseries(), "flow", "cwnd_bytes")
+    if not times:
         return {}
-    return {"agg_cwnd_mb": mean_aggregate(table["time_us"], table["cwnd_bytes"]) / 1e6}
+    return {"agg_cwnd_mb": mean_aggregate(times, cwnd) / 1e6}
 
 
 def mean_aggregate(times: Sequence[float], values: Sequence[float]) -> float:

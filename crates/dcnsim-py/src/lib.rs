@@ -44,6 +44,8 @@ fn table_to_dict<'py>(py: Python<'py>, t: &Table) -> PyResult<Bound<'py, PyDict>
             Column::F64(v) => d.set_item(name, v)?,
             Column::Bool(v) => d.set_item(name, v)?,
             Column::Str(v) => d.set_item(name, v)?,
+            // A categorical column as (codes, levels); Python makes a pandas Categorical.
+            Column::Cat { codes, levels } => d.set_item(name, (codes, levels))?,
         }
     }
     Ok(d)
@@ -113,12 +115,15 @@ impl Simulation {
         table_to_dict(py, &self.sim().flow_table())
     }
 
-    fn timeseries<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let d = PyDict::new(py);
-        for (name, t) in self.sim().timeseries() {
-            d.set_item(name, table_to_dict(py, &t)?)?;
-        }
-        Ok(d)
+    /// The time series in long form (`time_us, kind, id, metric, value`), or None when
+    /// the run samples nothing.
+    fn timeseries<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        self.sim().timeseries().map(|t| table_to_dict(py, &t)).transpose()
+    }
+
+    /// One row per port: its id, name, nodes, tier, rate and state.
+    fn ports<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        table_to_dict(py, &self.sim().ports_table())
     }
 
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {

@@ -10,13 +10,12 @@ use crate::engine::{Event, EventQueue, Rng};
 use crate::laps::PathTable;
 use crate::net::pfc::{self, Pfc, PfcThresholds};
 use crate::net::{Drr, EcnPolicy, PacketArena, Port, PrioQueues, PrioService};
+use crate::observe::{resolve_flows, resolve_metrics, Observer, PortIndex};
 use crate::routing::Routing;
-use crate::scenario::{
-    err, FailureModel, FlowSize, InitialWindow, QueueSampling, Scenario, ScenarioError, TopologyKind,
-};
+use crate::scenario::{err, FailureModel, FlowSize, InitialWindow, Scenario, ScenarioError, TopologyKind};
 use crate::scenario::{LbName, LbPaths, PfcCfg, PfcClass, PriorityService, QueueCount, RepsParams, Scheduler};
 use crate::sim::{ArRule, Counters, Simulation};
-use crate::stats::{ideal_fct, FlowMonitor, Hop, Sampler};
+use crate::stats::{ideal_fct, FlowMonitor, Hop};
 use crate::topology::{self, FatTreeShape, Tier, TierLinks, Topology};
 use crate::transport::{Flow, TransportConfig};
 use crate::units::Time;
@@ -469,6 +468,13 @@ fn validate_numbers(s: &Scenario) -> Result<(), ScenarioError> {
             return err("output.sample_interval", "must be positive");
         }
     }
+    if let Some(o) = &s.observe {
+        match o.interval {
+            None => return err("observe.interval", "required: the sampling period, e.g. \"1us\""),
+            Some(i) if i.0 == Time::ZERO => return err("observe.interval", "must be positive"),
+            _ => {}
+        }
+    }
     let drr = &s.switch.drr;
     if drr.quantum.0 == 0 || drr.weights.contains(&0) {
         return err("switch.drr", "quantum and both weights must be positive");
@@ -881,16 +887,30 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         None => {}
     }
 
-    let sampler = s.output.sample_interval.map(|iv| {
-        let ports_sampled: Vec<u32> = match s.output.queues {
-            QueueSampling::None => vec![],
-            QueueSampling::Switch => (0..ports.len() as u32).filter(|&p| ports[p as usize].node >= n_hosts).collect(),
-            QueueSampling::All => (0..ports.len() as u32).collect(),
-        };
-        Sampler { interval: iv.0, ports: ports_sampled, cwnd: s.output.cwnd, ..Sampler::default() }
-    });
-    if sampler.is_some() {
-        events.schedule(Time::ZERO, Event::Sample);
+    // What `[observe]` looks at (`observe.rs`).
+    let port_tiers: Vec<Tier> = topo.cables.iter().flat_map(|c| [c.tier, c.tier]).collect();
+    let index = PortIndex { ports: &ports, tiers: &port_tiers, n_hosts, n_nodes };
+    let n_flows = flows.len() as u32;
+    let observer = match s.observe_cfg()? {
+        Some(cfg) => {
+            let o = Observer::new(
+                cfg.interval.expect("checked in validate_numbers").0,
+                index.resolve(&cfg.ports, "observe.ports")?,
+                resolve_flows(&cfg.flows, "observe.flows", n_flows)?,
+                resolve_metrics(&cfg.metrics, "observe.metrics", pfc.is_some())?,
+            );
+            if o.is_empty() && s.observe.is_some() {
+                return err(
+                    "observe",
+                    "samples nothing: the chosen metrics apply to no chosen port or flow (port metrics: queue, utilisation, marks, drops, trims, pfc; flow metrics: cwnd, rate, rtt, cc)",
+                );
+            }
+            (!o.is_empty()).then(|| Box::new(o))
+        }
+        None => None,
+    };
+    if observer.is_some() {
+        events.schedule_last(Time::ZERO, Event::Sample);
     }
 
     let ports_len = ports.len();
@@ -927,8 +947,9 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
             refresh: s.switch.ar.refresh.0,
             min_size: s.switch.ar.min_size.0,
         },
-        sampler,
+        observer,
         pfc,
+        port_tiers,
         source_routes,
         laps,
         injected_drops,

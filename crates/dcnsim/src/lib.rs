@@ -18,6 +18,7 @@ pub mod laps;
 pub mod lb;
 pub mod net;
 pub mod noise;
+pub mod observe;
 pub mod paths;
 pub mod prefetch;
 pub mod routing;

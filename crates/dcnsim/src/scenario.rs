@@ -1033,26 +1033,108 @@ pub enum QueueSampling {
     All,
 }
 
-fn default_queue_sampling() -> QueueSampling {
-    QueueSampling::Switch
+impl QueueSampling {
+    fn as_str(self) -> &'static str {
+        match self {
+            QueueSampling::None => "none",
+            QueueSampling::Switch => "switch",
+            QueueSampling::All => "all",
+        }
+    }
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+/// `[output]`: the older spelling of `[observe]`, kept so that existing scenarios run
+/// unchanged. `sample_interval = T, queues = Q, cwnd = C` means `[observe] interval = T,
+/// ports = Q, flows = "all"` (or none when C is false), every metric.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct OutputCfg {
-    /// Time-series sampling interval; off when absent.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sample_interval: Option<TimeVal>,
-    #[serde(default = "default_queue_sampling")]
-    pub queues: QueueSampling,
-    #[serde(default = "default_true")]
-    pub cwnd: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queues: Option<QueueSampling>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwnd: Option<bool>,
 }
 
-impl Default for OutputCfg {
-    fn default() -> Self {
-        OutputCfg { sample_interval: None, queues: QueueSampling::Switch, cwnd: true }
+/// One entry of a selection: a name (a keyword such as `"all"`, a tier, a port name
+/// such as `"s0->s4"`) or a numeric id.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum SelectItem {
+    Id(u64),
+    Name(String),
+}
+
+/// What `[observe]` looks at: one name or id, or a list of them. The names
+/// are checked when the simulation is built, against the topology and the flows.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Selection {
+    One(SelectItem),
+    Many(Vec<SelectItem>),
+}
+
+impl Selection {
+    pub fn named(name: &str) -> Selection {
+        Selection::One(SelectItem::Name(name.to_string()))
     }
+    pub fn nothing() -> Selection {
+        Selection::Many(Vec::new())
+    }
+    pub fn items(&self) -> &[SelectItem] {
+        match self {
+            Selection::One(i) => std::slice::from_ref(i),
+            Selection::Many(v) => v,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Selection {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            One(Scalar),
+            Many(Vec<Scalar>),
+        }
+        let what = "expected a name (such as \"all\"), a whole number, or a list of them";
+        let item = |s: Scalar| match s {
+            Scalar::Str(s) => Ok(SelectItem::Name(s)),
+            Scalar::Int(v) if v >= 0 => Ok(SelectItem::Id(v as u64)),
+            Scalar::Int(v) => Err(de::Error::custom(format!("{v}: {what}"))),
+            Scalar::Float(v) => Err(de::Error::custom(format!("{v}: {what}"))),
+        };
+        match Raw::deserialize(d).map_err(|_| de::Error::custom(what))? {
+            Raw::One(s) => item(s).map(Selection::One),
+            Raw::Many(v) => v.into_iter().map(item).collect::<Result<_, _>>().map(Selection::Many),
+        }
+    }
+}
+
+fn select_all() -> Selection {
+    Selection::named("all")
+}
+fn select_switch_ports() -> Selection {
+    Selection::named("switch")
+}
+
+/// `[observe]`: time series sampled every `interval` (`observe.rs`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ObserveCfg {
+    /// Required (checked when the simulation is built, so that a missing one is named).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<TimeVal>,
+    /// `"all"`, `"switch"`, `"host"` (host NICs), `"none"`, a tier, port names or ids.
+    #[serde(default = "select_switch_ports")]
+    pub ports: Selection,
+    /// `"all"` or flow ids.
+    #[serde(default = "select_all")]
+    pub flows: Selection,
+    /// `"all"` or metric names (`observe::METRICS`).
+    #[serde(default = "select_all")]
+    pub metrics: Selection,
 }
 
 fn default_name() -> String {
@@ -1079,8 +1161,11 @@ pub struct Scenario {
     pub transport: TransportCfg,
     #[serde(default)]
     pub workload: Vec<WorkloadCfg>,
+    /// The older spelling of `observe` (`OutputCfg`).
     #[serde(default)]
     pub output: OutputCfg,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observe: Option<ObserveCfg>,
     #[serde(default)]
     pub faults: FaultsCfg,
 }
@@ -1153,7 +1238,39 @@ impl Scenario {
             TopologyKind::LeafSpine if t.tiers.is_none() => t.tiers = Some(2),
             _ => {}
         }
+        let o = &mut s.output;
+        if o.sample_interval.is_some() {
+            o.queues.get_or_insert(QueueSampling::Switch);
+            o.cwnd.get_or_insert(true);
+        }
         s
+    }
+
+    /// The time series to sample: `[observe]`, or its older spelling in `[output]`.
+    pub fn observe_cfg(&self) -> Result<Option<ObserveCfg>, ScenarioError> {
+        let o = &self.output;
+        if let Some(cfg) = &self.observe {
+            if o.sample_interval.is_some() || o.queues.is_some() || o.cwnd.is_some() {
+                let field = if o.sample_interval.is_some() {
+                    "output.sample_interval"
+                } else if o.queues.is_some() {
+                    "output.queues"
+                } else {
+                    "output.cwnd"
+                };
+                return err(
+                    field,
+                    "is the older spelling of [observe]; give [observe] alone (interval, ports, flows, metrics)",
+                );
+            }
+            return Ok(Some(cfg.clone()));
+        }
+        Ok(o.sample_interval.map(|interval| ObserveCfg {
+            interval: Some(interval),
+            ports: Selection::named(o.queues.unwrap_or(QueueSampling::Switch).as_str()),
+            flows: if o.cwnd.unwrap_or(true) { select_all() } else { Selection::nothing() },
+            metrics: select_all(),
+        }))
     }
 
     /// The scenario with every default filled in, as JSON.

@@ -8,9 +8,11 @@ use crate::engine::{Event, EventQueue, Rng};
 use crate::laps::{Outstanding, PathTable};
 use crate::net::pfc::{self, Pfc, PfcFrame};
 use crate::net::{flags, MarkDecision, MarkPoint, Packet, PacketArena, PacketKind, Port};
+use crate::observe::Observer;
 use crate::routing::Routing;
 use crate::scenario::LbName;
-use crate::stats::{Column, FlowMonitor, Sampler, Table};
+use crate::stats::{Column, FlowMonitor, Table};
+use crate::topology::Tier;
 use crate::transport::{AckToSend, Flow, SendState, TransportConfig};
 use crate::units::Time;
 
@@ -106,9 +108,12 @@ pub struct Simulation {
     pub(crate) rng_red: Rng,
     pub(crate) rng_ar: Rng,
     pub(crate) ar: ArRule,
-    pub(crate) sampler: Option<Sampler>,
+    /// `[observe]`: the time-series sampler, driven by `Sample` events only.
+    pub(crate) observer: Option<Box<Observer>>,
     /// Priority flow control (`[switch.pfc]`); `None` keeps every PFC check off the hot path.
     pub pfc: Option<Box<Pfc>>,
+    /// Tier of each port (that of its cable), for `ports_table` and port selections.
+    pub(crate) port_tiers: Vec<Tier>,
     /// Whether `run_until` prefetches what coming events touch (`prefetch_ahead`): only
     /// when the ports alone outgrow a core's L2 cache; below that everything stays in
     /// cache and the hints only cost instructions (+10 % on a 128-host fat tree).
@@ -173,6 +178,9 @@ impl Simulation {
                     break;
                 }
             }
+        }
+        if self.done {
+            self.sample_at_end();
         }
         self.done
     }
@@ -1237,41 +1245,25 @@ impl Simulation {
 
     fn sample(&mut self) {
         let now = self.now();
-        let Some(s) = self.sampler.as_mut() else {
+        let Some(o) = self.observer.as_mut() else {
             return;
         };
-        let t = now.as_us_f64();
-        for &p in &s.ports {
-            let port = &self.ports[p as usize];
-            s.q_time.push(t);
-            s.q_port.push(p as i64);
-            s.q_node.push(port.node as i64);
-            s.q_peer.push(port.peer as i64);
-            s.q_bytes.push(port.queued_bytes as i64);
-        }
-        if s.cwnd {
-            for flow in &self.flows {
-                if !flow.started || flow.receiver.finish.is_some() || flow.sender_done() {
-                    continue;
-                }
-                s.c_time.push(t);
-                s.c_flow.push(flow.id as i64);
-                s.c_cwnd.push(flow.sender.cc.cwnd() as i64);
-                s.c_inflight.push(flow.sender.in_flight as i64);
-                s.c_delivered.push(flow.receiver.delivered as i64);
-                flow.sender.cc.observe(&mut |name, v| {
-                    s.v_time.push(t);
-                    s.v_flow.push(flow.id as i64);
-                    s.v_name.push(name.to_string());
-                    s.v_value.push(v);
-                });
-            }
-        }
+        o.sample(now, &self.ports, &self.flows, &self.monitors, self.pfc.as_deref());
         // If sampling is all that is left, nothing can ever change again: stop sampling so
         // that `run_until` sees the empty queue and ends the run.
         if !self.events.is_empty() {
-            let next = now + s.interval;
-            self.events.schedule(next, Event::Sample);
+            self.events.schedule_last(now + o.interval, Event::Sample);
+        }
+    }
+
+    /// A last sample when the run ends between two ticks, so that the interval metrics
+    /// cover the whole run (their sums are the run's totals).
+    fn sample_at_end(&mut self) {
+        let now = self.now();
+        if let Some(o) = self.observer.as_mut() {
+            if o.last_sample().is_some_and(|t| t < now) {
+                o.sample(now, &self.ports, &self.flows, &self.monitors, self.pfc.as_deref());
+            }
         }
     }
 
@@ -1360,9 +1352,25 @@ impl Simulation {
         t
     }
 
-    /// Sampled time series, by table name.
-    pub fn timeseries(&self) -> Vec<(String, Table)> {
-        self.sampler.as_ref().map(|s| s.tables()).unwrap_or_default()
+    /// The sampled time series in long form (`observe.rs`), if the run samples any.
+    pub fn timeseries(&self) -> Option<Table> {
+        self.observer.as_ref().map(|o| o.table())
+    }
+
+    /// One row per port: `port, name, node, peer, tier, rate_bps, up` (the key of the
+    /// time series' port ids).
+    pub fn ports_table(&self) -> Table {
+        let names = crate::observe::port_names(&self.ports, self.n_hosts);
+        let ports = &self.ports;
+        let mut t = Table::default();
+        t.push("port", Column::I64((0..ports.len() as i64).collect()));
+        t.push("name", Column::Str(names));
+        t.push("node", Column::I64(ports.iter().map(|p| p.node as i64).collect()));
+        t.push("peer", Column::I64(ports.iter().map(|p| p.peer as i64).collect()));
+        t.push("tier", Column::Str(self.port_tiers.iter().map(|t| t.name().to_string()).collect()));
+        t.push("rate_bps", Column::I64(ports.iter().map(|p| p.rate.bps() as i64).collect()));
+        t.push("up", Column::Bool(ports.iter().map(|p| p.up).collect()));
+        t
     }
 
     /// Run counters as (name, value) pairs.
@@ -1420,6 +1428,7 @@ impl Simulation {
             "reordered_packets",
             self.flows.iter().map(|f| f.receiver.reordered).sum::<u64>() as f64,
         )))
+        .chain(self.observer.iter().map(|o| ("timeseries_rows", o.rows() as f64)))
         .chain(self.laps.iter().flat_map(|t| self.laps_stats(t)))
         .chain(self.pfc.iter().flat_map(|f| {
             [

@@ -1,5 +1,6 @@
 //! Results: the ideal (zero-queueing) flow completion time every slowdown rests on,
-//! column tables handed to Python, and the time-series sampler.
+//! per-flow counters, and the column tables handed to Python. (Time series are sampled
+//! in `observe.rs`.)
 
 use crate::units::Time;
 
@@ -79,6 +80,12 @@ pub enum Column {
     F64(Vec<f64>),
     Bool(Vec<bool>),
     Str(Vec<String>),
+    /// Categorical: `codes[i]` indexes `levels` (a long table's repeated names, e.g. a
+    /// time series' metric, cost 4 bytes a row instead of a string each).
+    Cat {
+        codes: Vec<u32>,
+        levels: Vec<String>,
+    },
 }
 
 /// A table of equal-length named columns.
@@ -106,60 +113,26 @@ impl Table {
             _ => panic!("no i64 column {name}"),
         }
     }
-}
-
-/// Accumulates samples in long format.
-#[derive(Default)]
-pub struct Sampler {
-    pub interval: Time,
-    pub ports: Vec<u32>,
-    pub cwnd: bool,
-    pub q_time: Vec<f64>,
-    pub q_port: Vec<i64>,
-    pub q_node: Vec<i64>,
-    pub q_peer: Vec<i64>,
-    pub q_bytes: Vec<i64>,
-    pub c_time: Vec<f64>,
-    pub c_flow: Vec<i64>,
-    pub c_cwnd: Vec<i64>,
-    pub c_inflight: Vec<i64>,
-    pub c_delivered: Vec<i64>,
-    pub v_time: Vec<f64>,
-    pub v_flow: Vec<i64>,
-    pub v_name: Vec<String>,
-    pub v_value: Vec<f64>,
-}
-
-impl Sampler {
-    pub fn tables(&self) -> Vec<(String, Table)> {
-        let mut out = Vec::new();
-        if !self.q_time.is_empty() {
-            let mut t = Table::default();
-            t.push("time_us", Column::F64(self.q_time.clone()));
-            t.push("port", Column::I64(self.q_port.clone()));
-            t.push("node", Column::I64(self.q_node.clone()));
-            t.push("peer", Column::I64(self.q_peer.clone()));
-            t.push("bytes", Column::I64(self.q_bytes.clone()));
-            out.push(("queue".to_string(), t));
+    /// A categorical column's values, decoded (for tests and small tables).
+    pub fn strs(&self, name: &str) -> Vec<&str> {
+        match self.column(name) {
+            Some(Column::Cat { codes, levels }) => codes.iter().map(|&c| levels[c as usize].as_str()).collect(),
+            Some(Column::Str(v)) => v.iter().map(|s| s.as_str()).collect(),
+            _ => panic!("no string column {name}"),
         }
-        if !self.c_time.is_empty() {
-            let mut t = Table::default();
-            t.push("time_us", Column::F64(self.c_time.clone()));
-            t.push("flow", Column::I64(self.c_flow.clone()));
-            t.push("cwnd_bytes", Column::I64(self.c_cwnd.clone()));
-            t.push("in_flight_bytes", Column::I64(self.c_inflight.clone()));
-            t.push("delivered_bytes", Column::I64(self.c_delivered.clone()));
-            out.push(("cwnd".to_string(), t));
-        }
-        if !self.v_time.is_empty() {
-            let mut t = Table::default();
-            t.push("time_us", Column::F64(self.v_time.clone()));
-            t.push("flow", Column::I64(self.v_flow.clone()));
-            t.push("variable", Column::Str(self.v_name.clone()));
-            t.push("value", Column::F64(self.v_value.clone()));
-            out.push(("cc".to_string(), t));
-        }
-        out
+    }
+    /// Rows of the table.
+    pub fn len(&self) -> usize {
+        self.columns.first().map_or(0, |(_, c)| match c {
+            Column::I64(v) => v.len(),
+            Column::F64(v) => v.len(),
+            Column::Bool(v) => v.len(),
+            Column::Str(v) => v.len(),
+            Column::Cat { codes, .. } => codes.len(),
+        })
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 }
 

@@ -37,6 +37,33 @@ pub enum Tier {
     NvLink,
 }
 
+impl Tier {
+    pub const ALL: [Tier; 8] = [
+        Tier::Host,
+        Tier::TorUplink,
+        Tier::AggUplink,
+        Tier::Bottleneck,
+        Tier::Local,
+        Tier::Global,
+        Tier::Rail,
+        Tier::NvLink,
+    ];
+
+    /// The tier's name in scenarios (`[observe] ports`) and results (`ports.parquet`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Tier::Host => "host",
+            Tier::TorUplink => "tor_uplink",
+            Tier::AggUplink => "agg_uplink",
+            Tier::Bottleneck => "bottleneck",
+            Tier::Local => "local",
+            Tier::Global => "global",
+            Tier::Rail => "rail",
+            Tier::NvLink => "nvlink",
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Cable {
     pub a: u32,

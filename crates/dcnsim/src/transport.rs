@@ -491,6 +491,11 @@ impl Flow {
         }
     }
 
+    /// The sender's smoothed RTT (RFC 6298), once it has a sample.
+    pub fn srtt(&self) -> Option<Time> {
+        self.sender.srtt
+    }
+
     pub fn sender_done(&self) -> bool {
         self.sender.cum_acked >= self.sender.n_pkts
     }

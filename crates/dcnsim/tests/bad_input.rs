@@ -169,3 +169,27 @@ fn traffic_mode_workloads_name_their_allowed_modes() {
     ));
     assert_mentions(&m, &["mode", "fixed_hotspot", "random_hotspot", "random_pairs"]);
 }
+
+#[test]
+fn observe_selections_name_the_field_and_what_is_allowed() {
+    let m = build_err(&with("[observe]\ninterval = \"1us\"\nmetrics = [\"queue\", \"qdepth\"]\n"));
+    assert_mentions(&m, &["observe.metrics", "\"qdepth\" is not a metric", "queue, utilisation, marks"]);
+    let m = build_err(&with("[observe]\ninterval = \"1us\"\nports = [\"s0->s99\"]\n"));
+    assert_mentions(&m, &["observe.ports", "no node \"s99\"", "switches s0..s8", "tor_uplink", "port id 0..67"]);
+    let m = build_err(&with("[observe]\ninterval = \"1us\"\nports = \"spine\"\n"));
+    assert_mentions(&m, &["observe.ports", "\"spine\" names no port", "\"all\", \"switch\""]);
+    let m = build_err(&with("[observe]\ninterval = \"1us\"\nflows = [3, 16]\n"));
+    assert_mentions(&m, &["observe.flows", "16 is out of range", "16 flows (ids 0 to 15)"]);
+    let m = build_err(&with("[observe]\ninterval = \"1us\"\nmetrics = [\"pfc\"]\n"));
+    assert_mentions(&m, &["observe.metrics", "no PFC"]);
+    let m = build_err(&with("[observe]\ninterval = \"0\"\n"));
+    assert_mentions(&m, &["observe.interval", "positive"]);
+    let m = build_err(&with("[observe]\nports = \"all\"\n"));
+    assert_mentions(&m, &["observe", "interval"]);
+    let m = build_err(&with("[observe]\ninterval = \"1us\"\nports = 1.5\n"));
+    assert_mentions(&m, &["observe.ports", "a name (such as \"all\"), a whole number, or a list of them"]);
+    let m = build_err(&with("[observe]\ninterval = \"1us\"\nmetrics = [\"cwnd\"]\nflows = []\n"));
+    assert_mentions(&m, &["observe", "samples nothing"]);
+    let m = build_err(&with("[output]\nsample_interval = \"1us\"\n[observe]\ninterval = \"1us\"\n"));
+    assert_mentions(&m, &["output.sample_interval", "older spelling of [observe]"]);
+}

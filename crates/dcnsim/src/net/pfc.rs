@@ -221,6 +221,17 @@ impl Pfc {
         }
     }
 
+    /// How long port `p` has held back `class` in all, up to `now` (a pause still in
+    /// force counts until `now`).
+    pub fn paused_time(&self, p: u32, class: usize, now: Time) -> Time {
+        let done = self.stats[p as usize].paused_time[class];
+        if self.paused[p as usize] & (1 << class) != 0 {
+            done + (now - self.paused_since[p as usize][class])
+        } else {
+            done
+        }
+    }
+
     /// Bytes currently counted against ingress port `p` for `class`.
     pub fn ingress_bytes(&self, p: u32, class: usize) -> u64 {
         self.ingress_bytes[p as usize][class]
@@ -305,5 +316,8 @@ mod tests {
         assert!(!pfc.is_paused(0, DATA));
         assert_eq!(pfc.stats[0].paused_time[DATA], Time::from_us(3));
         assert_eq!((pfc.stats[0].pause_frames, pfc.stats[0].resume_frames), (1, 1));
+        assert_eq!(pfc.paused_time(0, DATA, Time::from_us(9)), Time::from_us(3));
+        pfc.apply(f, Time::from_us(10));
+        assert_eq!(pfc.paused_time(0, DATA, Time::from_us(12)), Time::from_us(5), "a pause in force counts");
     }
 }
