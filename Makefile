@@ -4,7 +4,7 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-PY_DEPS := maturin pytest numpy pandas pyarrow matplotlib plotly distributed websocket-client nbclient nbformat ipykernel
+PY_DEPS := maturin pytest numpy pandas pyarrow matplotlib plotly distributed websocket-client nbclient nbformat ipykernel dpkt
 
 .PHONY: build run test bench
 

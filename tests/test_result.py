@@ -23,9 +23,10 @@ NAN = math.nan
 class StandInSimulation:
     """The read-only surface of ``dcnsim._core.Simulation`` that Result uses."""
 
-    def __init__(self, flows: dict[str, list[Any]], timeseries: Any, finished: bool):
+    def __init__(self, flows: dict[str, list[Any]], timeseries: Any, finished: bool, trace: Any = None):
         self._flows = flows
         self._timeseries = timeseries
+        self._trace = trace
         self.finished = finished
         self.now_ps = 2_000_000_000
         self.events = 1000
@@ -40,6 +41,11 @@ class StandInSimulation:
     def ports(self) -> dict[str, list[Any]]:
         return PORTS
 
+    def trace_events(self) -> Any:
+        return self._trace
+
+    def pcap(self) -> Any:
+        return None if self._trace is None else b"pcap bytes"
 
     def stats(self) -> dict[str, Any]:
         return {"events": 1000, "drops": 2, "mean_queue": NAN}
@@ -78,10 +84,12 @@ QUEUE = {"time_us": [0.0, 1.0, 0.0, 1.0], "kind": ([0, 0, 0, 0], ["port", "flow"
          "metric": ([0, 0, 0, 0], ["queue_bytes"]), "value": [0.0, 500.0, 100.0, 0.0]}
 PORTS = {"port": [0, 1], "name": ["h0->s0", "s0->h0"], "node": [0, 4], "peer": [4, 0], "tier": ["host", "host"],
          "rate_bps": [100_000_000_000] * 2, "up": [True, True]}
+TRACE = {"time_us": [0.5], "event": ([1], ["enqueue", "dequeue"]), "port": [0], "flow": [0]}
 
 
-def make(rows: list[tuple[str, int, float, float]] = ROWS, timeseries: Any = None, finished: bool = True) -> Result:
-    sim = StandInSimulation(flow_columns(rows), timeseries, finished)
+def make(rows: list[tuple[str, int, float, float]] = ROWS, timeseries: Any = None, finished: bool = True,
+         trace: Any = None) -> Result:
+    sim = StandInSimulation(flow_columns(rows), timeseries, finished, trace)
     return Result.from_simulation(sim, wall_seconds=0.5)
 
 
@@ -118,10 +126,11 @@ def test_complete_follows_the_simulation() -> None:
 
 
 def test_write_produces_the_documented_files(tmp_path: Path) -> None:
-    result = make(timeseries=QUEUE)
+    result = make(timeseries=QUEUE, trace=TRACE)
     out = result.write(tmp_path / "out")
     for name in ("flows.parquet", "flows.csv", "summary.json", "fct_cdf.png", "slowdown_by_size.png",
-                 "timeseries.parquet", "ports.parquet", "timeseries_port.png"):
+                 "timeseries.parquet", "ports.parquet", "timeseries_port.png", "trace_events.parquet",
+                 "trace.pcap"):
         assert (out / name).is_file(), name
     assert not (out / "timeseries_flow.png").exists(), "no flow was sampled"
     assert pd.read_parquet(out / "flows.parquet").equals(result.flows)
@@ -132,6 +141,8 @@ def test_write_produces_the_documented_files(tmp_path: Path) -> None:
     assert series["metric"].astype(str).tolist() == ["queue_bytes"] * 4
     assert series["kind"].astype(str).tolist() == ["port"] * 4
     assert pd.read_parquet(out / "ports.parquet")["name"].tolist() == PORTS["name"]
+    assert pd.read_parquet(out / "trace_events.parquet")["event"].astype(str).tolist() == ["dequeue"]
+    assert (out / "trace.pcap").read_bytes() == b"pcap bytes"
 
 
 def test_flows_parquet_depends_only_on_the_data(tmp_path: Path) -> None:
@@ -161,8 +172,9 @@ def test_a_run_without_flows_writes_without_crashing(tmp_path: Path) -> None:
 
 
 def test_rewriting_a_directory_drops_outputs_of_the_earlier_run(tmp_path: Path) -> None:
-    make(timeseries=QUEUE).write(tmp_path)
+    make(timeseries=QUEUE, trace=TRACE).write(tmp_path)
     (tmp_path / "timeseries_queue.parquet").write_bytes(b"")  # as dcnsim wrote before the long form
     make([("perm", -1, 0.0, NAN)]).write(tmp_path)
     assert not list(tmp_path.glob("*.png"))
-    assert not list(tmp_path.glob("timeseries*")) and not (tmp_path / "ports.parquet").exists()
+    assert not list(tmp_path.glob("timeseries*"))
+    assert not list(tmp_path.glob("trace*")) and not (tmp_path / "ports.parquet").exists()

@@ -28,7 +28,7 @@ _PERCENTILES = {"p50": 50.0, "p90": 90.0, "p99": 99.0, "p999": 99.9}
 # earlier one.
 # (`timeseries_*.parquet` were the per-sampler tables of dcnsim before the long form.)
 _OPTIONAL_OUTPUTS = ("fct_cdf.png", "slowdown_by_size.png", "timeseries.parquet", "timeseries_*.parquet",
-                     "timeseries_*.png", "ports.parquet", "report.html")
+                     "timeseries_*.png", "ports.parquet", "trace_events.parquet", "trace.pcap", "report.html")
 
 
 @dataclass(repr=False)
@@ -39,8 +39,9 @@ class Result:
     start_us, finish_us, fct_us, ideal_fct_us, slowdown, delivered, retransmits, drops,
     finished, cc, lb``; times in microseconds, NaN for flows that did not finish).
     ``timeseries`` is the ``[observe]`` time series in long form (``time_us, kind, id,
-    metric, value``; no rows when nothing was sampled), ``ports`` names its port ids
-    (None when the run samples nothing).
+    metric, value``; no rows when nothing was sampled), ``ports`` names the port ids
+    it and the trace use (None when the run neither samples nor traces), ``trace`` is
+    the ``[trace]`` event log and ``pcap`` its capture (None without a trace).
     ``summary`` is what ``summary.json`` holds.
 
     >>> result = dcnsim.run("examples/quickstart.toml")  # doctest: +SKIP
@@ -52,6 +53,8 @@ class Result:
     timeseries: pd.DataFrame
     summary: dict[str, Any]
     ports: Optional[pd.DataFrame] = None
+    trace: Optional[pd.DataFrame] = None
+    pcap: Optional[bytes] = None
 
     @property
     def complete(self) -> bool:
@@ -64,9 +67,10 @@ class Result:
         import pandas as pd
 
         flows = pd.DataFrame(sim.flows())
-        sampled = sim.timeseries()
+        sampled, traced = sim.timeseries(), sim.trace_events()
         timeseries = _timeseries.frame(sampled)
-        ports = _timeseries.frame(sim.ports()) if sampled is not None else None
+        ports = _timeseries.frame(sim.ports()) if sampled is not None or traced is not None else None
+        trace = _timeseries.frame(traced) if traced is not None else None
         resolved = json.loads(sim.resolved_json())
         events = int(sim.events)
         summary = {
@@ -86,7 +90,7 @@ class Result:
             },
             "all": _group_summary(flows),
         }
-        return cls(flows, timeseries, summary, ports)
+        return cls(flows, timeseries, summary, ports, trace, sim.pcap())
 
     def write(self, out_dir: StrPath, plots: bool = True) -> Path:
         """Write the result directory and return its path (with PNG plots unless
@@ -104,10 +108,13 @@ class Result:
         self.flows.to_parquet(out / "flows.parquet", engine="pyarrow", index=False)
         self.flows.to_csv(out / "flows.csv", index=False)
         (out / "summary.json").write_text(json.dumps(self.summary, indent=2, allow_nan=False) + "\n")
-        tables = (("timeseries", None if self.timeseries.empty else self.timeseries), ("ports", self.ports))
+        tables = (("timeseries", None if self.timeseries.empty else self.timeseries), ("ports", self.ports),
+                  ("trace_events", self.trace))
         for name, table in tables:
             if table is not None:
                 table.to_parquet(out / f"{name}.parquet", engine="pyarrow", index=False)
+        if self.pcap is not None:
+            (out / "trace.pcap").write_bytes(self.pcap)
 
         if plots:
             from dcnsim import _plots  # matplotlib takes ~0.5 s to import; only writing needs it

@@ -9,7 +9,7 @@ use std::sync::{Mutex, MutexGuard};
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyBytes, PyDict};
 
 use dcnsim::stats::{Column, Table};
 
@@ -124,6 +124,16 @@ impl Simulation {
     /// One row per port: its id, name, nodes, tier, rate and state.
     fn ports<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         table_to_dict(py, &self.sim().ports_table())
+    }
+
+    /// The packet trace's event log, or None without `[trace]`.
+    fn trace_events<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        self.sim().trace_table().map(|t| table_to_dict(py, &t)).transpose()
+    }
+
+    /// The packet trace's capture (a pcap file's bytes), or None without `[trace]`.
+    fn pcap<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyBytes>> {
+        self.sim().pcap().map(|b| PyBytes::new(py, &b))
     }
 
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {

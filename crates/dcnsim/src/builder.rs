@@ -475,6 +475,9 @@ fn validate_numbers(s: &Scenario) -> Result<(), ScenarioError> {
             _ => {}
         }
     }
+    if s.trace.as_ref().is_some_and(|t| t.max_events == 0) {
+        return err("trace.max_events", "allowed 1 or more");
+    }
     let drr = &s.switch.drr;
     if drr.quantum.0 == 0 || drr.weights.contains(&0) {
         return err("switch.drr", "quantum and both weights must be positive");
@@ -887,7 +890,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         None => {}
     }
 
-    // What `[observe]` looks at (`observe.rs`).
+    // What `[observe]` and `[trace]` look at (`observe.rs`, `trace.rs`).
     let port_tiers: Vec<Tier> = topo.cables.iter().flat_map(|c| [c.tier, c.tier]).collect();
     let index = PortIndex { ports: &ports, tiers: &port_tiers, n_hosts, n_nodes };
     let n_flows = flows.len() as u32;
@@ -912,6 +915,19 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
     if observer.is_some() {
         events.schedule_last(Time::ZERO, Event::Sample);
     }
+    let trace = match &s.trace {
+        Some(cfg) => {
+            let traced_ports = index.resolve(&cfg.ports, "trace.ports")?;
+            let traced_flows = resolve_flows(&cfg.flows, "trace.flows", n_flows)?;
+            if traced_ports.is_empty() && traced_flows.is_empty() {
+                return err("trace", "traces nothing: give flows = [flow ids] and/or ports = [port names or ids]");
+            }
+            let max = cfg.max_events.min(usize::MAX as u64) as usize;
+            Some(Box::new(crate::trace::Trace::new(&traced_flows, flows.len(), &traced_ports, ports.len(), max)))
+        }
+        None => None,
+    };
+    let packet_hooks = pfc.is_some() || trace.is_some();
 
     let ports_len = ports.len();
     Ok(Simulation {
@@ -949,6 +965,8 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         },
         observer,
         pfc,
+        trace,
+        packet_hooks,
         port_tiers,
         source_routes,
         laps,

@@ -27,6 +27,7 @@ pub mod sim;
 pub mod stats;
 pub mod topology;
 pub mod topology_file;
+pub mod trace;
 pub mod transport;
 pub mod units;
 pub mod workload;

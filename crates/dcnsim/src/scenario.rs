@@ -1066,7 +1066,7 @@ pub enum SelectItem {
     Name(String),
 }
 
-/// What `[observe]` looks at: one name or id, or a list of them. The names
+/// What `[observe]` and `[trace]` look at: one name or id, or a list of them. The names
 /// are checked when the simulation is built, against the topology and the flows.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
@@ -1118,6 +1118,9 @@ fn select_all() -> Selection {
 fn select_switch_ports() -> Selection {
     Selection::named("switch")
 }
+fn select_nothing() -> Selection {
+    Selection::nothing()
+}
 
 /// `[observe]`: time series sampled every `interval` (`observe.rs`).
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -1135,6 +1138,23 @@ pub struct ObserveCfg {
     /// `"all"` or metric names (`observe::METRICS`).
     #[serde(default = "select_all")]
     pub metrics: Selection,
+}
+
+fn default_max_events() -> u64 {
+    1_000_000
+}
+
+/// `[trace]`: a packet trace of chosen flows and ports (`trace.rs`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceCfg {
+    #[serde(default = "select_nothing")]
+    pub flows: Selection,
+    #[serde(default = "select_nothing")]
+    pub ports: Selection,
+    /// Events kept at most; the trace stops there (bounded memory and files).
+    #[serde(default = "default_max_events")]
+    pub max_events: u64,
 }
 
 fn default_name() -> String {
@@ -1166,6 +1186,8 @@ pub struct Scenario {
     pub output: OutputCfg,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observe: Option<ObserveCfg>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<TraceCfg>,
     #[serde(default)]
     pub faults: FaultsCfg,
 }

@@ -13,6 +13,7 @@ use crate::routing::Routing;
 use crate::scenario::LbName;
 use crate::stats::{Column, FlowMonitor, Table};
 use crate::topology::Tier;
+use crate::trace::{EventKind, Trace, TraceEvent};
 use crate::transport::{AckToSend, Flow, SendState, TransportConfig};
 use crate::units::Time;
 
@@ -112,6 +113,12 @@ pub struct Simulation {
     pub(crate) observer: Option<Box<Observer>>,
     /// Priority flow control (`[switch.pfc]`); `None` keeps every PFC check off the hot path.
     pub pfc: Option<Box<Pfc>>,
+    /// `[trace]`: the packet trace of chosen flows and ports.
+    pub(crate) trace: Option<Box<Trace>>,
+    /// PFC or a trace is on. The per-packet work either needs (at enqueue and at
+    /// transmission) sits behind this one flag, so a run with neither pays the single
+    /// predictable branch that PFC alone cost before traces existed.
+    pub(crate) packet_hooks: bool,
     /// Tier of each port (that of its cable), for `ports_table` and port selections.
     pub(crate) port_tiers: Vec<Tier>,
     /// Whether `run_until` prefetches what coming events touch (`prefetch_ahead`): only
@@ -413,6 +420,13 @@ impl Simulation {
         let id = crate::scenario::PacketId { flow: pkt.flow, psn: pkt.psn };
         let Ok(i) = self.injected_drops.binary_search(&id) else { return false };
         self.injected_drops.remove(i);
+        if let Some(t) = self.trace.as_mut() {
+            let now = self.events.now();
+            let nic = self.routing.host_up_port[self.flows[pkt.flow as usize].src as usize];
+            if t.wants(nic, pkt.flow) {
+                t.record(now, TraceEvent::new(now, EventKind::Drop, nic, pkt, 0, false));
+            }
+        }
         self.counters.drops += 1;
         self.flows[pkt.flow as usize].drops += 1;
         true
@@ -515,6 +529,9 @@ impl Simulation {
                 pkt.flags |= flags::CE;
                 self.ports[p as usize].stats.ecn_marks += 1;
                 self.counters.ecn_marks += 1;
+                if self.trace.is_some() {
+                    self.trace_at(p, h, EventKind::Mark, queued);
+                }
             }
             false
         } else {
@@ -529,8 +546,8 @@ impl Simulation {
     fn transmit(&mut self, p: u32, h: u32) {
         let now = self.now();
         let size = self.arena.get(h).size;
-        if self.pfc.is_some() {
-            self.pfc_release(p, h);
+        if self.packet_hooks {
+            self.transmit_hooks(p, h);
         }
         let port = &mut self.ports[p as usize];
         port.busy_until = now + port.serialization(size);
@@ -627,14 +644,11 @@ impl Simulation {
         let mut priority = pkt.is_control() && self.ports[p as usize].ack_priority;
         // With two-class scheduling, buffer and ECN act on the packet's class alone.
         let class = pkt.has(flags::CLASS1) as usize;
+        let level = pkt.priority;
         // PFC: a lossless packet's room was reserved at the ingress (xoff + headroom), so
         // the output buffer never refuses it; a paused class waits for RESUME, which kicks
         // the port.
-        let (lossless, held_back) = match &self.pfc {
-            Some(f) => (f.holds(h), f.is_paused(p, pfc::class_of(pkt))),
-            None => (false, false),
-        };
-        let level = pkt.priority;
+        let (lossless, held_back) = if self.packet_hooks { self.enqueue_hooks(p, h) } else { (false, false) };
         if !priority {
             let port = &self.ports[p as usize];
             let (occupancy, capacity) = match &port.drr {
@@ -644,7 +658,7 @@ impl Simulation {
             if occupancy + size > capacity && !lossless {
                 // Trimming ports always have a priority queue (validated).
                 if !port.trimming {
-                    self.drop_packet(p, h);
+                    self.refuse(p, h);
                     return;
                 }
                 size = self.trim(p, h);
@@ -656,7 +670,7 @@ impl Simulation {
                     None => occupancy,
                 };
                 if ecn.at == MarkPoint::Enqueue && self.mark(p, h, marked_on) {
-                    self.drop_packet(p, h);
+                    self.refuse(p, h);
                     return;
                 }
             }
@@ -686,10 +700,26 @@ impl Simulation {
         }
     }
 
+    /// PFC's and the trace's part of `enqueue`: (the packet is lossless, its class is
+    /// paused at `p`).
+    #[inline]
+    fn enqueue_hooks(&mut self, p: u32, h: u32) -> (bool, bool) {
+        if self.trace.as_ref().is_some_and(|t| t.wants(p, self.arena.get(h).flow)) {
+            self.trace_enqueue(p, h);
+        }
+        match &self.pfc {
+            Some(f) => (f.holds(h), f.is_paused(p, pfc::class_of(self.arena.get(h)))),
+            None => (false, false),
+        }
+    }
+
     /// Cuts data packet `h` to its header at port `p` (spec smartt-nscc.md §2.16: the
     /// arriving packet is the one trimmed). Returns its new size.
     fn trim(&mut self, p: u32, h: u32) -> u64 {
         let header = self.cfg.header_bytes;
+        if self.trace.is_some() {
+            self.trace_refused(p, h, EventKind::Trim);
+        }
         let pkt = self.arena.get_mut(h);
         pkt.size = header;
         pkt.flags |= flags::TRIMMED;
@@ -697,13 +727,36 @@ impl Simulation {
         self.flows[f as usize].trims += 1;
         self.ports[p as usize].stats.trims += 1;
         self.counters.trims += 1;
+        if self.trace.is_some() {
+            self.trace_at(p, h, EventKind::Enqueue, self.ports[p as usize].queued_bytes);
+        }
         header as u64
     }
 
+    /// Packet `h` is lost at port `p` (RED at dequeue, a lossy link).
     fn drop_packet(&mut self, p: u32, h: u32) {
-        if let Some(f) = self.pfc.as_mut() {
-            // The PFC guarantee: nothing in a lossless class is ever dropped in a switch.
-            assert!(!f.holds(h), "PFC: a lossless packet was dropped at port {p}");
+        self.discard(p, h, false);
+    }
+
+    /// Port `p`'s buffer (or RED at enqueue) turns packet `h` away as it arrives.
+    fn refuse(&mut self, p: u32, h: u32) {
+        self.discard(p, h, true);
+    }
+
+    #[inline]
+    fn discard(&mut self, p: u32, h: u32, refused: bool) {
+        if self.packet_hooks {
+            if let Some(f) = self.pfc.as_mut() {
+                // The PFC guarantee: nothing in a lossless class is ever dropped in a switch.
+                assert!(!f.holds(h), "PFC: a lossless packet was dropped at port {p}");
+            }
+            if self.trace.is_some() {
+                if refused {
+                    self.trace_refused(p, h, EventKind::Drop);
+                } else {
+                    self.trace_at(p, h, EventKind::Drop, self.ports[p as usize].queued_bytes);
+                }
+            }
         }
         let pkt = self.arena.get(h);
         if pkt.kind == PacketKind::Data {
@@ -758,6 +811,78 @@ impl Simulation {
         let resumed = self.pfc.as_mut().is_some_and(|f| f.apply(frame, now));
         if resumed {
             self.kick(frame.port);
+        }
+    }
+
+    /// PFC's and the trace's part of `transmit`.
+    #[cold]
+    #[inline(never)]
+    fn transmit_hooks(&mut self, p: u32, h: u32) {
+        if self.pfc.is_some() {
+            self.pfc_release(p, h);
+        }
+        if self.trace.as_ref().is_some_and(|t| t.wants(p, self.arena.get(h).flow)) {
+            self.trace_transmit(p, h);
+        }
+    }
+
+    /// Trace: traced packet `h` arrives at port `p`'s queue (settled by `trace_refused`
+    /// if the buffer turns it away).
+    #[cold]
+    #[inline(never)]
+    fn trace_enqueue(&mut self, p: u32, h: u32) {
+        let now = self.now();
+        let ev =
+            TraceEvent::new(now, EventKind::Enqueue, p, self.arena.get(h), self.ports[p as usize].queued_bytes, false);
+        self.trace.as_mut().expect("trace hooks run with a trace").record_enqueue(now, ev, h);
+    }
+
+    /// Trace: an event of packet `h` at port `p` now, with `queued` bytes waiting there.
+    #[cold]
+    #[inline(never)]
+    fn trace_at(&mut self, p: u32, h: u32, event: EventKind, queued: u64) {
+        let now = self.now();
+        let pkt = *self.arena.get(h);
+        let t = self.trace.as_mut().expect("trace hooks run with a trace");
+        if t.wants(p, pkt.flow) {
+            t.record(now, TraceEvent::new(now, event, p, &pkt, queued, false));
+        }
+    }
+
+    /// Trace: port `p` refuses packet `h` (`Drop` or `Trim`): the `enqueue` just recorded
+    /// for it becomes that event, or a new one is recorded (a drop on a lossy link, or at
+    /// dequeue).
+    #[cold]
+    #[inline(never)]
+    fn trace_refused(&mut self, p: u32, h: u32, event: EventKind) {
+        let now = self.now();
+        let t = self.trace.as_mut().expect("trace hooks run with a trace");
+        if !t.settle(h, p, now, event) {
+            self.trace_at(p, h, event, self.ports[p as usize].queued_bytes);
+        }
+    }
+
+    /// Trace: traced packet `h` starts its transmission on port `p`: a `dequeue`, and if the link
+    /// ends at a host, the `deliver` or `ack` at its arrival (known now: host links never
+    /// lose packets). Captured for the pcap: at a traced port, every transmission; for a
+    /// traced flow, its data leaving the sender's NIC and its replies reaching the sender.
+    #[cold]
+    #[inline(never)]
+    fn trace_transmit(&mut self, p: u32, h: u32) {
+        let now = self.now();
+        let pkt = *self.arena.get(h);
+        let port = &self.ports[p as usize];
+        let (queued, peer) = (port.queued_bytes, port.peer);
+        let arrival = now + port.serialization(pkt.size) + port.latency;
+        let sender_nic = self.routing.host_up_port[self.flows[pkt.flow as usize].src as usize];
+        let t = self.trace.as_mut().expect("trace hooks run with a trace");
+        let (flow_traced, port_traced) = (t.flow_traced(pkt.flow), t.port_traced(p));
+        let data = pkt.kind == PacketKind::Data;
+        let captured = port_traced || (flow_traced && data && p == sender_nic);
+        t.record(now, TraceEvent::new(now, EventKind::Dequeue, p, &pkt, queued, captured));
+        if peer < self.n_hosts {
+            let event = if data { EventKind::Deliver } else { EventKind::Ack };
+            t.record(now, TraceEvent::new(arrival, event, p, &pkt, 0, flow_traced && !data));
         }
     }
 
@@ -1358,7 +1483,7 @@ impl Simulation {
     }
 
     /// One row per port: `port, name, node, peer, tier, rate_bps, up` (the key of the
-    /// time series' port ids).
+    /// time series' and the trace's port ids).
     pub fn ports_table(&self) -> Table {
         let names = crate::observe::port_names(&self.ports, self.n_hosts);
         let ports = &self.ports;
@@ -1371,6 +1496,17 @@ impl Simulation {
         t.push("rate_bps", Column::I64(ports.iter().map(|p| p.rate.bps() as i64).collect()));
         t.push("up", Column::Bool(ports.iter().map(|p| p.up).collect()));
         t
+    }
+
+    /// The trace's event log (`trace.rs`), if the run traces.
+    pub fn trace_table(&self) -> Option<Table> {
+        self.trace.as_ref().map(|t| t.table(&self.ports))
+    }
+
+    /// The trace's capture as a pcap file, if the run traces.
+    pub fn pcap(&self) -> Option<Vec<u8>> {
+        let flows = &self.flows;
+        self.trace.as_ref().map(|t| t.pcap(|f| (flows[f as usize].src, flows[f as usize].dst)))
     }
 
     /// Run counters as (name, value) pairs.
@@ -1429,6 +1565,7 @@ impl Simulation {
             self.flows.iter().map(|f| f.receiver.reordered).sum::<u64>() as f64,
         )))
         .chain(self.observer.iter().map(|o| ("timeseries_rows", o.rows() as f64)))
+        .chain(self.trace.iter().flat_map(|t| [("trace_events", t.len() as f64), ("trace_events_lost", t.lost as f64)]))
         .chain(self.laps.iter().flat_map(|t| self.laps_stats(t)))
         .chain(self.pfc.iter().flat_map(|f| {
             [

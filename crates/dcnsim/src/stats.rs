@@ -1,6 +1,6 @@
 //! Results: the ideal (zero-queueing) flow completion time every slowdown rests on,
 //! per-flow counters, and the column tables handed to Python. (Time series are sampled
-//! in `observe.rs`.)
+//! in `observe.rs`, packet traces kept in `trace.rs`.)
 
 use crate::units::Time;
 

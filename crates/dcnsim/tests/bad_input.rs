@@ -171,7 +171,7 @@ fn traffic_mode_workloads_name_their_allowed_modes() {
 }
 
 #[test]
-fn observe_selections_name_the_field_and_what_is_allowed() {
+fn observe_and_trace_selections_name_the_field_and_what_is_allowed() {
     let m = build_err(&with("[observe]\ninterval = \"1us\"\nmetrics = [\"queue\", \"qdepth\"]\n"));
     assert_mentions(&m, &["observe.metrics", "\"qdepth\" is not a metric", "queue, utilisation, marks"]);
     let m = build_err(&with("[observe]\ninterval = \"1us\"\nports = [\"s0->s99\"]\n"));
@@ -192,4 +192,10 @@ fn observe_selections_name_the_field_and_what_is_allowed() {
     assert_mentions(&m, &["observe", "samples nothing"]);
     let m = build_err(&with("[output]\nsample_interval = \"1us\"\n[observe]\ninterval = \"1us\"\n"));
     assert_mentions(&m, &["output.sample_interval", "older spelling of [observe]"]);
+    let m = build_err(&with("[trace]\nmax_events = 10\n"));
+    assert_mentions(&m, &["trace", "traces nothing"]);
+    let m = build_err(&with("[trace]\nflows = [\"first\"]\n"));
+    assert_mentions(&m, &["trace.flows", "\"first\"", "\"all\", \"none\" or flow ids"]);
+    let m = build_err(&with("[trace]\nports = [999]\n"));
+    assert_mentions(&m, &["trace.ports", "999 is not a port id"]);
 }

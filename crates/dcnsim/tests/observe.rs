@@ -1,7 +1,8 @@
-//! Time series (issue 9 item 1) against figures computed from the setting: a bottleneck
-//! one long flow saturates is busy all the time and its reverse link carries one ACK
-//! header per data packet; counters summed over the samples are the run's totals; and
-//! observing changes nothing that is simulated.
+//! Time series and packet traces (issue 9 items 1 and 3) against figures computed from
+//! the setting: a bottleneck one long flow saturates is busy all the time and its reverse
+//! link carries one ACK header per data packet; counters summed over the samples are
+//! the run's totals; a traced packet's events follow the link arithmetic; and observing
+//! changes nothing that is simulated.
 
 mod common;
 
@@ -141,12 +142,16 @@ fn simulated(s: &Simulation) -> Vec<(&'static str, f64)> {
 }
 
 #[test]
-fn observing_changes_nothing_that_is_simulated() {
+fn observing_and_tracing_change_nothing_that_is_simulated() {
     let plain = run(&dumbbell(""));
     let watched = run(&dumbbell(
         r#"[observe]
         interval = "5us"
-        ports = "all""#,
+        ports = "all"
+        [trace]
+        flows = [0]
+        ports = ["s0->s1"]
+        max_events = 2000"#,
     ));
     let (a, b) = (simulated(&plain), simulated(&watched));
     assert_eq!(a.len(), b.len());
@@ -159,6 +164,10 @@ fn observing_changes_nothing_that_is_simulated() {
     let (fa, fb) = (plain.flow_table(), watched.flow_table());
     assert_eq!(fa.i64s("delivered"), fb.i64s("delivered"));
     assert_eq!(fa.i64s("tx_packets"), fb.i64s("tx_packets"));
+    let lost = watched.stats().into_iter().find(|(k, _)| *k == "trace_events_lost").unwrap().1;
+    assert!(lost > 0.0, "the trace stops at max_events");
+    let kept = watched.trace_table().unwrap().len();
+    assert!((1_900..=2_000).contains(&kept), "{kept} events kept up to the cut");
 }
 
 /// Equal links make many events fall on the same picosecond, where a seeded hash of the
@@ -199,4 +208,65 @@ fn sampling_ticks_leave_simultaneous_events_in_their_order() {
         assert_eq!(expected, *y, "{k}");
     }
     assert_eq!(plain.flow_table().f64s("fct_us"), watched.flow_table().f64s("fct_us"));
+}
+
+#[test]
+fn a_traced_packet_follows_the_link_arithmetic() {
+    // Two hosts on one switch, 100 Gbps, 1 us links, 4096-byte packets, a 3-packet flow.
+    // The run would end when the last byte arrives; a duration lets the ACKs come back.
+    let toml = r#"
+        duration = "20us"
+        [topology]
+        kind = "star"
+        hosts = 2
+        link_rate = "100Gbps"
+        link_latency = "1us"
+        mtu = "4096B"
+        [transport]
+        header = "64B"
+        [[workload]]
+        kind = "flows"
+        file = "flows.csv"
+        [trace]
+        flows = [0]
+        "#;
+    let mut s = common::sim_with_files(toml, &[("flows.csv", "src,dst,size,start\n0,1,10000,0us\n")]);
+    s.run();
+    let t = s.trace_table().unwrap();
+    let ser = |bytes: f64| bytes * 8.0 / 100e3; // us at 100 Gbps
+    let (events, packets, psns) = (t.strs("event"), t.strs("packet"), t.i64s("psn"));
+    let (times, sizes, nodes) = (t.f64s("time_us"), t.i64s("size"), t.i64s("node"));
+    let of = |kind: &str, packet: &str, psn: i64| -> Vec<(f64, i64, i64)> {
+        (0..t.len())
+            .filter(|&i| events[i] == kind && packets[i] == packet && psns[i] == psn)
+            .map(|i| (times[i], sizes[i], nodes[i]))
+            .collect()
+    };
+    // Payload 4032 per packet: 4032 + 4032 + 1936 bytes, wire sizes 4096, 4096, 2000.
+    let wire = [4096.0, 4096.0, 2000.0];
+    // Store and forward: the switch starts a packet once it has arrived whole and the
+    // previous one has left (the short last packet arrives before that and waits).
+    let (mut nic_free, mut switch_free) = (0.0, 0.0);
+    for (psn, &w) in wire.iter().enumerate() {
+        let psn = psn as i64;
+        let leave = nic_free;
+        nic_free += ser(w);
+        let at_switch = leave + ser(w) + 1.0;
+        let start = f64::max(at_switch, switch_free);
+        switch_free = start + ser(w);
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-6;
+        let [(d, size, 0), (d2, _, 2)] = of("dequeue", "data", psn)[..] else {
+            panic!("one dequeue at the NIC (node 0), one at the switch (node 2)")
+        };
+        assert!(close(d, leave) && size == w as i64, "NIC dequeue of {psn}: {d}");
+        let [(e, _, 2)] = of("enqueue", "data", psn)[..] else { panic!("one enqueue, at the switch") };
+        assert!(close(e, at_switch) && close(d2, start), "switch: {e} {d2}");
+        let [(r, _, 1)] = of("deliver", "data", psn)[..] else { panic!("delivered once, to host 1") };
+        assert!(close(r, switch_free + 1.0), "delivery of {psn}: {r}");
+        // The receiver acknowledges at once (cumulative ACK psn + 1); the 64-byte ACK
+        // crosses two links back.
+        let [(a, 64, 0)] = of("ack", "ack", psn + 1)[..] else { panic!("one ACK reaches host 0") };
+        assert!(close(a, r + 2.0 * (ser(64.0) + 1.0)), "ACK of {psn}: {a}");
+    }
+    assert!(t.f64s("time_us").windows(2).all(|w| w[0] <= w[1]), "the log is in time order");
 }
