@@ -318,8 +318,8 @@ const SEND_RATE_GBPS: u16 = 10;
 const GOODPUT_GBPS: u16 = 11;
 const SRTT_US: u16 = 12;
 
-const KIND_PORT: u32 = 0;
-const KIND_FLOW: u32 = 1;
+/// Series ids below this are ports' (`SERIES` lists them first); the rest are flows'.
+const FIRST_FLOW_SERIES: u16 = CWND_BYTES;
 
 /// A port's cumulative counters at one sample, for the interval metrics.
 #[derive(Clone, Copy, Default)]
@@ -376,10 +376,11 @@ pub struct Observer {
     cc_ids: Vec<(&'static str, u16)>,
     /// One flow's algorithm variables while they are read.
     scratch: Vec<(u16, f64)>,
-    time_us: Vec<f64>,
-    kind: Vec<u32>,
+    // The rows, one column each: 18 bytes a row. A row's kind follows from its metric.
+    sample_times_us: Vec<f64>,
+    sample: Vec<u32>,
     id: Vec<u32>,
-    metric: Vec<u32>,
+    metric: Vec<u16>,
     value: Vec<f64>,
 }
 
@@ -398,8 +399,8 @@ impl Observer {
             names: SERIES.iter().map(|s| s.to_string()).collect(),
             cc_ids: Vec::new(),
             scratch: Vec::new(),
-            time_us: Vec::new(),
-            kind: Vec::new(),
+            sample_times_us: Vec::new(),
+            sample: Vec::new(),
             id: Vec::new(),
             metric: Vec::new(),
             value: Vec::new(),
@@ -421,18 +422,17 @@ impl Observer {
     }
 
     #[inline]
-    fn push(&mut self, t: f64, kind: u32, id: u32, metric: u16, value: f64) {
-        self.time_us.push(t);
-        self.kind.push(kind);
+    fn push(&mut self, id: u32, metric: u16, value: f64) {
+        self.sample.push((self.sample_times_us.len() - 1) as u32);
         self.id.push(id);
-        self.metric.push(metric as u32);
+        self.metric.push(metric);
         self.value.push(value);
     }
 
     /// Takes one sample at `now`. Interval metrics cover (previous sample, now] and are
     /// absent from the first sample.
     pub fn sample(&mut self, now: Time, ports: &[Port], flows: &[Flow], monitors: &[FlowMonitor], pfc: Option<&Pfc>) {
-        let t = now.as_us_f64();
+        self.sample_times_us.push(now.as_us_f64());
         let span = self.last.map(|last| now - last).filter(|d| *d > Time::ZERO);
         self.last = Some(now);
         let m = self.metrics;
@@ -442,12 +442,12 @@ impl Observer {
             let now_reading = PortReading::read(port, p, now, pfc);
             let before = std::mem::replace(&mut self.port_prev[i], now_reading);
             if m.has(Metric::Queue) {
-                self.push(t, KIND_PORT, p, QUEUE_BYTES, port.queued_bytes as f64);
+                self.push(p, QUEUE_BYTES, port.queued_bytes as f64);
             }
             let Some(span) = span else { continue };
             if m.has(Metric::Utilisation) {
                 let capacity = port.rate.bytes_in(span);
-                self.push(t, KIND_PORT, p, UTILISATION, (now_reading.serialised - before.serialised) / capacity);
+                self.push(p, UTILISATION, (now_reading.serialised - before.serialised) / capacity);
             }
             let counts = [
                 (Metric::Marks, ECN_MARKS, now_reading.ecn_marks - before.ecn_marks),
@@ -457,12 +457,12 @@ impl Observer {
             ];
             for (metric, series, count) in counts {
                 if m.has(metric) {
-                    self.push(t, KIND_PORT, p, series, count as f64);
+                    self.push(p, series, count as f64);
                 }
             }
             if m.has(Metric::Pfc) {
                 let paused = (now_reading.paused - before.paused).0 as f64 / span.0 as f64;
-                self.push(t, KIND_PORT, p, PFC_PAUSED, paused);
+                self.push(p, PFC_PAUSED, paused);
             }
         }
         for i in 0..self.flows.len() {
@@ -476,18 +476,18 @@ impl Observer {
                 continue;
             }
             if m.has(Metric::Cwnd) {
-                self.push(t, KIND_FLOW, f, CWND_BYTES, flow.sender.cc.cwnd() as f64);
-                self.push(t, KIND_FLOW, f, IN_FLIGHT_BYTES, flow.sender.in_flight as f64);
-                self.push(t, KIND_FLOW, f, DELIVERED_BYTES, flow.receiver.delivered as f64);
+                self.push(f, CWND_BYTES, flow.sender.cc.cwnd() as f64);
+                self.push(f, IN_FLIGHT_BYTES, flow.sender.in_flight as f64);
+                self.push(f, DELIVERED_BYTES, flow.receiver.delivered as f64);
             }
             if let (true, Some(span)) = (m.has(Metric::Rate), span) {
                 // Bytes × 8 per picosecond × 1000 = Gbit/s.
                 let gbps = |bytes: u64| bytes as f64 * 8000.0 / span.0 as f64;
-                self.push(t, KIND_FLOW, f, SEND_RATE_GBPS, gbps(now_reading.tx_bytes - before.tx_bytes));
-                self.push(t, KIND_FLOW, f, GOODPUT_GBPS, gbps(now_reading.delivered - before.delivered));
+                self.push(f, SEND_RATE_GBPS, gbps(now_reading.tx_bytes - before.tx_bytes));
+                self.push(f, GOODPUT_GBPS, gbps(now_reading.delivered - before.delivered));
             }
             if let (true, Some(srtt)) = (m.has(Metric::Rtt), flow.srtt()) {
-                self.push(t, KIND_FLOW, f, SRTT_US, srtt.as_us_f64());
+                self.push(f, SRTT_US, srtt.as_us_f64());
             }
             if m.has(Metric::Cc) {
                 let (names, ids) = (&mut self.names, &mut self.cc_ids);
@@ -508,7 +508,7 @@ impl Observer {
                     found.push((id, v));
                 });
                 for (id, v) in found.drain(..) {
-                    self.push(t, KIND_FLOW, f, id, v);
+                    self.push(f, id, v);
                 }
                 self.scratch = found;
             }
@@ -519,19 +519,17 @@ impl Observer {
     /// flows within a sample.
     pub fn table(&self) -> Table {
         let mut t = Table::default();
-        t.push("time_us", Column::F64(self.time_us.clone()));
-        t.push("kind", Column::Cat { codes: self.kind.clone(), levels: vec!["port".into(), "flow".into()] });
+        let times = self.sample.iter().map(|&i| self.sample_times_us[i as usize]).collect();
+        t.push("time_us", Column::F64(times));
+        let kinds = self.metric.iter().map(|&m| (m >= FIRST_FLOW_SERIES) as u32).collect();
+        t.push("kind", Column::Cat { codes: kinds, levels: vec!["port".into(), "flow".into()] });
         t.push("id", Column::I64(self.id.iter().map(|&i| i as i64).collect()));
-        t.push("metric", Column::Cat { codes: self.metric.clone(), levels: self.names.clone() });
+        t.push(
+            "metric",
+            Column::Cat { codes: self.metric.iter().map(|&m| m as u32).collect(), levels: self.names.clone() },
+        );
         t.push("value", Column::F64(self.value.clone()));
         t
-    }
-
-    /// Bytes the series hold (for `Simulation::memory`).
-    pub fn heap_bytes(&self) -> u64 {
-        (self.time_us.capacity() * 8
-            + (self.kind.capacity() + self.id.capacity() + self.metric.capacity()) * 4
-            + self.value.capacity() * 8) as u64
     }
 }
 

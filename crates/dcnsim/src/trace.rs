@@ -241,10 +241,6 @@ impl Trace {
         }
         out
     }
-
-    pub fn heap_bytes(&self) -> u64 {
-        (self.events.capacity() * std::mem::size_of::<TraceEvent>() + self.flows.len() + self.ports.len()) as u64
-    }
 }
 
 // ---------------------------------------------------------------------------------------
