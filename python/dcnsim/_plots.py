@@ -101,7 +101,7 @@ def _timeseries(kind: str, ts: pd.DataFrame, path: Path) -> None:
     metric, in the order the core wrote them, each with the ``_MAX_SERIES`` ports or
     flows of the largest mean."""
     rows = ts[ts["kind"] == kind]
-    metrics = [m for m in pd.unique(rows["metric"].astype(str))]
+    metrics = list(pd.unique(rows["metric"].astype(str)))
     fig = Figure(figsize=(7.5, 1.0 + 2.6 * len(metrics)), layout="constrained")
     axes: list[Axes] = list(fig.subplots(len(metrics), 1, sharex=True, squeeze=False)[:, 0])
     shown = 0

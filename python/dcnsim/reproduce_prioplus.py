@@ -231,9 +231,9 @@ def summarize(sim: Any) -> dict[str, Any]:
         out["d_t"] = [round(float(x), 3) for x in times]
         out["d_flow"] = [int(x) for x in flows]
         out["d_bytes"] = [int(x) for x in delivered]
-    for key, variable in (("stops", "cc.stops"), ("tiny_stops", "cc.tiny_window_stops")):
-        _, flows, values = select(ts, "flow", variable)
-        if flows:
+    if ts and any(m.startswith("cc.") for m in ts["metric"][1]):  # the algorithms report variables
+        for key, variable in (("stops", "cc.stops"), ("tiny_stops", "cc.tiny_window_stops")):
+            _, flows, values = select(ts, "flow", variable)
             last = dict(zip(flows, values))  # each flow's latest sample
             out[key] = sum(float(v) for v in last.values())
     times, ports, depth = select(ts, "port", "queue_bytes")

@@ -1129,7 +1129,7 @@ pub struct ObserveCfg {
     /// Required (checked when the simulation is built, so that a missing one is named).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interval: Option<TimeVal>,
-    /// `"all"`, `"switch"`, `"host"` (host NICs), `"none"`, a tier, port names or ids.
+    /// `"all"`, `"switch"`, `"nic"` (host NICs), `"none"`, a tier, port names or ids.
     #[serde(default = "select_switch_ports")]
     pub ports: Selection,
     /// `"all"` or flow ids.

@@ -849,9 +849,9 @@ impl Simulation {
         }
     }
 
-    /// Trace: port `p` refuses packet `h` (`Drop` or `Trim`): the `enqueue` just recorded
-    /// for it becomes that event, or a new one is recorded (a drop on a lossy link, or at
-    /// dequeue).
+    /// Trace: port `p`'s buffer refuses packet `h` as it arrives (`Drop` or `Trim`): the
+    /// `enqueue` just recorded for it becomes that event (or, if that one found the log
+    /// full, the event is recorded on its own).
     #[cold]
     #[inline(never)]
     fn trace_refused(&mut self, p: u32, h: u32, event: EventKind) {
@@ -862,10 +862,11 @@ impl Simulation {
         }
     }
 
-    /// Trace: traced packet `h` starts its transmission on port `p`: a `dequeue`, and if the link
-    /// ends at a host, the `deliver` or `ack` at its arrival (known now: host links never
-    /// lose packets). Captured for the pcap: at a traced port, every transmission; for a
-    /// traced flow, its data leaving the sender's NIC and its replies reaching the sender.
+    /// Trace: traced packet `h` starts its transmission on port `p`: a `dequeue`, and if
+    /// the link ends at a host, the `deliver` or `ack` at its arrival (known now: host
+    /// links never lose packets). Captured for the pcap: at a traced port, every
+    /// transmission; for a traced flow, its data leaving the sender's NIC and its replies
+    /// reaching the sender.
     #[cold]
     #[inline(never)]
     fn trace_transmit(&mut self, p: u32, h: u32) {
