@@ -9,6 +9,7 @@ from the setting (a saturated bottleneck, the buffer bound, the run's counters).
 from __future__ import annotations
 
 import json
+import shutil
 import struct
 import subprocess
 import sys
@@ -103,7 +104,7 @@ def test_pcap_of_a_three_packet_flow_has_the_expected_packets_timestamps_and_siz
         assert ip.len == records[i][2] - 14 and ip.p == dpkt.ip.IP_PROTO_UDP
         assert ip.tos & 0b11 == (0b10 if data else 0), "DCTCP's data carry ECT(0); ACKs no ECN codepoint"
         udp = ip.data
-        assert (udp.sport, udp.dport) == ((49152, 47000) if data else (47000, 49152))
+        assert (udp.sport, udp.dport) == ((61440, 46000) if data else (46000, 61440))
         kind, priority, flags, flow, psn, sacked = struct.unpack_from(">BBHIII", bytes(udp.data), 0)
         sent_ns = int.from_bytes(bytes(udp.data)[16:22], "big")
         k = i if data else i - 3
@@ -112,6 +113,23 @@ def test_pcap_of_a_three_packet_flow_has_the_expected_packets_timestamps_and_siz
         assert sent_ns == sent[k] // 1000, "data: when it left; ACK: the echo"
         if not data:
             assert sacked == k
+
+
+@pytest.mark.skipif(shutil.which("tshark") is None, reason="Wireshark's tshark is not installed")
+def test_wireshark_reads_the_pcap_as_ethernet_ipv4_udp_without_complaint(tmp_path: Path) -> None:
+    out = three_packet_run(tmp_path)
+    fields = ["frame.len", "frame.cap_len", "ip.src", "ip.dst", "ip.dsfield.ecn", "ip.checksum.status",
+              "udp.srcport", "udp.dstport", "_ws.col.Protocol", "_ws.expert.message"]
+    done = subprocess.run(["tshark", "-r", str(out / "trace.pcap"), "-o", "ip.check_checksum:TRUE", "-T", "fields",
+                           *[arg for f in fields for arg in ("-e", f)]], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    rows = [line.split("\t") for line in done.stdout.splitlines()]
+    assert [r[:4] for r in rows] == (
+        [[w, "64", "10.0.0.0", "10.0.0.1"] for w in ("4096", "4096", "2000")] + [["64", "64", "10.0.0.1", "10.0.0.0"]] * 3)
+    for r in rows:
+        assert r[5] == "2", "a good IPv4 header checksum"
+        assert r[8] == "UDP", "no dissector claims the dcnsim ports: the header shows as data"
+        assert "Malformed" not in r[9], r
 
 
 def test_the_event_log_follows_each_packet(tmp_path: Path) -> None:

@@ -249,8 +249,10 @@ impl Trace {
 /// Bytes of each frame stored: the headers, which the default 64-byte `transport.header`
 /// of every packet stands for.
 pub const SNAPLEN: u32 = 64;
-/// UDP port of the dcnsim header: the destination of data, the source of replies.
-pub const DCNSIM_UDP_PORT: u16 = 47000;
+/// UDP port of the dcnsim header: the destination of data, the source of replies. Like
+/// the flows' ports (`flow_udp_port`), one Wireshark 4.0 has no dissector for, so that it
+/// shows the payload as data instead of misreading it as some protocol.
+pub const DCNSIM_UDP_PORT: u16 = 46000;
 /// Length of the dcnsim header inside the UDP payload.
 pub const DCNSIM_HEADER_BYTES: usize = 22;
 
@@ -270,10 +272,10 @@ pub fn host_ip(h: u32) -> [u8; 4] {
     [10, (h >> 16) as u8, (h >> 8) as u8, h as u8]
 }
 
-/// A flow's own UDP port (the sender's for data): 49152 + flow id mod 16384, so
+/// A flow's own UDP port (the sender's for data): 61440 + flow id mod 4096, so
 /// Wireshark's conversations follow flows.
 pub fn flow_udp_port(flow: u32) -> u16 {
-    0xC000 | (flow & 0x3FFF) as u16
+    0xF000 | (flow & 0x0FFF) as u16
 }
 
 /// The dcnsim header (22 bytes, big-endian): kind (0 data, 1 ack, 2 nack, 3 cnp, 4 pull),
@@ -381,7 +383,7 @@ mod tests {
         assert_eq!(ipv4_checksum(ip), 0, "a correct header sums to 0xffff");
         assert_eq!(&ip[12..20], &[10, 0, 1, 44, 10, 0, 0, 1]);
         let udp = &f[34..42];
-        assert_eq!(u16::from_be_bytes([udp[0], udp[1]]), 49152 + 7);
+        assert_eq!(u16::from_be_bytes([udp[0], udp[1]]), 61440 + 7);
         assert_eq!(u16::from_be_bytes([udp[2], udp[3]]), DCNSIM_UDP_PORT);
         assert_eq!(u16::from_be_bytes([udp[4], udp[5]]), 4096 - 34);
         let h = &f[42..64];
@@ -399,7 +401,7 @@ mod tests {
         let ack = Packet { kind: PacketKind::Ack, size: 64, flags: 0, ..data(7, 3, 64) };
         let f = frame(&TraceEvent::new(Time::ZERO, EventKind::Ack, 0, &ack, 0, true), 1, 0);
         assert_eq!(u16::from_be_bytes([f[34], f[35]]), DCNSIM_UDP_PORT);
-        assert_eq!(u16::from_be_bytes([f[36], f[37]]), 49152 + 7);
+        assert_eq!(u16::from_be_bytes([f[36], f[37]]), 61440 + 7);
         assert_eq!(u16::from_be_bytes([f[38], f[39]]), 30, "UDP length: 64 − 34");
         assert_eq!((f[15] & 0b11, f[42]), (0, 1), "no ECN, kind ack");
     }
