@@ -3,18 +3,8 @@
 //! feedback its ACKs brought, is least.
 
 mod common;
+use common::rail::{edge, tx, RAIL_SWITCH};
 use common::*;
-
-fn tx(s: &dcnsim::Simulation, node: u32, peer: u32) -> u64 {
-    let p = s.ports.iter().position(|p| p.node == node && p.peer == peer).expect("no such link");
-    s.ports[p].stats.tx_packets
-}
-
-const RAIL_SWITCH: u32 = 64;
-/// Edge node of GPU (c, r) in `topology::rail`'s numbering (64 hosts, 8 rails, 8 servers).
-fn edge(c: u32, r: u32) -> u32 {
-    64 + 8 + 8 * c + 8 + r
-}
 
 /// GPU (0, 2) first sends a long DCTCP flow to GPU (5, 2) on its shortest path, which
 /// keeps its edge switch's uplink to rail switch 2 busy at line rate: after 2 ms that
