@@ -877,7 +877,7 @@ def run_notes(g: Grid) -> list[str]:
     errors = [r for r in res if r.error]
     ok = [r for r in res if not r.error]
     tot = {k: sum(r.stat(k) for r in ok if math.isfinite(r.stat(k)))
-           for k in ("drops", "retransmits", "laps_path_timeouts", "pfc_pause_frames")}
+           for k in ("drops", "retransmits", "timeouts", "laps_path_timeouts", "pfc_pause_frames")}
     notes = [f"runs: {len(res)}; " + ", ".join(f"{k} {v:.0f}" for k, v in tot.items()) + f"; errors {len(errors)}"]
     false_retx = [r for r in ok if r.cell.scheme in (LAPS_P, LAPS_A, RPS) and r.stat("drops") == 0
                   and r.stat("retransmits") > 0]
