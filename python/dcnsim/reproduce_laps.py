@@ -398,6 +398,14 @@ class RunResult:
     def p99_ms(self) -> float:
         return p99_artefact(self.fcts_us()) / 1e3
 
+    def makespan_ms(self) -> float:
+        """Last finish − first start (NaN while a flow is unfinished): for the incast, the
+        time the receiver link took for every byte."""
+        f = self.flows
+        if not f.get("finished") or not all(f["finished"]):
+            return math.nan
+        return (max(float(x) for x in f["finish_us"]) - min(float(x) for x in f["start_us"])) / 1e3
+
     def stalled(self) -> bool:
         """Events ran out with flows unfinished (not the time cap): a PFC deadlock."""
         done, n = self.finished()
@@ -819,15 +827,20 @@ def e5_block(g: Grid, scale: float) -> list[str]:
     lines = [f"AllReduce 63 -> 1 of {scale * 64:g} MB flows, FCT in ms, median over seeds (ideal: every byte through "
              f"the 200 Gb/s receiver link, {ideal_incast_ms(63, round(LLM_BYTES * scale)):.2f} ms payload, "
              f"{ideal_incast_ms(63, round(LLM_BYTES * scale), wire=True):.2f} ms on the wire)"]
-    rows = [["scheme", "avg drop 0", "P99 drop 0", "avg drop 1e-6", "P99 drop 1e-6", "retx drop 0",
-             "retx drop 1e-6", "drops", "PFC pauses", "rate cuts"]]
+    wire = ideal_incast_ms(63, round(LLM_BYTES * scale), wire=True)
+    lines.append(f"makespan = last finish − first start, drop 0; efficiency = {wire:.2f} ms on the wire / makespan")
+    rows = [["scheme", "avg drop 0", "P99 drop 0", "avg drop 1e-6", "P99 drop 1e-6", "makespan", "efficiency",
+             "retx drop 0", "retx drop 1e-6", "RTO timeouts drop 0", "drops", "PFC pauses", "rate cuts"]]
     for s in list(dict.fromkeys([*E5_SCHEMES, *g.schemes])):
         if s not in g.schemes:
             continue
         p0, p1 = _e5_point(0.0), _e5_point(LOSS)
         rows.append([s, _f(g.med(p0, s, _avg), ".2f"), _f(g.med(p0, s, _p99), ".2f"), _f(g.med(p1, s, _avg), ".2f"),
-                     _f(g.med(p1, s, _p99), ".2f"), _f(g.med(p0, s, lambda r: r.stat("retransmits")), ".0f"),
+                     _f(g.med(p1, s, _p99), ".2f"), _f(g.med(p0, s, lambda r: r.makespan_ms()), ".2f"),
+                     _f(wire / g.med(p0, s, lambda r: r.makespan_ms()), ".3f"),
+                     _f(g.med(p0, s, lambda r: r.stat("retransmits")), ".0f"),
                      _f(g.med(p1, s, lambda r: r.stat("retransmits")), ".0f"),
+                     _f(g.med(p0, s, lambda r: r.stat("timeouts")), ".0f"),
                      _f(g.med(p1, s, lambda r: r.stat("drops")), ".0f"),
                      _f(g.med(p0, s, lambda r: r.stat("pfc_pause_frames")), ".0f"),
                      _f(g.med(p0, s, lambda r: r.stat("laps_rate_decreases")), ".0f")])
