@@ -88,7 +88,7 @@ def test_quick_and_full_cells(tmp_path):
     assert (ecmp["transport"]["cc"], ecmp["transport"]["lb"], ecmp["transport"]["loss_recovery"]) == (
         "dcqcn", "ecmp", "go_back_n")
     assert ecmp["topology"]["kind"] == "dragonfly" and ecmp["workload"][0]["cdf"].endswith("googlerpc2008.cdf")
-    assert ecmp["workload"][0]["stop"] == "1000us"
+    assert ecmp["workload"][0]["stop"] == "500us"
     plb = by[("E4", "load 0.50", rl.PLB, 1)].spec
     assert (plb["transport"]["cc"], plb["transport"]["lb"]) == ("dctcp", "plb")
     assert by[("E2", "load 0.60", rl.LETFLOW, 3)].spec["transport"]["lb"] == "letflow"
