@@ -1024,8 +1024,9 @@ def _header(outcome: Outcome[Cell, RunResult, Grid]) -> list[str]:
         "Schemes: LAPS = the paper's variant (softmax on raw µs latencies, one 2T gate, paper probing, no window; the "
         "default wherever paper and artefact conflict), LAPS [A] = the artefact's (latency / T, two timers, "
         "artefact probing, W = 2T x line rate); ECMP, LetFlow = DCQCN + go-back-N; PLB = DCTCP + go-back-N "
-        "(rounds 12); RPS = LAPS with beta = 0. CONGA and ConWeave: not implemented in dcnsim. Baselines route on "
-        "shortest paths only until the core gives them the LAPS candidate-path union (spec §3.1).",
+        "(rounds 12); RPS = LAPS with beta = 0. CONGA and ConWeave: not implemented in dcnsim. ECMP, LetFlow and "
+        "PLB route as the core routes them: on shortest paths only in cores built before the LAPS candidate-path "
+        "union of spec §3.1 was merged.",
         f"Reductions ({'quick' if quick else 'full'}): All2all loads "
         f"{', '.join(f'{x:g}' for x in (QUICK_LOADS if quick else LOADS))} (paper 0.50-1.00 in 11 steps); arrival "
         f"windows {windows} (paper 10 ms); full flow-size CDFs; LLM flows of {scale * 64:g} MB"
