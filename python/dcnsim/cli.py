@@ -125,21 +125,25 @@ def _parser() -> argparse.ArgumentParser:
         "pool, cache each run, and write table.md (ours beside the paper's numbers and the spec's checks), "
         "runs.csv and PNG figures. Re-running skips cells already in the cache.",
     )
-    repro_cmd.add_argument("paper", choices=["mswift", "dctcp-vs-swift", "smartt", "prioplus"],
+    repro_cmd.add_argument("paper", choices=["mswift", "dctcp-vs-swift", "smartt", "prioplus", "laps"],
                            help="which paper: mswift (arXiv 2509.07907), dctcp-vs-swift (the ns-3 study, E1-E6), "
-                           "smartt (SMaRTT / UEC NSCC, arXiv 2404.01630: E1, E11, E12, E14, E15) or prioplus "
-                           "(PrioPlus, EuroSys 2025: F11, F14, F13, F10D, M1, M2, M4, AC14)")
+                           "smartt (SMaRTT / UEC NSCC, arXiv 2404.01630: E1, E11, E12, E14, E15), prioplus "
+                           "(PrioPlus, EuroSys 2025: F11, F14, F13, F10D, M1, M2, M4, AC14) or laps "
+                           "(LAPS, NAIC '25: E1-E6, AL)")
     repro_cmd.add_argument("--quick", action="store_true",
                            help="mswift: smaller messages and 2 seeds; dctcp-vs-swift: T = 5 s, 2 points per "
                            "sweep, 1 seed; smartt: 128-host trees, fewer points, 1 seed; prioplus: short "
-                           "arrival windows, fewer points, 1 seed (checks are then informational)")
+                           "arrival windows, fewer points, 1 seed; laps: toy arrival windows, 3 loads, 4 MB LLM "
+                           "flows, 1 seed "
+                           "(checks are then informational)")
     repro_cmd.add_argument("--seeds", type=int, metavar="N",
                            help="seeds 1..N per cell (default: mswift 5, quick 2; dctcp-vs-swift 3, quick 1; "
-                           "smartt 3, quick 1; prioplus 9 for F11 and F14, at most 3 for F13 and F10D, quick 1)")
+                           "smartt 3, quick 1; prioplus 9 for F11 and F14, at most 3 for F13 and F10D, quick 1; laps 3, "
+                           "quick 1)")
     repro_cmd.add_argument("--jobs", type=int, metavar="J", help="parallel runs (default: number of CPUs)")
     repro_cmd.add_argument("--only", metavar="LIST",
-                           help="mswift: figure numbers, e.g. 4,6; dctcp-vs-swift, smartt and prioplus: "
-                           "experiments, e.g. E3,E4, E1,E14 or F11,F14 (default all)")
+                           help="mswift: figure numbers, e.g. 4,6; dctcp-vs-swift, smartt, prioplus and laps: "
+                           "experiments, e.g. E3,E4, E1,E14, F11,F14 or E1,E5 (default all)")
     repro_cmd.add_argument("--out", metavar="DIR", help="output directory (default results/reproduce-<paper>)")
     repro_cmd.add_argument("--dask", metavar="ADDRESS",
                            help="run the cells on Dask distributed (a scheduler address, or 'local')")
@@ -179,6 +183,8 @@ def _reproduce_command(args: argparse.Namespace) -> int:
         from dcnsim.reproduce_smartt import reproduce_smartt as reproduce_paper
     elif args.paper == "prioplus":
         from dcnsim.reproduce_prioplus import reproduce_prioplus as reproduce_paper
+    elif args.paper == "laps":
+        from dcnsim.reproduce_laps import reproduce_laps as reproduce_paper
     else:
         from dcnsim.reproduce import reproduce_mswift as reproduce_paper
 

@@ -84,7 +84,7 @@ fn source_routes(
     let t = &s.topology;
     let has_paths = matches!(t.kind, TopologyKind::Dragonfly | TopologyKind::Rail);
     let routed = |lb: LbName| match lb {
-        LbName::Rps | LbName::Laps => true,
+        LbName::Rps | LbName::Laps | LbName::Conga => true,
         LbName::Ecmp | LbName::Letflow | LbName::Plb => has_paths && s.transport.lb_paths == LbPaths::Candidates,
         _ => false,
     };
@@ -404,6 +404,9 @@ fn validate_numbers(s: &Scenario) -> Result<(), ScenarioError> {
     }
     if let Err((field, msg)) = tr.eqds.validate() {
         return err(&format!("transport.eqds.{field}"), msg);
+    }
+    if let Err((field, msg)) = tr.conga.validate() {
+        return err(&format!("transport.conga.{field}"), msg);
     }
     if let Err((field, msg)) = tr.laps.validate() {
         return err(&format!("transport.laps.{field}"), msg);
@@ -930,6 +933,11 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
     let packet_hooks = pfc.is_some() || trace.is_some();
 
     let ports_len = ports.len();
+    let conga = specs
+        .iter()
+        .any(|f| f.lb == LbName::Conga)
+        .then(|| Box::new(crate::conga::Conga::new(&tr.conga, ports_len, source_routes.links.len())));
+    let forward_hooks = pfc.is_some() || conga.is_some();
     Ok(Simulation {
         events,
         ports,
@@ -970,6 +978,8 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         port_tiers,
         source_routes,
         laps,
+        forward_hooks,
+        conga,
         injected_drops,
         prefetch: ports_len * std::mem::size_of::<crate::net::Port>() > crate::sim::PREFETCH_ABOVE_PORT_BYTES,
         done: false,

@@ -12,6 +12,7 @@
 pub mod app;
 pub mod builder;
 pub mod cc;
+pub mod conga;
 pub mod engine;
 pub mod eqds;
 pub mod laps;

@@ -170,6 +170,11 @@ impl SourceRoutes {
         alive[0] as u32
     }
 
+    /// The port path `path`'s data leave their first switch by (its uplink).
+    pub fn first_egress(&self, path: u32) -> u32 {
+        self.ports[self.paths[path as usize].0 as usize]
+    }
+
     /// The port a source-routed packet leaves the current switch by.
     #[inline]
     pub fn egress(&self, pkt: &Packet) -> u32 {

@@ -561,6 +561,9 @@ pub enum LbName {
     /// LAPS: latency-aware spraying over the explicit candidate paths, per-path loss
     /// inference and timers, probes (`laps.rs`; spec laps.md §2); only with `cc = "laps"`.
     Laps,
+    /// CONGA: each flowlet takes the least congested candidate path, by per-port rate
+    /// estimators fed back on ACKs (`conga.rs`; spec laps.md §3.4; dragonfly and rail).
+    Conga,
 }
 
 /// The paths of `ecmp`, `letflow` and `plb` on fabrics with candidate path sets.
@@ -587,12 +590,13 @@ impl LbName {
             LbName::Rps => "rps",
             LbName::Letflow => "letflow",
             LbName::Laps => "laps",
+            LbName::Conga => "conga",
         }
     }
 
     /// Whether packets of one flow take many paths.
     pub fn sprays(self) -> bool {
-        !matches!(self, LbName::Ecmp | LbName::Plb | LbName::Letflow)
+        !matches!(self, LbName::Ecmp | LbName::Plb | LbName::Letflow | LbName::Conga)
     }
 }
 
@@ -866,6 +870,9 @@ pub struct TransportCfg {
     /// on fabrics with candidate path sets (dragonfly, rail).
     #[serde(default)]
     pub lb_paths: LbPaths,
+    /// CONGA (`[transport.conga]`; spec laps.md §3.4).
+    #[serde(default)]
+    pub conga: crate::conga::CongaParams,
     /// LAPS (`[transport.laps]`; spec laps.md §2.12).
     #[serde(default)]
     pub laps: crate::laps::LapsParams,

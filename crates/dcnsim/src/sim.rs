@@ -129,6 +129,11 @@ pub struct Simulation {
     pub(crate) source_routes: crate::paths::SourceRoutes,
     /// LAPS's path table, when any flow runs LAPS.
     pub(crate) laps: Option<Box<PathTable>>,
+    /// CONGA's rate estimators and feedback, when any flow runs CONGA.
+    pub(crate) conga: Option<Box<crate::conga::Conga>>,
+    /// Whether a packet a switch forwards has anything to do besides being queued (PFC's
+    /// ingress accounting, CONGA's estimators): one test on the hot path for both.
+    pub(crate) forward_hooks: bool,
     /// `[faults] drop`: data packets whose first transmission is lost, sorted.
     pub(crate) injected_drops: Vec<crate::scenario::PacketId>,
     pub(crate) done: bool,
@@ -381,6 +386,8 @@ impl Simulation {
             }
             let (entropy, routed) = if laps {
                 (self.laps_pick(f), flags::SOURCE_ROUTED)
+            } else if self.flows[f as usize].lb == LbName::Conga {
+                (self.conga_pick(f), flags::SOURCE_ROUTED)
             } else {
                 let flow = &mut self.flows[f as usize];
                 let fresh = if flow.needs_fresh_entropy(now) { self.rng_spray.next_u64() as u32 } else { 0 };
@@ -590,8 +597,8 @@ impl Simulation {
             } else {
                 self.routing.forward(node, pkt.dst, pkt.entropy)
             };
-            if self.pfc.is_some() {
-                self.pfc_admit(p, h);
+            if self.forward_hooks {
+                self.on_forward(p, out, h);
             }
             self.enqueue(out, h);
         }
@@ -912,8 +919,10 @@ impl Simulation {
         if self.flows[f as usize].lb == LbName::Laps {
             self.laps_received(f, pkt, &mut out.acks);
         }
+        // CONGA's path metric goes back with the ACK (nothing where CONGA is off).
+        let echo = pkt.flags & flags::PATH_METRIC;
         for a in out.acks.into_iter().flatten() {
-            self.send_ack(f, a);
+            self.send_reply(f, a, PacketKind::Ack, echo);
         }
         if pkt.has(flags::CE) && self.flows[f as usize].cnp_due(now) {
             let cnp = AckToSend {
@@ -925,7 +934,7 @@ impl Simulation {
                 retx: false,
             };
             self.counters.cnps += 1;
-            self.send_reply(f, cnp, PacketKind::Cnp);
+            self.send_reply(f, cnp, PacketKind::Cnp, 0);
         }
         if out.arm_delayed_ack {
             self.flows[f as usize].receiver.delayed_ack_pending = true;
@@ -951,9 +960,9 @@ impl Simulation {
         let (reply, nack) = self.flows[pkt.flow as usize].on_trimmed(pkt);
         if nack {
             self.counters.nacks += 1;
-            self.send_reply(pkt.flow, reply, PacketKind::Nack);
+            self.send_reply(pkt.flow, reply, PacketKind::Nack, 0);
         } else {
-            self.send_reply(pkt.flow, reply, PacketKind::Ack);
+            self.send_reply(pkt.flow, reply, PacketKind::Ack, 0);
         }
     }
 
@@ -997,7 +1006,7 @@ impl Simulation {
         if let Some((f, cumulative)) = sent {
             let entropy = self.flows[f as usize].entropy;
             let pull = AckToSend { cum: cumulative, sacked_psn: 0, ece: false, sent_at: now, entropy, retx: false };
-            self.send_reply(f, pull, PacketKind::Pull);
+            self.send_reply(f, pull, PacketKind::Pull, 0);
         }
     }
 
@@ -1025,11 +1034,12 @@ impl Simulation {
     }
 
     fn send_ack(&mut self, f: u32, a: AckToSend) {
-        self.send_reply(f, a, PacketKind::Ack);
+        self.send_reply(f, a, PacketKind::Ack, 0);
     }
 
-    /// An ACK, NACK, CNP or pull from flow `f`'s receiver back to its sender.
-    fn send_reply(&mut self, f: u32, a: AckToSend, kind: PacketKind) {
+    /// An ACK, NACK, CNP or pull from flow `f`'s receiver back to its sender, with
+    /// `extra` flags.
+    fn send_reply(&mut self, f: u32, a: AckToSend, kind: PacketKind, extra: u16) {
         let flow = &self.flows[f as usize];
         let pkt = Packet {
             flow: f,
@@ -1040,7 +1050,8 @@ impl Simulation {
             entropy: a.entropy,
             sent_at: a.sent_at,
             kind,
-            flags: if a.ece { flags::ECE } else { 0 }
+            flags: extra
+                | if a.ece { flags::ECE } else { 0 }
                 | if a.retx { flags::RETX } else { 0 }
                 | if flow.lb.sprays() { 0 } else { flags::CLASS1 }
                 | if self.source_routes.n_paths(f) > 0 { flags::SOURCE_ROUTED } else { 0 },
@@ -1056,12 +1067,16 @@ impl Simulation {
     fn receive_ack(&mut self, pkt: &Packet) {
         let now = self.now();
         let f = pkt.flow;
-        let flow = &mut self.flows[f as usize];
-        if flow.sender_done() && flow.lb != LbName::Laps {
-            return;
+        // The path state LAPS and CONGA learn from ACKs is the host pair's: it is kept
+        // up to date after the flow itself is done.
+        match self.flows[f as usize].lb {
+            LbName::Laps => return self.laps_ack(pkt),
+            LbName::Conga => self.conga_feedback(pkt),
+            _ => {}
         }
-        if flow.lb == LbName::Laps {
-            return self.laps_ack(pkt);
+        let flow = &mut self.flows[f as usize];
+        if flow.sender_done() {
+            return;
         }
         if pkt.has(flags::PROBE) {
             let rtt = flow.measured_delay(now.saturating_sub(pkt.sent_at));
@@ -1344,6 +1359,70 @@ impl Simulation {
         table.on_timeout(path, &mut lost);
         self.resend(&mut lost);
         self.laps.as_mut().expect("LAPS flows have a path table").scratch_lost = lost;
+    }
+
+    /// What a switch does with packet `h`, arrived over `ingress` and leaving by
+    /// `egress`, before queueing it, beyond routing: CONGA's rate estimators count every
+    /// packet, PFC charges the ingress link.
+    #[cold]
+    #[inline(never)]
+    fn on_forward(&mut self, ingress: u32, egress: u32, h: u32) {
+        if self.conga.is_some() {
+            self.conga_forward(egress, h);
+        }
+        if self.pfc.is_some() {
+            self.pfc_admit(ingress, h);
+        }
+    }
+
+    /// CONGA: the path of flow `f`'s next packet: its current one, or, if the packet
+    /// starts a flowlet, the least congested candidate path (spec laps.md §3.4).
+    #[cold]
+    #[inline(never)]
+    fn conga_pick(&mut self, f: u32) -> u32 {
+        let now = self.now();
+        let conga = self.conga.as_mut().expect("CONGA flows have CONGA state");
+        let gap = crate::lb::LetflowParams { flowlet_timeout: conga.params.flowlet_timeout };
+        let flow = &mut self.flows[f as usize];
+        let mut best = flow.entropy;
+        if flow.flowlets.starts_new(now, &gap) {
+            let (first, n) = self.source_routes.paths_of(f);
+            let metrics: Vec<u8> = (first..first + n)
+                .map(|p| {
+                    let uplink = self.source_routes.first_egress(p);
+                    conga.path_metric(p, uplink, self.ports[uplink as usize].rate, now)
+                })
+                .collect();
+            best = crate::conga::least_congested(&metrics, self.rng_spray.next_f64()) as u32;
+            conga.flowlets += 1;
+        }
+        flow.flowlets.next(now, &mut flow.entropy, best, &gap)
+    }
+
+    /// CONGA: packet `h` leaves a switch by `port`, which counts it; a data packet's
+    /// path metric grows to the port's congestion if that is larger.
+    #[cold]
+    #[inline(never)]
+    fn conga_forward(&mut self, port: u32, h: u32) {
+        let now = self.now();
+        let rate = self.ports[port as usize].rate;
+        let conga = self.conga.as_mut().expect("checked by the caller");
+        let pkt = self.arena.get_mut(h);
+        let level = conga.on_forward(port, rate, pkt.size, now) as u16;
+        if pkt.kind == PacketKind::Data {
+            let carried = (pkt.flags & flags::PATH_METRIC) >> flags::PATH_METRIC_SHIFT;
+            pkt.flags = pkt.flags & !flags::PATH_METRIC | carried.max(level) << flags::PATH_METRIC_SHIFT;
+        }
+    }
+
+    /// CONGA: an ACK brings back the metric its data packet gathered on its path.
+    #[cold]
+    #[inline(never)]
+    fn conga_feedback(&mut self, pkt: &Packet) {
+        let (first, _) = self.source_routes.paths_of(pkt.flow);
+        let metric = ((pkt.flags & flags::PATH_METRIC) >> flags::PATH_METRIC_SHIFT) as u8;
+        let now = self.now();
+        self.conga.as_mut().expect("CONGA flows have CONGA state").on_feedback(first + pkt.entropy, metric, now);
     }
 
     fn laps_stats(&self, t: &PathTable) -> Vec<(&'static str, f64)> {

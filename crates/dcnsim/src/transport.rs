@@ -562,8 +562,8 @@ impl Flow {
             LbName::Plb => self.plb.repath_pending,
             // LetFlow decides per packet whether a flowlet starts; a draw is cheap.
             LbName::Ops | LbName::Ar | LbName::Rps | LbName::Letflow => true,
-            // The simulation draws LAPS's path from the path table.
-            LbName::Laps => false,
+            // The simulation draws LAPS's and CONGA's paths from their tables.
+            LbName::Laps | LbName::Conga => false,
         }
     }
 
@@ -573,7 +573,7 @@ impl Flow {
     /// packets); REPS and PLB as `lb.rs` decides; otherwise `fresh`.
     pub fn next_entropy(&mut self, now: Time, fresh: u32, cfg: &TransportConfig) -> u32 {
         match self.lb {
-            LbName::Ecmp => self.entropy,
+            LbName::Ecmp | LbName::Conga => self.entropy,
             LbName::Rr => self.next_retx().unwrap_or(self.sender.next_new),
             LbName::Reps => self.reps.next(now, fresh, &cfg.reps),
             LbName::Plb => self.plb.next(&mut self.entropy, fresh),
@@ -625,7 +625,7 @@ impl Flow {
         match self.lb {
             LbName::Ar => f |= flags::ADAPTIVE,
             LbName::Rr => f |= flags::ROUND_ROBIN,
-            LbName::Ecmp | LbName::Plb | LbName::Letflow => f |= flags::CLASS1,
+            LbName::Ecmp | LbName::Plb | LbName::Letflow | LbName::Conga => f |= flags::CLASS1,
             // Source routing (Rps) is flagged by the simulation, which knows the paths.
             LbName::Ops | LbName::Reps | LbName::Rps | LbName::Laps => {}
         }

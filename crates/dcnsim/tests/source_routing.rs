@@ -4,6 +4,7 @@
 //! without path sets refuses the load balancer up front.
 
 mod common;
+use common::rail::{edge, tx, RAIL_SWITCH};
 use common::*;
 
 /// Rail fabric of the LAPS artefact (8 servers × 8 GPUs, 200G GPU links, 100G fabric),
@@ -37,18 +38,6 @@ fn rail_flow(packets: u32) -> dcnsim::Simulation {
         ),
         &[("flows.csv", &flows)],
     )
-}
-
-/// Packets sent on the port of `node` that leads to `peer`.
-fn tx(s: &dcnsim::Simulation, node: u32, peer: u32) -> u64 {
-    let p = s.ports.iter().position(|p| p.node == node && p.peer == peer).expect("no such link");
-    s.ports[p].stats.tx_packets
-}
-
-const RAIL_SWITCH: u32 = 64;
-/// Edge node of GPU (c, r) in `topology::rail`'s numbering (64 hosts, 8 rails, 8 servers).
-fn edge(c: u32, r: u32) -> u32 {
-    64 + 8 + 8 + 8 * c + r
 }
 
 /// Each packet draws one of the 8 rail paths uniformly: the data packets each rail

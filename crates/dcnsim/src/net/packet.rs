@@ -40,6 +40,10 @@ pub mod flags {
     /// `entropy` of the flow's candidate set, forward for data, reversed for the
     /// receiver's replies, at hop `hop`.
     pub const SOURCE_ROUTED: u16 = 512;
+    /// CONGA: the largest quantised congestion metric along a data packet's path (3
+    /// bits), echoed by its ACK (`conga.rs`).
+    pub const PATH_METRIC: u16 = 7 << PATH_METRIC_SHIFT;
+    pub const PATH_METRIC_SHIFT: u16 = 10;
 }
 
 /// One packet. Data and ACKs share the struct so a port needs only one queue type.

@@ -3,6 +3,7 @@
 
 use dcnsim::{Simulation, Time};
 
+pub mod rail;
 pub mod smartt;
 
 pub fn sim(toml: &str) -> Simulation {

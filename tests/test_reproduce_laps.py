@@ -1,0 +1,202 @@
+"""``dcnsim reproduce laps``: the metric functions on hand-computed inputs (spec ``laps.md``
+§5.3, §5.5, §6.2), the cells and their overrides, every scenario built by the core without
+running it, and a tiny end-to-end run of E5 and E6 (1 MB LLM flows): the table has a row
+for every check B1-B9 and both LAPS variants, and the 63 -> 1 incast cannot beat its
+receiver link, a bound computed here from the flow sizes."""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+
+import pytest
+
+from dcnsim import reproduce_laps as rl
+
+# ---------------------------------------------------------------------------------------
+# Metrics
+
+
+def test_ideal_incast_is_the_receiver_link_time():
+    # 63 x 64,000,000 B x 8 / 200 Gb/s = 161.28 ms (spec §6.2); 322.56 ms through 100G.
+    assert rl.ideal_incast_ms(63, 64_000_000) == pytest.approx(161.28)
+    assert rl.ideal_incast_ms(63, 64_000_000, gbps=100) == pytest.approx(322.56)
+    # On the wire every 1000 B of payload carries a 48 B header: x 1.048.
+    assert rl.ideal_incast_ms(63, 64_000_000, wire=True) == pytest.approx(161.28 * 1.048)
+    # A partial last packet still carries a whole header: 1500 B = 2 packets, 96 B of headers.
+    assert rl.ideal_incast_ms(1, 1500, gbps=8e-6, wire=True) == pytest.approx(1500 + 96)  # bits / 8 kb/s, in ms
+
+
+def test_p99_is_the_artefacts_element_and_median_skips_nan():
+    assert rl.p99_artefact(list(range(1, 64))) == 63  # floor(0.99 x 63) = 62: the largest of 63
+    assert rl.p99_artefact(list(range(200))) == 198  # floor(0.99 x 200) = 198
+    assert math.isnan(rl.p99_artefact([]))
+    assert rl.median([3.0, math.nan, 1.0, 2.0]) == 2.0
+    assert math.isnan(rl.median([math.nan]))
+
+
+def test_growth_is_the_difference_between_full_and_half_load():
+    assert rl.growth({0.5: 1.0, 0.8: 2.0, 1.0: 4.5}) == 3.5
+    assert math.isnan(rl.growth({0.5: 1.0}))
+
+
+def test_llm_flows_are_a_poisson_incast_and_scatter():
+    flows = rl.llm_flows("allreduce", 1, 64_000_000, 10_000.0)
+    assert len(flows) == 63
+    assert {d for _, d, _, _ in flows} == {0} and sorted(s for s, _, _, _ in flows) == list(range(1, 64))
+    starts = [t for _, _, _, t in flows]
+    assert starts == sorted(starts) and starts[0] > 0
+    # 63 exponential gaps of mean 10 ms / 63: the last start is a Gamma(63) with mean 10 ms
+    # and sd 1.26 ms, so far outside 5..15 ms only by a broken generator.
+    assert 5_000 < starts[-1] < 15_000
+    scatter = rl.llm_flows("allscatter", 1, 1000, 10_000.0)
+    assert {s for s, _, _, _ in scatter} == {0} and sorted(d for _, d, _, _ in scatter) == list(range(1, 64))
+    assert rl.llm_flows("allreduce", 2, 1000, 10.0) != rl.llm_flows("allreduce", 1, 1000, 10.0)
+    assert rl.llm_flows("allreduce", 2, 1000, 10.0) == rl.llm_flows("allreduce", 2, 1000, 10.0)
+    text = rl.llm_csv(flows[:2])
+    assert text.startswith("src,dst,size,start\n") and text.count("\n") == 3 and "us\n" in text
+
+
+def test_artefact_load():
+    # x1/100 on percent-scale CDFs, x 0.0091 x 143 = 1.3013 on the dragonfly (spec §8.8).
+    assert rl.artefact_load(rl.EXPERIMENTS["E1"], 0.8) == 0.8
+    assert rl.artefact_load(rl.EXPERIMENTS["E2"], 0.8) == pytest.approx(0.008)
+    assert rl.artefact_load(rl.EXPERIMENTS["E4"], 0.8) == pytest.approx(0.8 * 0.01 * 1.3013)
+
+
+# ---------------------------------------------------------------------------------------
+# Cells
+
+
+def test_quick_and_full_cells(tmp_path):
+    exp_dir = rl.experiments_dir()
+    quick = rl.build_cells(list(rl.EXPERIMENTS), 1, True, exp_dir, "test", flows_dir=tmp_path)
+    per = {k: sum(c.exp == k for c in quick) for k in rl.EXPERIMENTS}
+    assert per == {"E1": 15, "E2": 15, "E3": 15, "E4": 15, "E5": 12, "E6": 7, "AL": 15}
+    full = rl.build_cells(list(rl.EXPERIMENTS), 3, False, exp_dir, "test", flows_dir=tmp_path)
+    per = {k: sum(c.exp == k for c in full) for k in rl.EXPERIMENTS}
+    assert per == {"E1": 90, "E2": 90, "E3": 90, "E4": 90, "E5": 36, "E6": 30, "AL": 45}
+    by = {(c.exp, c.point, c.scheme, c.seed): c for c in full}
+    laps = by[("E1", "load 0.80", rl.LAPS_P, 2)].spec
+    assert laps["transport"]["cc"] == "laps" and laps["transport"]["lb"] == "laps"
+    assert laps["transport"]["laps"] == {"latency_scale": "raw_us", "gate": "paper", "probe": "paper",
+                                         "window": False}
+    assert laps["workload"][0]["load"] == 0.8 and laps["workload"][0]["stop"] == "5000us" and laps["seed"] == 2
+    assert by[("E1", "load 0.80", rl.LAPS_A, 1)].spec["transport"]["laps"] == {}
+    ecmp = by[("E3", "load 1.00", rl.ECMP, 1)].spec
+    assert (ecmp["transport"]["cc"], ecmp["transport"]["lb"], ecmp["transport"]["loss_recovery"]) == (
+        "dcqcn", "ecmp", "go_back_n")
+    assert ecmp["topology"]["kind"] == "dragonfly" and ecmp["workload"][0]["cdf"].endswith("googlerpc2008.cdf")
+    assert ecmp["workload"][0]["stop"] == "500us"
+    plb = by[("E4", "load 0.50", rl.PLB, 1)].spec
+    assert (plb["transport"]["cc"], plb["transport"]["lb"]) == ("dctcp", "plb")
+    assert by[("E2", "load 0.60", rl.LETFLOW, 3)].spec["transport"]["lb"] == "letflow"
+    # E5: 64 MB flows from the harness's file, loss per switch-to-switch link.
+    e5 = by[("E5", "drop 1e-06", rl.RPS, 1)]
+    assert e5.spec["topology"]["loss_rate"] == 1e-6 and e5.spec["transport"]["laps"]["beta"] == 0
+    rows = list(csv.DictReader(open(e5.spec["workload"][0]["file"])))
+    assert len(rows) == 63 and {r["size"] for r in rows} == {"64000000"} and {r["dst"] for r in rows} == {"0"}
+    # E6's AllReduce runs are E5's loss-free ones: the same scenario, so the same cache key.
+    assert by[("E6", "allreduce", rl.LAPS_P, 1)].key == by[("E5", "drop 0", rl.LAPS_P, 1)].key
+    assert by[("E6", "allscatter", f"{rl.LAPS_A} β=10", 1)].spec["transport"]["laps"] == {"beta": 10.0}
+    # AL: the artefact's load; on the dragonfly 0.8 x 1.30 x 1/100.
+    al = by[("AL", "E4 HDP 0.80", rl.ECMP, 1)].spec
+    assert al["workload"][0]["load"] == pytest.approx(0.8 * 0.01 * 0.0091 * 143)
+    assert al["topology"]["kind"] == "dragonfly"
+
+
+def test_a_load_above_one_is_two_half_workloads():
+    spec = {"workload": [{"kind": "poisson", "tag": "all2all", "load": 0.5}]}
+    rl._workload_with_load(spec, 1.3)
+    assert [w["load"] for w in spec["workload"]] == [0.65, 0.65]
+    assert spec["workload"][1]["tag"] == "all2all_2"
+
+
+def test_the_cache_key_follows_the_flow_file_content_not_its_path(tmp_path):
+    exp_dir = rl.experiments_dir()
+    a = rl.build_cells(["E5"], 1, True, exp_dir, "test", flows_dir=tmp_path / "a")
+    b = rl.build_cells(["E5"], 1, True, exp_dir, "test", flows_dir=tmp_path / "b")
+    assert [c.key for c in a] == [c.key for c in b]
+    c = rl.build_cells(["E5"], 1, True, exp_dir, "test", flows_dir=tmp_path / "a", llm_bytes=2_000_000)
+    assert not {x.key for x in a} & {x.key for x in c}
+
+
+def test_parse_only():
+    assert rl.parse_only(None) == list(rl.EXPERIMENTS)
+    assert rl.parse_only("e5, e1") == ["E1", "E5"]
+    with pytest.raises(ValueError, match="E7"):
+        rl.parse_only("E7")
+
+
+@pytest.mark.core
+def test_every_scenario_builds_in_the_core(tmp_path):
+    """The core validates every distinct quick and full scenario (and generates its flows)
+    without running it (one seed: the seeds change nothing the core checks)."""
+    from dcnsim._ext import ScenarioError, core
+    from dcnsim._scenario import scenario_json
+
+    exp_dir = rl.experiments_dir()
+    cells = rl.build_cells(list(rl.EXPERIMENTS), 1, True, exp_dir, "test", flows_dir=tmp_path)
+    cells += rl.build_cells([k for k in rl.EXPERIMENTS if k != "E3"], 1, False, exp_dir, "test", flows_dir=tmp_path)
+    errors: dict[str, list[str]] = {}
+    for cell in {c.key: c for c in cells}.values():
+        try:
+            core().Simulation(scenario_json(cell.spec), str(exp_dir))
+        except ScenarioError as exc:
+            errors.setdefault(str(exc), []).append(cell.progress_label().strip())
+    assert not errors, "\n".join(f"{msg}\n  in {len(c)} cells, e.g. {c[0]}" for msg, c in errors.items())
+
+
+# ---------------------------------------------------------------------------------------
+# End to end
+
+LLM = 1_000_000  # 1 MB flows: 63 MB through the receiver, a few seconds for every run
+
+
+@pytest.mark.core
+def test_tiny_end_to_end(tmp_path):
+    err = io.StringIO()
+    code, table = rl.reproduce_laps(quick=True, only="E5,E6", jobs=1, out=str(tmp_path), stream=err,
+                                    llm_bytes=LLM)
+    assert code == 0, err.getvalue()
+    assert (tmp_path / "table.md").read_text() == table
+    checks = table.split("## Checks")[1].split("```")[1]
+    rows = [[c.strip() for c in line.split("|")] for line in checks.strip().splitlines()[1:]]
+    for variant in ("paper", "[A]"):
+        ids = {r[0] for r in rows if r[1] == variant}
+        assert {"B1", "B2", "B3", "B4", "B5", "B7", "B8", "B9"} <= ids, (variant, ids)
+    assert "B6" in {r[0] for r in rows}
+    for r in rows:
+        assert r[-1].split(":")[0] in ("holds", "fails", "not run"), r
+    # Experiments not selected are "not run", and CONGA / ConWeave are never judged.
+    assert all(r[-1].startswith("not run") for r in rows if r[0] in ("B3", "B4", "B5"))
+    assert "CONGA and ConWeave are not implemented" in checks
+    assert "## E5" in table and "## E6" in table and "not implemented" in table.split("## E5")[1]
+
+    runs = list(csv.DictReader(open(tmp_path / "runs.csv")))
+    # One row per cell: E5 6 schemes x 2 drop rates; E6 AllScatter 4 variants, AllReduce 3
+    # (the same scenarios as E5's loss-free runs, so run once: 16 distinct runs)
+    assert len(runs) == 12 + 7
+    assert all(r["error"] == "" and r["finished"] == r["flows"] == "63" for r in runs)
+    # Physics: no scheme empties 63 x 1 MB through the receiver's 200 Gb/s link faster than
+    # the link allows: last finish − first start ≥ 63 x 1 MB x 8 / 200 Gb/s = 2.52 ms.
+    bound_ms = 63 * LLM * 8 / 200e9 * 1e3
+    assert bound_ms == pytest.approx(2.52)
+    import json
+
+    e5 = [r for r in runs if r["experiment"] == "E5"]
+    for r in e5:
+        rec = json.loads((tmp_path / "cache" / f"{r['key']}.json").read_text())["record"]
+        f = rec["flows"]
+        assert f["size"] == [LLM] * 63
+        makespan_ms = (max(f["finish_us"]) - min(f["start_us"])) / 1e3
+        assert makespan_ms >= bound_ms, (r["scheme"], makespan_ms)
+        # and no flow beats its own 1 MB at 200 Gb/s (40 µs)
+        assert min(f["fct_us"]) >= LLM * 8 / 200e9 * 1e6
+    assert (tmp_path / "table1_allreduce.png").is_file() and (tmp_path / "fig9_reordering.png").is_file()
+    # A second invocation takes every run from the cache and writes the same table.
+    err = io.StringIO()
+    _, again = rl.reproduce_laps(quick=True, only="E5,E6", jobs=1, out=str(tmp_path), stream=err, llm_bytes=LLM)
+    assert "16 cached, 0 to run" in err.getvalue()
+    assert again == table
