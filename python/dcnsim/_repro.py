@@ -36,6 +36,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Generic, Iterator, Optional, Protocol, Sequence, TypeVar
 
+from dcnsim._files import write_text_atomic
+
+
 # ---------------------------------------------------------------------------------------
 # Units (only what the harnesses read; the core validates the scenarios themselves)
 
@@ -201,9 +204,7 @@ def fmt_secs(s: float) -> str:
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
-    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
-    tmp.write_text(json.dumps(data, allow_nan=False))
-    os.replace(tmp, path)
+    write_text_atomic(path, json.dumps(data, allow_nan=False))
 
 
 # ---------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 from dcnsim import _timeseries
 from dcnsim._ext import __version__
+from dcnsim._files import write_text_atomic
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -107,7 +108,7 @@ class Result:
                 stale.unlink()
         self.flows.to_parquet(out / "flows.parquet", engine="pyarrow", index=False)
         self.flows.to_csv(out / "flows.csv", index=False)
-        (out / "summary.json").write_text(json.dumps(self.summary, indent=2, allow_nan=False) + "\n")
+        write_text_atomic(out / "summary.json", json.dumps(self.summary, indent=2, allow_nan=False) + "\n")
         tables = (("timeseries", None if self.timeseries.empty else self.timeseries), ("ports", self.ports),
                   ("trace_events", self.trace))
         for name, table in tables:

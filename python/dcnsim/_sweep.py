@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Optional, Sequence, Union
 
 from dcnsim._ext import ScenarioError
+from dcnsim._files import write_text_atomic
 from dcnsim._scenario import StrPath, scenario_json, set_path, tomllib
 
 # ---------------------------------------------------------------------------------------
@@ -205,7 +206,7 @@ def run_point(spec: dict[str, Any], base_dir: str, run_dir: str, timeout: Option
         row.update(status="error", error=f"{type(exc).__name__}: {exc}", complete=False)
         (out / "error.txt").write_text(traceback.format_exc())
     row["wall_seconds"] = time.perf_counter() - started
-    (out / "done.json").write_text(json.dumps(row, default=str))
+    write_text_atomic(out / "done.json", json.dumps(row, default=str))
     return row
 
 
@@ -385,7 +386,7 @@ def sweep(
         for key, row in executor(job_list):
             if row.get("status") != "ok" and not (runs / key / "done.json").is_file():
                 (runs / key).mkdir(parents=True, exist_ok=True)
-                (runs / key / "done.json").write_text(json.dumps(row, default=str))
+                write_text_atomic(runs / key / "done.json", json.dumps(row, default=str))
             if bar is not None:
                 bar.step(by_key[key], row)
     except KeyboardInterrupt:
