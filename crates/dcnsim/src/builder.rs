@@ -508,7 +508,7 @@ fn validate_numbers(s: &Scenario) -> Result<(), ScenarioError> {
     if s.workload.is_empty() {
         return err(
             "workload",
-            "no [[workload]] given; add one (kinds: permutation, incast, all_to_all, hsdp_ring, traffic_mode, flows, htsim_cm)",
+            "no [[workload]] given; add one (kinds: permutation, incast, all_to_all, hsdp_ring, training, traffic_mode, poisson, flows, htsim_cm)",
         );
     }
     Ok(())
@@ -645,6 +645,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
     let mut wrng = Rng::stream(s.seed, "workload");
     let mut used = vec![false; n_hosts as usize];
     let mut specs = Vec::new();
+    let mut group_offset = 0u32;
     let mut tags = Vec::new();
     for (i, w) in s.workload.iter().enumerate() {
         let tag_name = w
@@ -660,11 +661,17 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         } as u16;
         let offset = specs.len() as u32;
         let mut generated = workload::generate(w, i, tag, &defaults, base_dir, &mut wrng, &mut used)?;
+        let mut groups = 0;
         for f in &mut generated {
-            if let Some(a) = f.after.as_mut() {
+            for a in &mut f.after {
                 *a += offset;
             }
+            if f.group != workload::NO_GROUP {
+                groups = groups.max(f.group + 1);
+                f.group += group_offset;
+            }
         }
+        group_offset += groups;
         specs.extend(generated);
     }
     if specs.is_empty() {
@@ -859,15 +866,14 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         p
     });
 
-    // A flow that waits for another starts when that one is delivered, not by the clock.
-    let mut successor = vec![u32::MAX; flows.len()];
-    for (id, sp) in specs.iter().enumerate() {
-        if let Some(a) = sp.after {
-            debug_assert_eq!(successor[a as usize], u32::MAX, "one successor per flow");
-            successor[a as usize] = id as u32;
-        }
-    }
-    let mut start_order: Vec<u32> = (0..flows.len() as u32).filter(|&f| specs[f as usize].after.is_none()).collect();
+    // A flow that waits for others starts when they are delivered, not by the clock.
+    let dependencies = workload::Dependencies::new(&specs);
+    let groups = if specs.iter().any(|f| f.group != workload::NO_GROUP) {
+        specs.iter().map(|f| f.group).collect()
+    } else {
+        Vec::new()
+    };
+    let mut start_order: Vec<u32> = (0..flows.len() as u32).filter(|&f| specs[f as usize].after.is_empty()).collect();
     start_order.sort_by_key(|&f| (flows[f as usize].start, f));
     let unfinished_finite = flows.iter().filter(|f| !f.is_infinite()).count() as u32;
     let infinite_until = flows
@@ -957,7 +963,8 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         host_ready: vec![VecDeque::new(); n_hosts as usize],
         start_order,
         next_start: 0,
-        successor,
+        dependencies,
+        groups,
         pulls,
         unfinished_finite,
         finished_flows: 0,

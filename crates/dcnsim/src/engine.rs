@@ -39,6 +39,8 @@ pub enum Event {
     Pull(u32),
     /// A LAPS path's retransmission timer (`laps::PathTable`; checked lazily).
     PathRto(u32),
+    /// A flow that waited for others begins (after its gap, `workload::Dependencies`).
+    FlowBegins(u32),
 }
 
 #[derive(Copy, Clone)]

@@ -959,6 +959,11 @@ pub enum WorkloadKind {
     /// size CDF in `cdf`, destinations uniform over the other hosts (spec prioplus.md §4;
     /// the pFabric/HPCC traffic generators' convention).
     Poisson,
+    /// Data-parallel training (spec prioplus.md §4.4 L3): iterations of `compute` time
+    /// followed by a ring all-reduce over `hosts` (in ring order), each worker sending
+    /// 2(n − 1)/n × the gradient (`size`) to its successor; the next iteration's compute
+    /// starts when every worker's transfer is delivered.
+    Training,
 }
 
 /// How `kind = "traffic_mode"` draws its pairs (the study's `mode` 0, 1, 2; spec
@@ -1026,6 +1031,11 @@ pub struct WorkloadCfg {
     /// (in ring order: host i sends to i+1, i+2, …) starts when one is delivered.
     #[serde(default)]
     pub window: Option<u32>,
+    /// Training: compute time of one iteration, and how many iterations.
+    #[serde(default)]
+    pub compute: Option<TimeVal>,
+    #[serde(default)]
+    pub iterations: Option<u32>,
     #[serde(default)]
     pub cc: Option<CcName>,
     #[serde(default)]

@@ -95,8 +95,11 @@ pub struct Simulation {
     pub(crate) host_ready: Vec<VecDeque<u32>>,
     pub(crate) start_order: Vec<u32>,
     pub(crate) next_start: usize,
-    /// The flow each flow's delivery starts (windowed all-to-all), or u32::MAX.
-    pub(crate) successor: Vec<u32>,
+    /// Flows that start when others are delivered (windowed all-to-all, training).
+    pub(crate) dependencies: crate::workload::Dependencies,
+    /// Each flow's group (`FlowSpec::group`), for the flow table; empty when no workload
+    /// groups its flows.
+    pub(crate) groups: Vec<u32>,
     /// EQDS pull pacers, when any flow runs on receiver credit.
     pub(crate) pulls: Option<crate::eqds::PullPacers>,
     pub(crate) unfinished_finite: u32,
@@ -268,6 +271,7 @@ impl Simulation {
             Event::Probe(f) => self.probe_fired(f),
             Event::Pull(host) => self.pull_tick(host),
             Event::PathRto(path) => self.path_rto_fired(path),
+            Event::FlowBegins(f) => self.begin_waiting_flow(f),
             Event::Stop => match self.duration {
                 Some(d) if self.now() >= d => self.done = true,
                 // The last infinite flow stopped: the run ends once finite flows are done.
@@ -288,6 +292,29 @@ impl Simulation {
             self.begin_flow(f);
         }
         self.check_done();
+    }
+
+    /// Flow `f` was delivered: the flows waiting on it whose predecessors are now all
+    /// delivered start, at once or after their gap (a training iteration's compute).
+    #[inline(never)]
+    fn release_dependents(&mut self, f: u32) {
+        let now = self.now();
+        let mut ready = Vec::new();
+        self.dependencies.delivered(f, |g, gap| ready.push((g, gap)));
+        for (g, gap) in ready {
+            self.flows[g as usize].start = now + gap;
+            if gap == Time::ZERO {
+                self.begin_flow(g);
+            } else {
+                self.events.schedule(now + gap, Event::FlowBegins(g));
+            }
+        }
+    }
+
+    /// Rare (once per waiting flow), so kept out of the event loop's inlined body.
+    #[inline(never)]
+    fn begin_waiting_flow(&mut self, f: u32) {
+        self.begin_flow(f);
     }
 
     fn begin_flow(&mut self, f: u32) {
@@ -945,10 +972,8 @@ impl Simulation {
             if !self.flows[f as usize].is_infinite() {
                 self.unfinished_finite -= 1;
             }
-            let next = self.successor[f as usize];
-            if next != u32::MAX {
-                self.flows[next as usize].start = now;
-                self.begin_flow(next);
+            if !self.dependencies.is_empty() {
+                self.release_dependents(f);
             }
             self.check_done();
         }
@@ -1505,7 +1530,9 @@ impl Simulation {
             src.push(f.src as i64);
             dst.push(f.dst as i64);
             size.push(if f.is_infinite() { -1 } else { f.size as i64 });
-            start.push(f.start.as_us_f64());
+            // A flow that never began (its predecessors or its start time lay beyond the
+            // end of the run) has no start.
+            start.push(if f.started { f.start.as_us_f64() } else { f64::NAN });
             let ideal_us = if f.is_infinite() { f64::NAN } else { f.ideal_fct.as_us_f64() };
             ideal.push(ideal_us);
             match f.receiver.finish {
@@ -1554,6 +1581,11 @@ impl Simulation {
         t.push("last_rx_us", Column::F64(last_rx));
         t.push("trims", Column::I64(self.flows.iter().map(|f| f.trims as i64).collect()));
         t.push("reordered", Column::I64(self.flows.iter().map(|f| f.receiver.reordered as i64).collect()));
+        let group = |f: usize| match self.groups.get(f) {
+            Some(&g) if g != crate::workload::NO_GROUP => g as i64,
+            _ => -1,
+        };
+        t.push("group", Column::I64((0..self.flows.len()).map(group).collect()));
         t
     }
 

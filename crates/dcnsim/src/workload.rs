@@ -27,10 +27,18 @@ pub struct FlowSpec {
     pub app: Option<AppCfg>,
     /// Priority level (0: none; larger = more important).
     pub priority: u8,
-    /// Starts when this flow (an index into the same workload's flows) is delivered,
-    /// instead of at `start`.
-    pub after: Option<u32>,
+    /// Starts `gap` after every one of these flows (indices into the same workload's
+    /// flows) has been delivered, instead of at `start`; empty: starts at `start`.
+    pub after: Vec<u32>,
+    /// See `after`.
+    pub gap: Time,
+    /// The collective the flow belongs to (a training iteration; indices per workload),
+    /// or `NO_GROUP`.
+    pub group: u32,
 }
+
+/// `FlowSpec::group` of a flow that belongs to no group.
+pub const NO_GROUP: u32 = u32::MAX;
 
 /// A random permutation of `hosts` in which every host sends outside its own pod: a
 /// uniform shuffle, then each pair that stays in a pod swaps destinations with a random
@@ -147,6 +155,7 @@ fn allowed_fields(kind: WorkloadKind) -> &'static [&'static str] {
         WorkloadKind::TrafficMode => &["size", "start", "stop", "mode", "flows", "app", "priority"],
         WorkloadKind::Poisson => &["start", "stop", "hosts", "cdf", "load", "priority"],
         WorkloadKind::HsdpRing => &["size", "start", "servers", "gpus_per_server", "priority"],
+        WorkloadKind::Training => &["size", "start", "hosts", "compute", "iterations", "priority"],
         WorkloadKind::Flows => &["file", "priority"],
         WorkloadKind::HtsimCm => &["file"],
     }
@@ -171,6 +180,8 @@ fn check_fields(w: &WorkloadCfg, i: usize) -> Result<(), ScenarioError> {
         ("priority", w.priority.is_some()),
         ("cross_pod", w.cross_pod.is_some()),
         ("window", w.window.is_some()),
+        ("compute", w.compute.is_some()),
+        ("iterations", w.iterations.is_some()),
     ];
     let allowed = allowed_fields(w.kind);
     for (name, is) in present {
@@ -289,7 +300,9 @@ fn generate_flows(
         lb,
         app: w.app.clone(),
         priority: 0,
-        after: None,
+        after: Vec::new(),
+        gap: Time::ZERO,
+        group: NO_GROUP,
     };
     let mut out = Vec::new();
     match w.kind {
@@ -336,7 +349,7 @@ fn generate_flows(
                     let mut f = spec(s, hosts[(si + step) % n], size, stop);
                     if step > window {
                         // This sender's flow `window` steps back; flows are laid out step-major.
-                        f.after = Some(((step - 1 - window) * n + si) as u32);
+                        f.after = vec![((step - 1 - window) * n + si) as u32];
                     }
                     out.push(f);
                 }
@@ -401,6 +414,51 @@ fn generate_flows(
             for s in 0..servers {
                 for l in 0..gpus {
                     out.push(spec(host(s, l), host((s + 1) % servers, l), size, stop));
+                }
+            }
+        }
+        WorkloadKind::Training => {
+            let (gradient, stop) = mk_size()?;
+            if gradient == u64::MAX {
+                return err(
+                    &field(i, "size"),
+                    "the gradient's bytes per iteration: a finite size such as \"9439232B\"",
+                );
+            }
+            let compute = match w.compute {
+                Some(c) => c.0,
+                None => {
+                    return err(&field(i, "compute"), "required: the compute time of one iteration, e.g. \"701us\"")
+                }
+            };
+            let iterations =
+                match (w.iterations, d.duration) {
+                    (Some(0), _) => return err(&field(i, "iterations"), "0: allowed 1 or more"),
+                    (Some(k), _) => k,
+                    // Every iteration that could begin before the end of the run (its compute
+                    // alone fits); those the network delays past it never start.
+                    (None, Some(dur)) if compute > Time::ZERO => ((dur - start).0 / compute.0).max(1) as u32,
+                    (None, _) => return err(
+                        &field(i, "iterations"),
+                        "required (or the scenario's `duration` and a positive `compute`): how many iterations to run",
+                    ),
+                };
+            let ring = select_hosts(&w.hosts, d.n_hosts, used, i, rng)?;
+            let n = ring.len() as u64;
+            // Ring all-reduce: reduce-scatter then all-gather, n − 1 steps each of 1/n of
+            // the gradient, all to the ring successor (spec prioplus.md §4.4 L3).
+            let per_worker = (2 * (n - 1) * gradient).div_ceil(n);
+            for it in 0..iterations {
+                for (wi, &src) in ring.iter().enumerate() {
+                    let dst = ring[(wi + 1) % ring.len()];
+                    let mut f = FlowSpec { start: start + compute, group: it, ..spec(src, dst, per_worker, stop) };
+                    if it > 0 {
+                        // The next iteration computes once the previous all-reduce is done.
+                        let prev = (it - 1) * n as u32;
+                        f.after = (prev..prev + n as u32).collect();
+                        f.gap = compute;
+                    }
+                    out.push(f);
                 }
             }
         }
@@ -494,12 +552,80 @@ fn generate_flows(
                     lb,
                     app: None,
                     priority: 0,
-                    after: None,
+                    after: Vec::new(),
+                    gap: Time::ZERO,
+                    group: NO_GROUP,
                 });
             }
         }
     }
     Ok(out)
+}
+
+/// Which flows start when others are delivered (windowed all-to-all, training
+/// iterations), in the simulation's flow ids: for each flow, the flows waiting on it, and
+/// for each waiting flow how many of its predecessors are still undelivered and how long
+/// after the last one it starts. Empty when no flow waits, so runs without dependencies
+/// pay one length test per delivered flow.
+#[derive(Debug, Default)]
+pub struct Dependencies {
+    /// `dependents[first[f]..first[f + 1]]` wait on flow f.
+    first: Vec<u32>,
+    dependents: Vec<u32>,
+    waiting: Vec<u32>,
+    gap: Vec<Time>,
+}
+
+impl Dependencies {
+    pub fn new(specs: &[FlowSpec]) -> Dependencies {
+        if specs.iter().all(|f| f.after.is_empty()) {
+            return Dependencies::default();
+        }
+        let n = specs.len();
+        let mut first = vec![0u32; n + 1];
+        for sp in specs {
+            for &a in &sp.after {
+                first[a as usize + 1] += 1;
+            }
+        }
+        for f in 0..n {
+            first[f + 1] += first[f];
+        }
+        let mut fill = first.clone();
+        let mut dependents = vec![0u32; first[n] as usize];
+        for (id, sp) in specs.iter().enumerate() {
+            for &a in &sp.after {
+                dependents[fill[a as usize] as usize] = id as u32;
+                fill[a as usize] += 1;
+            }
+        }
+        Dependencies {
+            first,
+            dependents,
+            waiting: specs.iter().map(|f| f.after.len() as u32).collect(),
+            gap: specs.iter().map(|f| f.gap).collect(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.first.is_empty()
+    }
+
+    /// Flow `f` was delivered: calls `ready(g, gap)` for each flow g that now has every
+    /// predecessor delivered, in flow-id order, `gap` being its delay from now.
+    pub fn delivered(&mut self, f: u32, mut ready: impl FnMut(u32, Time)) {
+        if self.is_empty() {
+            return;
+        }
+        let (a, b) = (self.first[f as usize] as usize, self.first[f as usize + 1] as usize);
+        for &g in &self.dependents[a..b] {
+            let w = &mut self.waiting[g as usize];
+            *w -= 1;
+            if *w == 0 {
+                ready(g, self.gap[g as usize]);
+            }
+        }
+    }
 }
 
 /// The (sender, receiver) pairs of the DCTCP-vs-Swift study's traffic modes (spec
@@ -765,6 +891,44 @@ mod tests {
         assert!((steps.mean() - (0.2 * 1000.0 + 0.8 * 1500.0)).abs() < 1e-9);
         assert!(SizeCdf::parse("0 0\n10 0.9").unwrap_err().contains("not 1"));
         assert!(SizeCdf::parse("0 0\n10 0.6\n5 1").unwrap_err().contains("line 3"));
+    }
+
+    fn waiting_on(after: &[u32], gap_us: u64) -> FlowSpec {
+        FlowSpec {
+            src: 0,
+            dst: 1,
+            size: 1,
+            start: Time::ZERO,
+            stop: Time::MAX,
+            tag: 0,
+            cc: CcName::None,
+            lb: LbName::Ecmp,
+            app: None,
+            priority: 0,
+            after: after.to_vec(),
+            gap: Time::from_us(gap_us),
+            group: NO_GROUP,
+        }
+    }
+
+    /// Flow 3 waits on 0, 1 and 2 (a barrier), flow 4 on 1 alone: 4 is released by 1's
+    /// delivery, 3 only by the last of its three, whatever their order.
+    #[test]
+    fn a_flow_is_released_when_the_last_of_its_predecessors_is_delivered() {
+        let specs = [
+            waiting_on(&[], 0),
+            waiting_on(&[], 0),
+            waiting_on(&[], 0),
+            waiting_on(&[0, 1, 2], 7),
+            waiting_on(&[1], 0),
+        ];
+        let mut d = Dependencies::new(&specs);
+        let mut released = Vec::new();
+        for f in [2, 1, 0] {
+            d.delivered(f, |g, gap| released.push((f, g, gap)));
+        }
+        assert_eq!(released, vec![(1, 4, Time::ZERO), (0, 3, Time::from_us(7))]);
+        assert!(Dependencies::new(&specs[..3]).is_empty(), "nothing waits: no tables");
     }
 
     /// 16 hosts at 100 Gb/s offered load 0.5 with a 125 B mean size start 5e7 flows/s each:
