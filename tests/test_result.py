@@ -121,6 +121,20 @@ def test_summary_per_workload_and_overall() -> None:
     assert s["all"]["cct_us"] is None
 
 
+def test_collectives_count_complete_groups_and_their_span() -> None:
+    # Two iterations of a 2-worker job (groups 0 and 1) and one flow in no group: group 0
+    # spans from its first start (0) to its last delivery (1 + 20), group 1 is incomplete.
+    cols = flow_columns([("job", 1000, 0.0, 10.0), ("job", 1000, 1.0, 20.0), ("job", 1000, 40.0, 5.0),
+                         ("job", 1000, NAN, NAN), ("other", 1000, 0.0, 3.0)])
+    cols["group"] = [0, 0, 1, 1, -1]
+    s = Result.from_simulation(StandInSimulation(cols, None, True), wall_seconds=0.5).summary
+    job = s["workloads"]["job"]["groups"]
+    assert (job["count"], job["complete"]) == (2, 1)
+    assert job["time_us"]["max"] == pytest.approx(21.0) and job["time_us"]["p50"] == pytest.approx(21.0)
+    assert "groups" not in s["workloads"]["other"], "no collectives, no entry"
+    assert s["all"]["groups"]["complete"] == 1
+
+
 def test_complete_follows_the_simulation() -> None:
     assert make(finished=False).complete is False
 

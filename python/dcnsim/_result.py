@@ -142,7 +142,20 @@ def _group_summary(flows: pd.DataFrame) -> dict[str, Any]:
         "cct_us": float(finished["finish_us"].max() - flows["start_us"].min()) if all_finished else None,
         "fct_us": _distribution(finished["fct_us"]),
         "slowdown": _distribution(finished["slowdown"]),
+        **_collectives(flows),
     }
+
+
+def _collectives(flows: pd.DataFrame) -> dict[str, Any]:
+    """Flows that form collectives (a training iteration's all-reduce; ``group`` >= 0):
+    how many there are, how many completed, and each completed one's time from its first
+    flow's start to its last flow's delivery."""
+    if "group" not in flows or not (flows["group"] >= 0).any():
+        return {}
+    grouped = flows[flows["group"] >= 0].groupby("group")
+    complete = grouped["finished"].all()
+    spans = (grouped["finish_us"].max() - grouped["start_us"].min())[complete]
+    return {"groups": {"count": int(len(complete)), "complete": int(complete.sum()), "time_us": _distribution(spans)}}
 
 
 def _distribution(values: pd.Series) -> dict[str, Optional[float]]:
