@@ -73,10 +73,14 @@ def test_quick_and_full_cells(tmp_path):
     exp_dir = rl.experiments_dir()
     quick = rl.build_cells(list(rl.EXPERIMENTS), 1, True, exp_dir, "test", flows_dir=tmp_path)
     per = {k: sum(c.exp == k for c in quick) for k in rl.EXPERIMENTS}
-    assert per == {"E1": 15, "E2": 15, "E3": 15, "E4": 15, "E5": 12, "E6": 7, "AL": 15}
+    # The paper's schemes in Figs. 5-8 and Table 1 (seed §4.2): ECMP, LetFlow, CONGA, PLB
+    # and LAPS (ConWeave is not in dcnsim), LAPS twice (the paper's and the artefact's
+    # variant): 6 per point; E5 adds RPS: 7 per drop rate. Quick: 3 loads, 1 seed.
+    assert per == {"E1": 3 * 6, "E2": 3 * 6, "E3": 3 * 6, "E4": 3 * 6, "E5": 2 * 7, "E6": 7, "AL": 3 * 6}
     full = rl.build_cells(list(rl.EXPERIMENTS), 3, False, exp_dir, "test", flows_dir=tmp_path)
     per = {k: sum(c.exp == k for c in full) for k in rl.EXPERIMENTS}
-    assert per == {"E1": 90, "E2": 90, "E3": 90, "E4": 90, "E5": 36, "E6": 30, "AL": 45}
+    # Full: 6 loads x 6 schemes x 3 seeds; E5 2 x 7 x 3; E6 (3 + 4 betas + 3) x 3; AL 3 x 6 x 3.
+    assert per == {"E1": 108, "E2": 108, "E3": 108, "E4": 108, "E5": 42, "E6": 30, "AL": 54}
     by = {(c.exp, c.point, c.scheme, c.seed): c for c in full}
     laps = by[("E1", "load 0.80", rl.LAPS_P, 2)].spec
     assert laps["transport"]["cc"] == "laps" and laps["transport"]["lb"] == "laps"
@@ -92,6 +96,20 @@ def test_quick_and_full_cells(tmp_path):
     plb = by[("E4", "load 0.50", rl.PLB, 1)].spec
     assert (plb["transport"]["cc"], plb["transport"]["lb"]) == ("dctcp", "plb")
     assert by[("E2", "load 0.60", rl.LETFLOW, 3)].spec["transport"]["lb"] == "letflow"
+    # The flow-level baselines route over the union of the LAPS candidate paths (spec §3.1).
+    for s in (rl.ECMP, rl.LETFLOW, rl.PLB):
+        for key in (("E1", "load 0.80", s, 1), ("E3", "load 0.80", s, 1), ("E5", "drop 0", s, 1)):
+            assert by[key].spec["transport"]["lb_paths"] == "candidates", key
+    # CONGA: DCQCN + go-back-N (spec §3, §8.10) with the artefact's CONGA parameters
+    # (spec §3.4: flowlet timeout 10 µs, DRE period 200 µs, alpha 0.2, 3 bits, aging 10 ms),
+    # in every experiment whose figure has it (E1-E5), not in E6 (LAPS only, Fig. 9).
+    for key in (("E1", "load 0.50", rl.CONGA, 1), ("E2", "load 1.00", rl.CONGA, 2), ("E3", "load 0.80", rl.CONGA, 3),
+                ("E4", "load 0.60", rl.CONGA, 1), ("E5", "drop 1e-06", rl.CONGA, 1), ("AL", "E2 STR 0.80", rl.CONGA, 1)):
+        t = by[key].spec["transport"]
+        assert (t["cc"], t["lb"], t["loss_recovery"]) == ("dcqcn", "conga", "go_back_n"), key
+        assert t["conga"] == {"flowlet_timeout": "10us", "dre_period": "200us", "dre_decay": 0.2, "metric_bits": 3,
+                              "table_aging": "10ms"}, key
+    assert not any(c.scheme == rl.CONGA for c in full if c.exp == "E6")
     # E5: 64 MB flows from the harness's file, loss per switch-to-switch link.
     e5 = by[("E5", "drop 1e-06", rl.RPS, 1)]
     assert e5.spec["topology"]["loss_rate"] == 1e-6 and e5.spec["transport"]["laps"]["beta"] == 0
@@ -104,6 +122,40 @@ def test_quick_and_full_cells(tmp_path):
     al = by[("AL", "E4 HDP 0.80", rl.ECMP, 1)].spec
     assert al["workload"][0]["load"] == pytest.approx(0.8 * 0.01 * 0.0091 * 143)
     assert al["topology"]["kind"] == "dragonfly"
+
+
+def _e5_grid(avg_ms: dict[str, float]) -> "rl.Grid":
+    """An E5 grid of one seed where every scheme's 63 flows all take ``avg_ms``."""
+    results = []
+    for scheme, ms in avg_ms.items():
+        cell = rl.Cell("E5", rl.Run("drop 0", scheme, ()), 1, {})
+        flows = {"fct_us": [ms * 1e3] * 63, "finished": [True] * 63, "size": [64_000_000] * 63}
+        results.append(rl.RunResult(cell, {"flows": flows}))
+    return rl.Grid(rl.EXPERIMENTS["E5"], results)
+
+
+def test_b1_judges_conga_with_ecmp_and_letflow():
+    # Spec §7 B1: every one of ECMP, LetFlow, CONGA (and ConWeave) at ≥ 2.5 x LAPS's avg.
+    # LAPS 160 ms; ECMP 564 and LetFlow 553 (Table 1) are 3.5x, CONGA at 540 is 3.375x: holds.
+    paper = {rl.LAPS_P: 160.0, rl.ECMP: 564.0, rl.LETFLOW: 553.0, rl.CONGA: 540.0, rl.PLB: 211.0}
+    c = rl.checks_b1(_e5_grid(paper), rl.LAPS_P, 1.0)
+    assert [x.status for x in c] == ["holds", "holds", "holds"]  # 160 in [155, 180]; PLB 211/160 = 1.32
+    assert "CONGA 3.38x" in c[1].ours and "ConWeave: not implemented" in c[1].ours
+    # CONGA at 390 ms = 2.44x alone fails it, whatever ECMP and LetFlow do.
+    c = rl.checks_b1(_e5_grid({**paper, rl.CONGA: 390.0}), rl.LAPS_P, 1.0)
+    assert c[1].status == "fails" and "CONGA 2.44x" in c[1].ours
+    # No CONGA run: not judged rather than judged on the others.
+    no_conga = {k: v for k, v in paper.items() if k != rl.CONGA}
+    assert rl.checks_b1(_e5_grid(no_conga), rl.LAPS_P, 1.0)[1].status == "not run"
+
+
+def test_b6_counts_conga_among_the_baselines():
+    # Spec §7 B6: PLB the best baseline in E5; a CONGA faster than PLB breaks it.
+    base = {rl.LAPS_P: 160.0, rl.ECMP: 564.0, rl.LETFLOW: 553.0, rl.CONGA: 540.0, rl.PLB: 211.0}
+    b6 = [c for c in rl.checks_b6({"E5": _e5_grid(base)}) if "PLB the best" in c.name]
+    assert b6[0].status == "holds"
+    b6 = [c for c in rl.checks_b6({"E5": _e5_grid({**base, rl.CONGA: 200.0})}) if "PLB the best" in c.name]
+    assert b6[0].status == "fails" and "E5: CONGA" in b6[0].ours
 
 
 def test_a_load_above_one_is_two_half_workloads():
@@ -171,13 +223,23 @@ def test_tiny_end_to_end(tmp_path):
         assert r[-1].split(":")[0] in ("holds", "fails", "not run"), r
     # Experiments not selected are "not run", and CONGA / ConWeave are never judged.
     assert all(r[-1].startswith("not run") for r in rows if r[0] in ("B3", "B4", "B5"))
-    assert "CONGA and ConWeave are not implemented" in checks
-    assert "## E5" in table and "## E6" in table and "not implemented" in table.split("## E5")[1]
+    # B1 judges ECMP, LetFlow and CONGA (the paper's Table 1 baselines but ConWeave, which
+    # dcnsim lacks); CONGA is now a scheme, ConWeave still "not implemented".
+    b1 = [r for r in rows if r[0] == "B1" and "ECMP, LetFlow, CONGA, ConWeave" in r[2]]
+    assert len(b1) == 2 and all("CONGA" in r[3] and "ConWeave: not implemented" in r[3] for r in b1)
+    assert all("judged on ECMP, LetFlow and CONGA" in r[-1] for r in b1 if r[-1].startswith("fails"))
+    e5 = table.split("## E5")[1].split("## E6")[0]
+    e5_rows = {line.split("|")[0].strip(): line for line in e5.splitlines() if "|" in line}
+    assert {"ECMP", "LetFlow", "CONGA", "PLB", "LAPS", "LAPS [A]", "RPS"} <= set(e5_rows)
+    assert "not implemented" not in e5_rows["CONGA"] and "not implemented" in e5_rows["ConWeave"]
+    assert "## E6" in table
 
     runs = list(csv.DictReader(open(tmp_path / "runs.csv")))
-    # One row per cell: E5 6 schemes x 2 drop rates; E6 AllScatter 4 variants, AllReduce 3
-    # (the same scenarios as E5's loss-free runs, so run once: 16 distinct runs)
-    assert len(runs) == 12 + 7
+    # One row per cell: E5 7 schemes x 2 drop rates; E6 AllScatter 4 variants, AllReduce 3
+    # (the same scenarios as E5's loss-free runs, so run once: 18 distinct runs)
+    assert len(runs) == 14 + 7
+    assert {r["scheme"] for r in runs if r["experiment"] == "E5"} == {
+        rl.LAPS_P, rl.LAPS_A, rl.ECMP, rl.LETFLOW, rl.CONGA, rl.PLB, rl.RPS}
     assert all(r["error"] == "" and r["finished"] == r["flows"] == "63" for r in runs)
     # Physics: no scheme empties 63 x 1 MB through the receiver's 200 Gb/s link faster than
     # the link allows: last finish − first start ≥ 63 x 1 MB x 8 / 200 Gb/s = 2.52 ms.
@@ -198,5 +260,5 @@ def test_tiny_end_to_end(tmp_path):
     # A second invocation takes every run from the cache and writes the same table.
     err = io.StringIO()
     _, again = rl.reproduce_laps(quick=True, only="E5,E6", jobs=1, out=str(tmp_path), stream=err, llm_bytes=LLM)
-    assert "16 cached, 0 to run" in err.getvalue()
+    assert "18 cached, 0 to run" in err.getvalue()
     assert again == table

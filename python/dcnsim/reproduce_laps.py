@@ -17,9 +17,12 @@ conflicts between the paper and its artefact. This harness runs
   the dragonfly's 1.30 per-pair factor) on E2-E4 at nominal 0.8, against the paper's.
 
 Schemes (spec §3): LAPS in the paper's variant (the default, as the issue asks wherever
-paper and artefact conflict) and in the artefact's ("LAPS [A]"), ECMP and LetFlow over
-DCQCN, PLB over DCTCP, all three with go-back-N, and RPS in E5/E6. CONGA and ConWeave are
-not implemented in dcnsim: the tables list them as such and no check pretends otherwise.
+paper and artefact conflict) and in the artefact's ("LAPS [A]"), ECMP, LetFlow and CONGA
+over DCQCN, PLB over DCTCP, all four with go-back-N, and RPS in E5/E6. ECMP, LetFlow and
+PLB route over the LAPS candidate paths hop by hop (``lb_paths = "candidates"``, spec
+§3.1), CONGA picks one of the same candidate paths per flowlet at the source (spec §3.4).
+ConWeave is not implemented in dcnsim: the tables list it as such and no check pretends
+otherwise.
 
 Every (experiment, point, scheme, seed) is one run of a scenario in ``experiments/laps/``
 with ``--set`` style overrides; the pool, the cache and Ctrl-C handling are shared with
@@ -133,20 +136,30 @@ PLB = "PLB"
 RPS = "RPS"
 CONGA = "CONGA"
 CONWEAVE = "ConWeave"
-NOT_IMPLEMENTED = (CONGA, CONWEAVE)
-BASELINES = (ECMP, LETFLOW, PLB)
+NOT_IMPLEMENTED = (CONWEAVE,)
+BASELINES = (ECMP, LETFLOW, CONGA, PLB)
 LAPS_VARIANTS = (LAPS_P, LAPS_A)
 
 # The paper's LAPS (spec §8.1-§8.5): Eq. 1 on raw latencies (in µs: in ns, beta = 1 is a
 # strict argmin), one 2T gate and a half-gap step, per-path staleness 2 x its own latency
 # with doubling while a probe is out, no window. The artefact's is the core's default.
 PAPER_LAPS = '{ latency_scale = "raw_us", gate = "paper", probe = "paper", window = false }'
+# CONGA with the artefact's parameters (spec §3.4): flowlet gap 10 µs, DRE period 200 µs,
+# decay 0.2, 3-bit metric, feedback forgotten after 10 ms (the core's defaults, spelled out
+# so that a change of default cannot move these numbers unnoticed).
+CONGA_PARAMS = ('{ flowlet_timeout = "10us", dre_period = "200us", dre_decay = 0.2, metric_bits = 3, '
+                'table_aging = "10ms" }')
+# ECMP, LetFlow and PLB on the union of the LAPS candidate paths, chosen hop by hop (spec
+# §3.1, the artefact's; the core's default, spelled out for the same reason).
+CANDIDATES = "transport.lb_paths=candidates"
 SCHEMES: dict[str, tuple[str, ...]] = {
     LAPS_P: ("transport.cc=laps", "transport.lb=laps", f"transport.laps={PAPER_LAPS}"),
     LAPS_A: ("transport.cc=laps", "transport.lb=laps", "transport.laps={}"),
-    ECMP: ("transport.cc=dcqcn", "transport.lb=ecmp", "transport.loss_recovery=go_back_n"),
-    LETFLOW: ("transport.cc=dcqcn", "transport.lb=letflow", "transport.loss_recovery=go_back_n"),
-    PLB: ("transport.cc=dctcp", "transport.lb=plb", "transport.loss_recovery=go_back_n"),
+    ECMP: ("transport.cc=dcqcn", "transport.lb=ecmp", CANDIDATES, "transport.loss_recovery=go_back_n"),
+    LETFLOW: ("transport.cc=dcqcn", "transport.lb=letflow", CANDIDATES, "transport.loss_recovery=go_back_n"),
+    CONGA: ("transport.cc=dcqcn", "transport.lb=conga", f"transport.conga={CONGA_PARAMS}",
+            "transport.loss_recovery=go_back_n"),
+    PLB: ("transport.cc=dctcp", "transport.lb=plb", CANDIDATES, "transport.loss_recovery=go_back_n"),
     # RPS: the paper's LAPS with beta = 0, i.e. uniform spraying under the same CC (spec §3.9).
     RPS: ("transport.cc=laps", "transport.lb=laps", f"transport.laps={PAPER_LAPS[:-2]}, beta = 0 }}"),
 }
@@ -157,8 +170,8 @@ def beta_variant(beta: float) -> tuple[str, tuple[str, ...]]:
     return f"{LAPS_A} β={beta:g}", ("transport.cc=laps", "transport.lb=laps", f"transport.laps={{ beta = {beta} }}")
 
 
-A2A_SCHEMES = (LAPS_P, LAPS_A, ECMP, LETFLOW, PLB)
-E5_SCHEMES = (LAPS_P, LAPS_A, ECMP, LETFLOW, PLB, RPS)
+A2A_SCHEMES = (LAPS_P, LAPS_A, ECMP, LETFLOW, CONGA, PLB)
+E5_SCHEMES = (LAPS_P, LAPS_A, ECMP, LETFLOW, CONGA, PLB, RPS)
 BETAS = (2.0, 5.0, 10.0, 30.0)
 QUICK_BETAS = (5.0,)
 
@@ -515,11 +528,11 @@ def checks_b1(g: Optional[Grid], laps: str, scale: float) -> list[Check]:
     ideal = ideal_incast_ms(63, round(LLM_BYTES * scale))
     out = [Check("B1", names[0], f"avg {_f(la, '.2f')}, P99 {_f(lp, '.2f')} ms (ideal {ideal:.2f})",
                  f"paper {162 * scale:.4g} / {175 * scale:.4g} ms", _status(ok))]
-    ratios = {b: g.med(p, b, _avg) / la if _finite(la) and la > 0 else math.nan for b in (ECMP, LETFLOW)}
+    ratios = {b: g.med(p, b, _avg) / la if _finite(la) and la > 0 else math.nan for b in (ECMP, LETFLOW, CONGA)}
     ok = None if not all(_finite(x) for x in ratios.values()) else all(x >= 2.5 for x in ratios.values())
     out.append(Check("B1", names[1], ", ".join(f"{b} {_f(x, '.2f')}x" for b, x in ratios.items())
-                     + "; CONGA, ConWeave: not implemented", "≥ 2.5x (paper 3.3-3.5x)", _status(ok),
-                     "CONGA and ConWeave are not implemented in dcnsim; judged on ECMP and LetFlow only"))
+                     + "; ConWeave: not implemented", "≥ 2.5x (paper 3.3-3.5x)", _status(ok),
+                     "ConWeave is not implemented in dcnsim; judged on ECMP, LetFlow and CONGA"))
     r = g.med(p, PLB, _avg) / la if _finite(la) and la > 0 else math.nan
     out.append(Check("B1", names[2], f"{_f(r, '.2f')}x", "1.1-1.8x (paper 1.30x)",
                      _status(None if not _finite(r) else 1.1 <= r <= 1.8)))
@@ -660,7 +673,8 @@ def checks_b6(grids: dict[str, Grid]) -> list[Check]:
         not_plb = [f"{w}: {b}" for w, b in best if b != PLB]
         out.append(Check("B6", "PLB the best baseline (avg FCT) in E1 (every load) and E5",
                          "everywhere" if not not_plb else "not at " + ", ".join(not_plb),
-                         "PLB best (CONGA, ConWeave not implemented)", _status(not not_plb)))
+                         "PLB best of ECMP, LetFlow, CONGA, PLB (ConWeave not implemented)",
+                         _status(not not_plb)))
     else:
         out.append(Check("B6", "PLB the best baseline in E1 and E5", "-", "PLB best", "not run", "E1, E5 not selected"))
     return out
@@ -745,7 +759,7 @@ PAPER_E2_P99 = {LAPS_P: 0.12, ECMP: 0.67, LETFLOW: 0.70, PLB: 0.48, CONWEAVE: 0.
 def headlines(grids: dict[str, Grid]) -> list[Headline]:
     out = []
     g = grids.get("E1")
-    for s in (ECMP, LETFLOW, PLB, CONWEAVE, CONGA):
+    for s in (ECMP, LETFLOW, PLB, CONWEAVE, CONGA):  # the paper's order (§4.2)
         ours = "not implemented" if s in NOT_IMPLEMENTED else "n/a"
         if g is not None and s not in NOT_IMPLEMENTED and 0.8 in g.loads():
             p = g.point_of_load(0.8)
@@ -984,7 +998,7 @@ def write_plots(out: Path, grids: dict[str, Grid]) -> list[Path]:
             ax.set_xticks(range(len(schemes)))
             ax.set_xticklabels(schemes, fontsize=8)
             ax.set_ylabel("FCT [ms]")
-            ax.set_title("E5 (Table 1): AllReduce 63 -> 1; CONGA, ConWeave not implemented", fontsize=9)
+            ax.set_title("E5 (Table 1): AllReduce 63 -> 1; ConWeave not implemented", fontsize=9)
             ax.legend(fontsize=7)
     g = grids.get("E6")
     if g is not None:
@@ -1026,10 +1040,10 @@ def _header(outcome: Outcome[Cell, RunResult, Grid]) -> list[str]:
         "1048 B packets (1000 B payload), PFC on, 4 MB per port, ACKs at strict priority, RED 400/1600 KB/0.8.",
         "Schemes: LAPS = the paper's variant (softmax on raw µs latencies, one 2T gate, paper probing, no window; the "
         "default wherever paper and artefact conflict), LAPS [A] = the artefact's (latency / T, two timers, "
-        "artefact probing, W = 2T x line rate); ECMP, LetFlow = DCQCN + go-back-N; PLB = DCTCP + go-back-N "
-        "(rounds 12); RPS = LAPS with beta = 0. CONGA and ConWeave: not implemented in dcnsim. ECMP, LetFlow and "
-        "PLB route as the core routes them: on shortest paths only in cores built before the LAPS candidate-path "
-        "union of spec §3.1 was merged.",
+        "artefact probing, W = 2T x line rate); ECMP, LetFlow, CONGA = DCQCN + go-back-N; PLB = DCTCP + go-back-N "
+        "(rounds 12); RPS = LAPS with beta = 0. ECMP, LetFlow and PLB route over the LAPS candidate paths, chosen "
+        "hop by hop (lb_paths = \"candidates\", spec §3.1); CONGA takes the least congested candidate path per "
+        "flowlet (10 µs gap; DRE 200 µs, decay 0.2, 3 bits; spec §3.4). ConWeave: not implemented in dcnsim.",
         f"Reductions ({'quick' if quick else 'full'}): All2all loads "
         f"{', '.join(f'{x:g}' for x in (QUICK_LOADS if quick else LOADS))} (paper 0.50-1.00 in 11 steps); arrival "
         f"windows {windows} (paper 10 ms); full flow-size CDFs; LLM flows of {scale * 64:g} MB"
