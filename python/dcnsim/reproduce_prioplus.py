@@ -16,17 +16,20 @@ headline numbers, §6 the acceptance checks, §7 the errata. This harness runs
   channel width; and the 2-sample filter against none;
 - M1, M2, M4 (Fig. 3a, b, d; AC13, H24): D2TCP's and scaled Swift's weighted sharing,
   Swift's idle low flow at its minimum rate; PrioPlus in the M1 and M2 setups;
-- AC14 (Fig. 9 analogue): PrioPlus vs plain Swift with a 5x additive increase.
+- AC14 (Fig. 9 analogue): PrioPlus vs plain Swift with a 5x additive increase;
+- F12C (Fig. 12c; AC17, H8-H9): 4 ResNet and 4 VGG data-parallel jobs (ring all-reduce,
+  one worker per leaf) on the artefact's 3-leaf, 1-spine, 4:1 fabric for 20 ms; training
+  speedup = iterations completed relative to Swift without priorities.
 
-AC16 (coflows) and AC17 (ML training) need workloads dcnsim does not have yet; the table
-lists them as not run. Every (experiment, point, variant, seed) is one run of a scenario
+AC16 (coflows) needs a workload dcnsim does not have yet; the table lists it as not run. Every (experiment, point, variant, seed) is one run of a scenario
 in ``experiments/prioplus/`` with ``--set`` style overrides; the pool, the cache and
 Ctrl-C handling are shared with the other reproductions (``dcnsim._repro``). Results:
 ``table.md`` (also printed), ``runs.csv`` and PNG figures.
 
 The metric functions (:func:`dt_xoff`, :func:`bucket_stats`, :func:`fct_gap`,
 :func:`first_break`, :func:`smallest_passing`, :func:`linear_r2`, :func:`window_shares`,
-:func:`utilisation`, :func:`gap_across`) are plain Python, unit-tested on hand-computed
+:func:`utilisation`, :func:`gap_across`, :func:`completed_groups`,
+:func:`training_speedups`) are plain Python, unit-tested on hand-computed
 inputs.
 """
 
@@ -216,6 +219,50 @@ def gap_across(series: Sequence[tuple[float, float]], at: float) -> float:
     return math.nan
 
 
+def completed_groups(tags: Sequence[str], groups: Sequence[int], finished: Sequence[bool]) -> dict[str, int]:
+    """Per tag, the collectives (``group`` ≥ 0, e.g. training iterations) whose every flow
+    finished: summary.json's ``groups.complete``. Tags with no group are left out."""
+    done: dict[tuple[str, int], bool] = {}
+    for t, g, f in zip(tags, groups, finished):
+        if g is None or int(g) < 0:
+            continue
+        k = (str(t), int(g))
+        done[k] = done.get(k, True) and bool(f)
+    out: dict[str, int] = {}
+    for (t, _), ok in done.items():
+        out[t] = out.get(t, 0) + (1 if ok else 0)
+    return out
+
+
+def training_speedups(base: Sequence[dict[str, int]], scheme: Sequence[dict[str, int]],
+                      models: dict[str, Sequence[str]]) -> dict[str, dict[str, float]]:
+    """Training speedup per model type (spec §4.4 L3, §7.16) from {tag: iterations
+    completed} per seed (``base`` and ``scheme`` in the same seed order). Per type:
+
+    - ``jobs``: per job (tag; each job has its own priority level), Σ_seeds scheme /
+      Σ_seeds base (the ratio of the means), then the mean over the type's jobs: §7.16's
+      "per priority, then across priorities";
+    - ``pooled``: Σ over the type's jobs and seeds of the scheme's iterations / the
+      baseline's (jobs that iterate more weigh more);
+    - ``per_seed``: the mean over jobs and seeds of the per-seed ratios.
+
+    NaN where the baseline completed nothing."""
+    out = {}
+    for name, tags in models.items():
+        jobs, per_seed = [], []
+        sb = ss = 0
+        for t in tags:
+            b = [d.get(t, 0) for d in base]
+            s = [d.get(t, 0) for d in scheme]
+            sb, ss = sb + sum(b), ss + sum(s)
+            jobs.append(sum(s) / sum(b) if sum(b) else math.nan)
+            per_seed += [y / x if x else math.nan for x, y in zip(b, s)]
+        out[name] = {"jobs": sum(jobs) / len(jobs) if jobs else math.nan,
+                     "pooled": ss / sb if sb else math.nan,
+                     "per_seed": sum(per_seed) / len(per_seed) if per_seed else math.nan}
+    return out
+
+
 # ---------------------------------------------------------------------------------------
 # What a run keeps from its time series (module level: it runs in the pool's workers)
 
@@ -223,9 +270,12 @@ def gap_across(series: Sequence[tuple[float, float]], at: float) -> float:
 def summarize(sim: Any) -> dict[str, Any]:
     """Compact time-series extracts: delivered bytes per flow and sample, the sum over
     flows of PrioPlus's final stop counters, and the queue samples of the port with the
-    largest peak."""
+    largest peak; where flows form collectives (training), the completed ones per tag."""
     ts = sim.timeseries()
     out: dict[str, Any] = {}
+    flows = sim.flows()
+    if "group" in flows and any(int(g) >= 0 for g in flows["group"]):
+        out["iterations"] = completed_groups(list(flows["tag"]), list(flows["group"]), list(flows["finished"]))
     times, flows, delivered = select(ts, "flow", "delivered_bytes")
     if times:
         out["d_t"] = [round(float(x), 3) for x in times]
@@ -412,6 +462,23 @@ def ac14_runs(quick: bool) -> list[Run]:
                 seeded=False)]
 
 
+SWIFT_FLAT = "Swift (no priorities)"
+F12C_MODELS = {"ResNet": ("resnet1", "resnet2", "resnet3", "resnet4"), "VGG": ("vgg1", "vgg2", "vgg3", "vgg4")}
+F12C_MODELS_ALL = {**F12C_MODELS, "total": F12C_MODELS["ResNet"] + F12C_MODELS["VGG"]}
+# Spec §5 H8/H9 (Fig. 12c): speedup vs Swift without priorities, ResNet / VGG / total.
+F12C_PAPER = {PP: (1.12, 1.15, 1.13), PHYS: (1.16, 0.82, 1.09)}
+F12C_TOLERANCE = 0.05  # AC17
+
+
+def f12c_runs(quick: bool) -> list[Run]:
+    """The baseline (Swift in one FIFO queue: the jobs' priorities unused), PrioPlus+Swift
+    in one queue, Physical+Swift on 8 strict-priority queues. Quick: as the full run (one
+    seed), the runs take seconds."""
+    return [Run("20 ms", SWIFT_FLAT, ("transport.cc=swift",)),
+            Run("20 ms", PP, ("transport.cc=prioplus",)),
+            Run("20 ms", PHYS, ("transport.cc=swift", 'switch.scheduler="priority"', "switch.priority.queues=8"))]
+
+
 @dataclass(frozen=True)
 class Experiment:
     key: str
@@ -439,6 +506,8 @@ EXPERIMENTS: dict[str, Experiment] = {e.key: e for e in [
                "as the full run"),
     Experiment("AC14", "ac14_inflated_ai.toml", "four flows with a 5x additive increase: PrioPlus vs Swift", "AC14",
                ac14_runs, "4 ms instead of 10 ms"),
+    Experiment("F12C", "fig12c_training.toml", "ML training: 4 ResNet + 4 VGG ring all-reduce jobs, 3 leaves x 8 "
+               "hosts, 1 spine (4:1), 20 ms", "AC17", f12c_runs, "as the full run, one seed"),
 ]}
 
 
@@ -480,7 +549,7 @@ SUMMARY_VERSION = "pp-1"  # bump when summarize changes, so cached runs are redo
 
 
 def build_cells(exps: Sequence[str], seeds: int, quick: bool, exp_dir: Path, fingerprint: str) -> list[Cell]:
-    """Every run of the selected experiments: F11 and F14 for seeds 1..``seeds``, the F13
+    """Every run of the selected experiments: F11, F14 and F12C for seeds 1..``seeds``, the F13
     and F10D sweeps for seeds 1..min(``seeds``, 3) (the artefact runs Fig. 10d with 3),
     M1, M2, M4 and AC14 once (seed 1)."""
     from dcnsim._scenario import load_scenario
@@ -995,12 +1064,98 @@ def checks_micro(grids: dict[str, Grid]) -> list[Check]:
     return out
 
 
+# --- F12C ---------------------------------------------------------------------------
+
+
+def f12c_iterations(g: Grid, variant: str) -> list[dict[str, int]]:
+    """{tag: iterations completed} per seed (seed order) of the variant's runs."""
+    return [dict(r.extra.get("iterations") or {}) for r in sorted(g.runs(g.points[0], variant), key=lambda r: r.cell.seed)]
+
+
+# The primary speedup per type: ResNet and VGG per job then averaged (§7.16); the total
+# pooled over all jobs, which is what the paper's totals are: Physical+Swift's 1.16 (ResNet)
+# and 0.82 (VGG) average to 0.99, not its 1.09, while weighting by iterations (ResNet ~4.5x
+# VGG's per job) gives (4.5 x 1.16 + 0.82) / 5.5 = 1.10; PrioPlus's 1.13 fits both readings.
+F12C_PRIMARY = {"ResNet": "jobs", "VGG": "jobs", "total": "pooled"}
+
+
+def f12c_speedups(g: Optional[Grid]) -> dict[str, dict[str, dict[str, float]]]:
+    """variant → model type (ResNet, VGG, total) → the :func:`training_speedups` readings,
+    plus ``primary`` (F12C_PRIMARY), over the seeds both the variant and the baseline ran."""
+    if g is None or SWIFT_FLAT not in g.variants:
+        return {}
+    base_runs = {r.cell.seed: r for r in g.runs(g.points[0], SWIFT_FLAT)}
+    out = {}
+    for v in g.variants:
+        if v == SWIFT_FLAT:
+            continue
+        runs = {r.cell.seed: r for r in g.runs(g.points[0], v)}
+        seeds = sorted(set(runs) & set(base_runs))
+        if not seeds:
+            continue
+        sp = training_speedups([dict(base_runs[s].extra.get("iterations") or {}) for s in seeds],
+                               [dict(runs[s].extra.get("iterations") or {}) for s in seeds], F12C_MODELS_ALL)
+        out[v] = {k: {**d, "primary": d[F12C_PRIMARY[k]]} for k, d in sp.items()}
+    return out
+
+
+def checks_f12c(g: Optional[Grid]) -> list[Check]:
+    sp = f12c_speedups(g)
+    pp = sp.get(PP)
+    target = " / ".join(f"{x:.2f}" for x in F12C_PAPER[PP]) + f" (±{F12C_TOLERANCE})"
+    if pp:
+        ours = tuple(pp[k]["primary"] for k in ("ResNet", "VGG", "total"))
+        off = [k for k, o, t in zip(("ResNet", "VGG", "total"), ours, F12C_PAPER[PP])
+               if not (math.isfinite(o) and abs(o - t) <= F12C_TOLERANCE + 1e-9)]
+        out = [Check("AC17", "training speedup PrioPlus+Swift (ResNet / VGG / total)",
+                     " / ".join(_f(x, ".2f") for x in ours), target, _status(not off),
+                     f"outside the band: {', '.join(off)}" if off else "")]
+    else:
+        out = [Check("AC17", "training speedup PrioPlus+Swift (ResNet / VGG / total)", "-", target, "not run")]
+    ph = sp.get(PHYS)
+    if ph:
+        r, v = ph["ResNet"]["primary"], ph["VGG"]["primary"]
+        ok = None if not (math.isfinite(r) and math.isfinite(v)) else (r > 1 and v < 1)
+        out.append(Check("AC17", "training speedup Physical+Swift (ResNet; VGG)", f"{_f(r, '.2f')}; {_f(v, '.2f')}",
+                         "> 1; < 1 (≈ 0.82)", _status(ok)))
+    else:
+        out.append(Check("AC17", "training speedup Physical+Swift (ResNet; VGG)", "-", "> 1; < 1 (≈ 0.82)", "not run"))
+    return out
+
+
+def f12c_block(g: Grid) -> list[str]:
+    variants = [v for v in (SWIFT_FLAT, PP, PHYS) if v in g.variants]
+    iters = {v: f12c_iterations(g, v) for v in variants}
+    rows = [["job", "priority"] + [f"iterations {v}" for v in variants]]
+    for i, t in enumerate(F12C_MODELS_ALL["total"]):
+        cells = []
+        for v in variants:
+            xs = [d.get(t, 0) for d in iters[v]]
+            cells.append(_f(sum(xs) / len(xs), ".2f") if xs else "-")
+        rows.append([t, str(8 - i)] + cells)
+    lines = ["iterations completed in 20 ms (mean over seeds):", ""] + pad_rows(rows) + [""]
+    sp = f12c_speedups(g)
+    rows = [["speedup vs Swift (no priorities)", "ResNet", "VGG", "total", "paper (ResNet / VGG / total)"]]
+    for v in (PP, PHYS):
+        if v in sp:
+            rows.append([v] + [_f(sp[v][k]["primary"], ".3f") for k in ("ResNet", "VGG", "total")]
+                        + [" / ".join(f"{x:.2f}" for x in F12C_PAPER[v])])
+    for v in (PP, PHYS):
+        for reading in ("jobs", "pooled", "per_seed"):
+            if v in sp:
+                rows.append([f"  {v}, reading {reading}"] + [_f(sp[v][k][reading], ".3f")
+                                                              for k in ("ResNet", "VGG", "total")] + [""])
+    lines += pad_rows(rows)
+    lines.append("primary: ResNet and VGG per job (its iterations summed over seeds / the baseline's), averaged over "
+                 "the type's 4 jobs (spec §7.16: per priority, then across priorities); total pooled over all jobs, "
+                 "the reading the paper's Physical total (1.09 from 1.16 and 0.82) implies. A VGG job completes about "
+                 "4 iterations in 20 ms, so one iteration is ±0.25 of its speedup per seed.")
+    return lines
+
+
 NOT_IMPLEMENTED = [
     Check("AC16", "coflow CCT speedup, PrioPlus − Physical (40 % / 70 %)", "-", "+0.12 ± 0.08 / +0.21 ± 0.10",
           "not run", "workload not implemented yet (coflows from the FB trace + file-request incasts)"),
-    Check("AC17", "training speedup PrioPlus (ResNet / VGG / total); Physical VGG", "-",
-          "1.12 / 1.15 / 1.13 (±0.05); ≈0.82", "not run",
-          "workload not implemented yet (ResNet/VGG data-parallel ring all-reduce)"),
 ]
 
 
@@ -1009,7 +1164,7 @@ def all_checks(grids: dict[str, Grid]) -> list[Check]:
     checks = checks_f10d(grids.get("F10D"))
     micro = checks_micro(grids)
     checks += [c for c in micro if c.id == "AC13"] + [c for c in micro if c.id == "AC14"]
-    checks += checks_f11(grids.get("F11")) + NOT_IMPLEMENTED + checks_f14(grids.get("F14"))
+    checks += checks_f11(grids.get("F11")) + NOT_IMPLEMENTED + checks_f12c(grids.get("F12C")) + checks_f14(grids.get("F14"))
     checks += checks_f13(grids.get("F13"))
     return checks
 
@@ -1036,10 +1191,15 @@ def headlines(grids: dict[str, Grid]) -> list[Headline]:
                         f"N = 8 / best N ≤ 6: {rise[0].ours}" if rise else "n/a"))
     for h, what, paper in (("H5", "coflow 40 %: speedup PrioPlus − Physical", "+12 % (high +9, low +15)"),
                            ("H6", "coflow 70 %: speedup difference", "+21 %"),
-                           ("H7", "coflow tail at 40 %", "2 % worse"),
-                           ("H8", "training: PrioPlus speedup ResNet / VGG / total", "1.12 / 1.15 / 1.13"),
-                           ("H9", "training: Physical speedup ResNet / VGG / total", "1.16 / 0.82 / 1.09")):
+                           ("H7", "coflow tail at 40 %", "2 % worse")):
         out.append(Headline(h, what, paper, "not run (workload not implemented)"))
+    sp = f12c_speedups(grids.get("F12C"))
+    for h, v in (("H8", PP), ("H9", PHYS)):
+        ours = " / ".join(_f(sp[v][k]["primary"], ".2f") for k in ("ResNet", "VGG", "total")) if v in sp else "n/a"
+        if v == PHYS and PP in sp and v in sp:
+            ours += f"; VGG {(sp[PP]['VGG']['primary'] - sp[v]['VGG']['primary']) * 100:.0f} points below PrioPlus"
+        paper = " / ".join(f"{x:.2f}" for x in F12C_PAPER[v]) + ("; VGG 33 points below PrioPlus" if v == PHYS else "")
+        out.append(Headline(h, f"training: {v} speedup ResNet / VGG / total", paper, ours))
     g = grids.get("F14")
     if g and PP in g.variants and PHYS_STAR in g.variants:
         c = f14_cells(g)
@@ -1108,7 +1268,7 @@ def micro_block(g: Grid) -> list[str]:
     return pad_rows(rows)
 
 
-BLOCKS = {"F11": f11_block, "F14": f14_block, "F13": f13_block, "F10D": f10d_block}
+BLOCKS = {"F11": f11_block, "F14": f14_block, "F13": f13_block, "F10D": f10d_block, "F12C": f12c_block}
 
 
 def experiment_block(g: Grid, quick: bool) -> str:
@@ -1216,6 +1376,18 @@ def write_plots(out: Path, grids: dict[str, Grid]) -> list[Path]:
             ax.set_ylim(50, 101)
             ax.legend(fontsize=8)
             ax.grid(alpha=0.3)
+    sp = f12c_speedups(grids.get("F12C"))
+    if sp:
+        kinds = ("ResNet", "VGG", "total")
+        with png(out / "fig12c_training_speedup.png", written, (6.4, 3.6)) as (fig, ax):
+            series = [(f"{v} (paper)", list(F12C_PAPER[v])) for v in (PP, PHYS)]
+            series += [(f"{v} (ours)", [sp[v][k]["primary"] for k in kinds]) for v in (PP, PHYS) if v in sp]
+            grouped_bars(ax, series)
+            ax.axhline(1.0, color="grey", linestyle=":")
+            ax.set_xticks(range(len(kinds)))
+            ax.set_xticklabels(kinds)
+            ax.set_ylabel("iterations / Swift (no priorities)")
+            ax.legend(fontsize=7)
     micro = [k for k in ("M1", "M2", "M4") if k in grids]
     if micro:
         with png(out / "motivation_throughput.png", written, (4.2 * len(micro), 3.4), ncols=len(micro),
@@ -1250,7 +1422,7 @@ def _header(outcome: Outcome[Cell, RunResult, Grid]) -> list[str]:
     quick, n_seeds = outcome.settings.quick, outcome.settings.seeds
     return [
         f"# PrioPlus reproduction (dcnsim) — {'quick' if quick else 'full'} mode, seeds 1..{n_seeds} for F11 and "
-        f"F14, 1..{min(n_seeds, MICRO_SEEDS)} for F13 and F10D, one run for M1, M2, M4 and AC14",
+        f"F14 and F12C, 1..{min(n_seeds, MICRO_SEEDS)} for F13 and F10D, one run for M1, M2, M4 and AC14",
         "",
         "Paper: \"Enabling Virtual Priority in Data Center Congestion Control\" (EuroSys 2025); spec prioplus.md "
         "§4-§7. Setups and the network model: experiments/prioplus/README.md.",
@@ -1262,6 +1434,10 @@ def _header(outcome: Outcome[Cell, RunResult, Grid]) -> list[str]:
         "PFC), which is harsher on the multi-queue Physical schemes than the paper's switches.",
         "Checks are evaluated on pooled flows (F11, F14) or on the one run (others); "
         + ("informational here (quick: small sizes, 1 seed)." if quick else "the spec asks for 9 seeds in F11."),
+        "F12C: the artefact's training fabric (spec §7.18: 3 leaves x 8 hosts at 200 Gbps, 1 spine, 400 Gbps "
+        "uplinks, 1 MB per port, lossless, 1 µs links; a topology file, leaf_spine cannot put 3 leaves on 1 spine), "
+        "one worker per leaf, ResNet jobs at levels 8-5, VGG at 4-1; PrioPlus with the top 4 levels starting "
+        "directly but the flow-scheduling W_LS preset (the training preset's per-level W_LS is not expressible).",
     ]
 
 
