@@ -1421,7 +1421,7 @@ def write_plots(out: Path, grids: dict[str, Grid]) -> list[Path]:
 def _header(outcome: Outcome[Cell, RunResult, Grid]) -> list[str]:
     quick, n_seeds = outcome.settings.quick, outcome.settings.seeds
     return [
-        f"# PrioPlus reproduction (dcnsim) — {'quick' if quick else 'full'} mode, seeds 1..{n_seeds} for F11 and "
+        f"# PrioPlus reproduction (dcnsim) — {'quick' if quick else 'full'} mode, seeds 1..{n_seeds} for F11, "
         f"F14 and F12C, 1..{min(n_seeds, MICRO_SEEDS)} for F13 and F10D, one run for M1, M2, M4 and AC14",
         "",
         "Paper: \"Enabling Virtual Priority in Data Center Congestion Control\" (EuroSys 2025); spec prioplus.md "
