@@ -134,7 +134,7 @@ def test_quick_and_full_cells():
     full = rp.build_cells(list(rp.EXPERIMENTS), 9, False, exp_dir, "test")
     per = {k: sum(c.exp == k for c in full) for k in rp.EXPERIMENTS}
     assert per == {"F11": 9 * (4 * 3 + 3 + 2 * 2), "F14": 9 * 4, "F13": 3 * 31 * 4, "F10D": 3 * (13 * 4 + 3),
-                   "M1": 2, "M2": 2, "M4": 1, "AC14": 2, "F12C": 9 * 3}
+                   "M1": 2, "M2": 2, "M4": 1, "AC14": 2, "F12C": 9 * 3 * 2}
     assert {c.seed for c in full if c.exp in ("F13", "F10D")} == {1, 2, 3}
     assert {c.seed for c in full if c.exp in ("M1", "M2", "M4", "AC14")} == {1}
     by = {(c.exp, c.point, c.variant, c.seed): c.spec for c in full}
@@ -166,39 +166,50 @@ def test_quick_and_full_cells():
     assert by[("AC14", "4 flows", "Swift (same target)", 1)]["transport"]["swift"]["base_target"] == "24us"
 
 
-def test_f12c_is_the_spec_training_setup():
-    """Spec §4.4 L3 [A] / §7.18: 3 leaves x 8 hosts at 200 Gbps, 1 spine, 400 Gbps uplinks,
-    1 MB per port; one worker per leaf; 4 ResNet (701 us, 2,244,609 B) on the 4 highest
-    levels, 4 VGG (2743 us, 9,439,232 B) on the 4 lowest; 20 ms; the three schemes."""
-    exp_dir = rp.experiments_dir()
-    cells = rp.build_cells(["F12C"], 1, False, exp_dir, "test")
-    by = {c.variant: c.spec for c in cells}
-    assert set(by) == {rp.SWIFT_FLAT, rp.PP, rp.PHYS}
-    spec = by[rp.PP]
-    assert spec["duration"] == "20ms" and spec["switch"]["buffer"] == "1MB"
+def _fabric(exp_dir, spec):
+    """(host → (leaf, rate), [(leaf, spine, rate)]) of a topology file."""
     links = [line.split(",") for line in (exp_dir / spec["topology"]["file"]).read_text().splitlines()
              if line and not line.startswith("#")][1:]
     hosts = {a: (b, rate) for a, b, rate, _ in links if a.startswith("h")}
-    assert len(hosts) == 24 and {r for _, r in hosts.values()} == {"200Gbps"}
-    leaves = sorted({b for b, _ in hosts.values()})
-    assert len(leaves) == 3 and all(sum(1 for b, _ in hosts.values() if b == leaf) == 8 for leaf in leaves)
-    uplinks = [(a, b, rate) for a, b, rate, _ in links if not a.startswith("h")]
-    assert len(uplinks) == 3 and {a for a, _, _ in uplinks} == set(leaves)
-    assert len({b for _, b, _ in uplinks}) == 1 and {r for _, _, r in uplinks} == {"400Gbps"}
+    return hosts, [(a, b, rate) for a, b, rate, _ in links if not a.startswith("h")]
+
+
+def test_f12c_is_the_spec_training_setup():
+    """Spec §4.4 L3 [A] / §7.18: 3 leaves x 8 hosts at 200 Gbps, 1 spine, 400 Gbps uplinks,
+    1 MB per port; one worker per leaf; 4 ResNet (701 us, 2,244,609 B) on the 4 highest
+    levels, 4 VGG (2743 us, 9,439,232 B) on the 4 lowest; 20 ms; the three schemes. The
+    [P] variant: 100 Gbps hosts, 2:1, 32 MB."""
+    exp_dir = rp.experiments_dir()
+    cells = rp.build_cells(["F12C"], 1, False, exp_dir, "test")
+    by = {(c.point, c.variant): c.spec for c in cells}
+    assert set(by) == {(p, v) for p in (rp.F12C_A, rp.F12C_P) for v in (rp.SWIFT_FLAT, rp.PP, rp.PHYS)}
+    assert {c.point for c in rp.build_cells(["F12C"], 1, True, exp_dir, "test")} == {rp.F12C_A}
+    for point, host_rate, buffer in ((rp.F12C_A, "200Gbps", "1MB"), (rp.F12C_P, "100Gbps", "32MB")):
+        spec = by[(point, rp.PP)]
+        assert spec["duration"] == "20ms" and spec["switch"]["buffer"] == buffer
+        hosts, uplinks = _fabric(exp_dir, spec)
+        assert len(hosts) == 24 and {r for _, r in hosts.values()} == {host_rate}
+        leaves = sorted({b for b, _ in hosts.values()})
+        assert len(leaves) == 3 and all(sum(1 for b, _ in hosts.values() if b == leaf) == 8 for leaf in leaves)
+        assert len(uplinks) == 3 and {a for a, _, _ in uplinks} == set(leaves)
+        assert len({b for _, b, _ in uplinks}) == 1 and {r for _, _, r in uplinks} == {"400Gbps"}
+        jobs = spec["workload"]
+        assert [w["kind"] for w in jobs] == ["training"] * 8
+        for w in jobs:
+            assert len({hosts[f"h{h}"][0] for h in w["hosts"]}) == 3, "one worker per leaf"
+    spec = by[(rp.F12C_A, rp.PP)]
     jobs = spec["workload"]
-    assert [w["kind"] for w in jobs] == ["training"] * 8
-    for w in jobs:
-        assert len({hosts[f"h{h}"][0] for h in w["hosts"]}) == 3, "one worker per leaf"
     resnet = [w for w in jobs if w["tag"].startswith("resnet")]
     vgg = [w for w in jobs if w["tag"].startswith("vgg")]
     assert {(w["size"], w["compute"]) for w in resnet} == {(2_244_609, "701us")}
     assert {(w["size"], w["compute"]) for w in vgg} == {(9_439_232, "2743us")}
     assert {w["priority"] for w in resnet} == {8, 7, 6, 5} and {w["priority"] for w in vgg} == {4, 3, 2, 1}
     assert sorted(t for ts in rp.F12C_MODELS.values() for t in ts) == sorted(w["tag"] for w in jobs)
-    assert by[rp.SWIFT_FLAT]["transport"]["cc"] == "swift" and by[rp.SWIFT_FLAT]["switch"]["scheduler"] == "fifo"
+    base, phys = by[(rp.F12C_A, rp.SWIFT_FLAT)], by[(rp.F12C_A, rp.PHYS)]
+    assert base["transport"]["cc"] == "swift" and base["switch"]["scheduler"] == "fifo"
     assert spec["transport"]["cc"] == "prioplus" and spec["switch"]["scheduler"] == "fifo"
-    assert by[rp.PHYS]["transport"]["cc"] == "swift" and by[rp.PHYS]["switch"]["scheduler"] == "priority"
-    assert by[rp.PHYS]["switch"]["priority"]["queues"] == 8
+    assert phys["transport"]["cc"] == "swift" and phys["switch"]["scheduler"] == "priority"
+    assert phys["switch"]["priority"]["queues"] == 8
     # Spec §5 H8/H9, §6 AC17.
     assert rp.F12C_PAPER == {rp.PP: (1.12, 1.15, 1.13), rp.PHYS: (1.16, 0.82, 1.09)}
     assert rp.F12C_TOLERANCE == 0.05
