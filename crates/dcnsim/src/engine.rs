@@ -95,8 +95,10 @@ pub struct EventQueue {
     /// Binary min-heap of the events filed at or before slot `cur` after it came up.
     near: Vec<Entry>,
     /// `heads[k % WHEEL]` is the first node of the list of slot k's events (unsorted),
-    /// for `cur < k < cur + WHEEL`; `NIL` when the slot is empty.
-    heads: Vec<u32>,
+    /// for `cur < k < cur + WHEEL`; `NIL` when the slot is empty. Fixed-size arrays
+    /// (here and `occupied`): indices taken modulo `WHEEL` then need no bounds check on
+    /// the per-event insert.
+    heads: Box<[u32; WHEEL]>,
     /// The wheel's events live in one pool of list nodes rather than a `Vec` per slot:
     /// per-slot buffers each kept the capacity of the largest burst that ever fell in
     /// them, 45 MB of a 1024-host run's 56 MB of state, where the pool holds only the
@@ -106,7 +108,7 @@ pub struct EventQueue {
     /// Head of the list of free nodes in `nodes`.
     free: u32,
     /// Bit k % WHEEL set iff that wheel slot is not empty.
-    occupied: Vec<u64>,
+    occupied: Box<[u64; WHEEL / 64]>,
     /// 4-ary min-heap of the events at or after slot `cur + WHEEL` when scheduled.
     far: Vec<Entry>,
     /// Absolute number (time >> SLOT_BITS) of the slot `near` holds.
@@ -134,10 +136,10 @@ impl EventQueue {
             batch: Vec::with_capacity(64),
             batch_next: 0,
             near: Vec::with_capacity(64),
-            heads: vec![NIL; WHEEL],
+            heads: Box::new([NIL; WHEEL]),
             nodes: Vec::new(),
             free: NIL,
-            occupied: vec![0; WHEEL / 64],
+            occupied: Box::new([0; WHEEL / 64]),
             far: Vec::new(),
             cur: 0,
             len: 0,
@@ -171,8 +173,8 @@ impl EventQueue {
         let entry = std::mem::size_of::<Entry>();
         ((self.batch.capacity() + self.near.capacity() + self.far.capacity()) * entry
             + self.nodes.capacity() * std::mem::size_of::<Node>()
-            + self.heads.capacity() * 4
-            + self.occupied.capacity() * 8) as u64
+            + self.heads.len() * 4
+            + self.occupied.len() * 8) as u64
     }
 
     /// Schedules `event` at absolute time `at` (never in the past).
