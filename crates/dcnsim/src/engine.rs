@@ -211,10 +211,12 @@ impl EventQueue {
         if slot.wrapping_sub(self.cur).wrapping_sub(1) < (WHEEL - 1) as u64 {
             let i = slot as usize % WHEEL;
             let node = Node { entry: e, next: self.heads[i] };
-            let n = if self.free != NIL {
+            // The free list's head, if any: `get_mut(NIL)` is `None` (the pool never holds
+            // u32::MAX nodes), so one bounds check stands for the test and the indexing.
+            let n = if let Some(free) = self.nodes.get_mut(self.free as usize) {
                 let n = self.free;
-                self.free = self.nodes[n as usize].next;
-                self.nodes[n as usize] = node;
+                self.free = free.next;
+                *free = node;
                 n
             } else {
                 self.nodes.push(node);
@@ -369,10 +371,11 @@ impl EventQueue {
         self.batch.clear();
         self.batch_next = 0;
         let i = slot as usize % WHEEL;
-        if self.occupied[i / 64] & (1 << (i % 64)) != 0 {
+        // (The slot may be empty when `far` alone has events in it.)
+        let first = std::mem::replace(&mut self.heads[i], NIL);
+        if first != NIL {
             self.occupied[i / 64] &= !(1 << (i % 64));
             // The slot's list becomes the batch and is prepended to the free list whole.
-            let first = std::mem::replace(&mut self.heads[i], NIL);
             let mut n = first;
             loop {
                 let node = self.nodes[n as usize];
