@@ -97,8 +97,10 @@ pub struct EventQueue {
     /// Binary min-heap of the events filed at or before slot `cur` after it came up.
     near: Vec<Entry>,
     /// `heads[k % WHEEL]` is the first node of the list of slot k's events (unsorted),
-    /// for `cur < k < cur + WHEEL`; `NIL` when the slot is empty.
-    heads: Vec<u32>,
+    /// for `cur < k < cur + WHEEL`; `NIL` when the slot is empty. Fixed-size arrays
+    /// (here and `occupied`): indices taken modulo `WHEEL` then need no bounds check on
+    /// the per-event insert.
+    heads: Box<[u32; WHEEL]>,
     /// The wheel's events live in one pool of list nodes rather than a `Vec` per slot:
     /// per-slot buffers each kept the capacity of the largest burst that ever fell in
     /// them, 45 MB of a 1024-host run's 56 MB of state, where the pool holds only the
@@ -108,7 +110,7 @@ pub struct EventQueue {
     /// Head of the list of free nodes in `nodes`.
     free: u32,
     /// Bit k % WHEEL set iff that wheel slot is not empty.
-    occupied: Vec<u64>,
+    occupied: Box<[u64; WHEEL / 64]>,
     /// 4-ary min-heap of the events at or after slot `cur + WHEEL` when scheduled.
     far: Vec<Entry>,
     /// Absolute number (time >> SLOT_BITS) of the slot `near` holds.
@@ -136,10 +138,10 @@ impl EventQueue {
             batch: Vec::with_capacity(64),
             batch_next: 0,
             near: Vec::with_capacity(64),
-            heads: vec![NIL; WHEEL],
+            heads: Box::new([NIL; WHEEL]),
             nodes: Vec::new(),
             free: NIL,
-            occupied: vec![0; WHEEL / 64],
+            occupied: Box::new([0; WHEEL / 64]),
             far: Vec::new(),
             cur: 0,
             len: 0,
@@ -173,8 +175,8 @@ impl EventQueue {
         let entry = std::mem::size_of::<Entry>();
         ((self.batch.capacity() + self.near.capacity() + self.far.capacity()) * entry
             + self.nodes.capacity() * std::mem::size_of::<Node>()
-            + self.heads.capacity() * 4
-            + self.occupied.capacity() * 8) as u64
+            + self.heads.len() * 4
+            + self.occupied.len() * 8) as u64
     }
 
     /// Schedules `event` at absolute time `at` (never in the past).
@@ -211,10 +213,12 @@ impl EventQueue {
         if slot.wrapping_sub(self.cur).wrapping_sub(1) < (WHEEL - 1) as u64 {
             let i = slot as usize % WHEEL;
             let node = Node { entry: e, next: self.heads[i] };
-            let n = if self.free != NIL {
+            // The free list's head, if any: `get_mut(NIL)` is `None` (the pool never holds
+            // u32::MAX nodes), so one bounds check stands for the test and the indexing.
+            let n = if let Some(free) = self.nodes.get_mut(self.free as usize) {
                 let n = self.free;
-                self.free = self.nodes[n as usize].next;
-                self.nodes[n as usize] = node;
+                self.free = free.next;
+                *free = node;
                 n
             } else {
                 self.nodes.push(node);
@@ -369,10 +373,11 @@ impl EventQueue {
         self.batch.clear();
         self.batch_next = 0;
         let i = slot as usize % WHEEL;
-        if self.occupied[i / 64] & (1 << (i % 64)) != 0 {
+        // (The slot may be empty when `far` alone has events in it.)
+        let first = std::mem::replace(&mut self.heads[i], NIL);
+        if first != NIL {
             self.occupied[i / 64] &= !(1 << (i % 64));
             // The slot's list becomes the batch and is prepended to the free list whole.
-            let first = std::mem::replace(&mut self.heads[i], NIL);
             let mut n = first;
             loop {
                 let node = self.nodes[n as usize];

@@ -356,14 +356,23 @@ impl Simulation {
 
     /// Makes sure a `PortFree` event is pending for when the port's serialiser frees (one
     /// pending event per port at most).
-    #[inline]
+    ///
+    /// The test is inlined and the scheduling is not: most calls (a packet joining a
+    /// queue whose port already waits to free) find the event pending, and they paid the
+    /// whole out-of-line function's register saves for that one load.
+    #[inline(always)]
     fn wake_when_free(&mut self, p: u32) {
+        if !self.ports[p as usize].wake_pending {
+            self.schedule_port_free(p);
+        }
+    }
+
+    #[inline(never)]
+    fn schedule_port_free(&mut self, p: u32) {
         let now = self.now();
         let port = &mut self.ports[p as usize];
-        if !port.wake_pending {
-            port.wake_pending = true;
-            self.events.schedule(port.busy_until.max(now), Event::PortFree(p));
-        }
+        port.wake_pending = true;
+        self.events.schedule(port.busy_until.max(now), Event::PortFree(p));
     }
 
     /// Makes sure an idle port starts, or a busy one wakes when it frees.
