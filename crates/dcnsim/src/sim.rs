@@ -34,6 +34,9 @@ pub struct Counters {
     pub data_packets: u64,
     /// Receiver-to-sender packets: ACKs, NACKs, CNPs and EQDS pulls.
     pub ack_packets: u64,
+    /// Retransmission-timer expiries that declared packets lost. NSCC and MPRDMA arm the
+    /// timer for their oldest transmission (spec smartt-nscc.md §2.9), so a burst of
+    /// losses counts about one per expired packet, not one per flow.
     pub timeouts: u64,
     /// Data packets cut to their header by a switch (trimming).
     pub trims: u64,
