@@ -302,16 +302,18 @@ impl Simulation {
     #[inline(never)]
     fn release_dependents(&mut self, f: u32) {
         let now = self.now();
-        let mut ready = Vec::new();
-        self.dependencies.delivered(f, |g, gap| ready.push((g, gap)));
-        for (g, gap) in ready {
+        // Out of `self` while the released flows begin (which never touches it), so no
+        // list of them is collected first.
+        let mut dependencies = std::mem::take(&mut self.dependencies);
+        dependencies.delivered(f, |g, gap| {
             self.flows[g as usize].start = now + gap;
             if gap == Time::ZERO {
                 self.begin_flow(g);
             } else {
                 self.events.schedule(now + gap, Event::FlowBegins(g));
             }
-        }
+        });
+        self.dependencies = dependencies;
     }
 
     /// Rare (once per waiting flow), so kept out of the event loop's inlined body.
