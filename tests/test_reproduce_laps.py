@@ -95,6 +95,13 @@ def test_quick_and_full_cells(tmp_path):
     assert ecmp["workload"][0]["stop"] == "500us"
     plb = by[("E4", "load 0.50", rl.PLB, 1)].spec
     assert (plb["transport"]["cc"], plb["transport"]["lb"]) == ("dctcp", "plb")
+    # Spec §3.6 (PLB: idle re-path after 3, forced after 12, an RTO only pauses) and §3.7
+    # (DCQCN's unified one-BDP window), in every scenario file of the harness.
+    for key in (("E1", "load 0.80", rl.PLB, 1), ("E4", "load 0.50", rl.PLB, 1), ("E5", "drop 0", rl.PLB, 1)):
+        t = by[key].spec["transport"]
+        assert (t["plb"]["rounds"], t["plb"]["idle_rounds"], t["plb"]["repath_on_timeout"]) == (12, 3, False), key
+    for key in (("E1", "load 0.80", rl.ECMP, 1), ("E3", "load 0.80", rl.LETFLOW, 1), ("E5", "drop 0", rl.CONGA, 1)):
+        assert by[key].spec["transport"]["dcqcn"]["window"] == "bdp", key
     assert by[("E2", "load 0.60", rl.LETFLOW, 3)].spec["transport"]["lb"] == "letflow"
     # The flow-level baselines route over the union of the LAPS candidate paths (spec §3.1).
     for s in (rl.ECMP, rl.LETFLOW, rl.PLB):

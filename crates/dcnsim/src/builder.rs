@@ -137,6 +137,46 @@ fn laps_paths(
     Some(Box::new(PathTable::new(params, &idle, &initial)))
 }
 
+/// DCQCN's unified window (`transport.dcqcn.window = "bdp"`, spec laps.md §3.7): the
+/// largest one-way bandwidth-delay product of a full packet over every path any flow of
+/// the scenario may take: all its candidate paths when it is source-routed or hashed over
+/// them (`lb_paths = "candidates"`), else its routed path (equal-cost alternatives have
+/// the same delay and rates on the regular fabrics). Zero when no flow needs it.
+fn dcqcn_unified_bdp(
+    s: &Scenario,
+    routes: &crate::paths::SourceRoutes,
+    ports: &[Port],
+    routing: &Routing,
+    n_hosts: u32,
+    specs: &[crate::workload::FlowSpec],
+    mtu: u64,
+) -> u64 {
+    use crate::cc::dcqcn::DcqcnWindow;
+    use crate::paths::one_way_bdp;
+    use crate::scenario::CcName;
+    if s.transport.dcqcn.window != DcqcnWindow::Bdp || !specs.iter().any(|f| f.cc == CcName::Dcqcn) {
+        return 0;
+    }
+    let mut best = 0u64;
+    let mut seen = std::collections::HashSet::new();
+    for (id, sp) in specs.iter().enumerate() {
+        let (first, n) = routes.paths_of(id as u32);
+        if !seen.insert((sp.src, sp.dst, first, n)) {
+            continue;
+        }
+        if n > 0 {
+            for p in first..first + n {
+                best = best.max(one_way_bdp(&routes.links[p as usize], mtu));
+            }
+        } else {
+            let fwd = path(ports, routing, n_hosts, sp.src, sp.dst);
+            let links: Vec<_> = fwd.iter().map(|&p| (ports[p as usize].rate, ports[p as usize].latency)).collect();
+            best = best.max(one_way_bdp(&links, mtu));
+        }
+    }
+    best
+}
+
 fn build_topology(s: &Scenario, base_dir: &Path) -> Result<Topology, ScenarioError> {
     let t = &s.topology;
     if t.hosts < 2 {
@@ -743,6 +783,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
     let source_routes = source_routes(s, &topo, &ports, &node_ports, &specs)?;
     let mtu = cfg.mtu as u64;
     let laps = laps_paths(&source_routes, &specs, &tr.laps, mtu);
+    let unified_bdp = dcqcn_unified_bdp(s, &source_routes, &ports, &routing, n_hosts, &specs, mtu);
     let mut ecmp_rng = Rng::stream(s.seed, "ecmp");
     let cc_seed = Rng::stream(s.seed, "cc").next_u64();
     let mut flows = Vec::with_capacity(specs.len());
@@ -806,6 +847,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
                 t.target(first, n)
             }),
             nic_rate: ports[routing.host_up_port[sp.src as usize] as usize].rate,
+            unified_bdp,
         };
         if (sp.cc == crate::scenario::CcName::Laps) != (sp.lb == LbName::Laps) {
             return err(

@@ -298,6 +298,16 @@ pub fn unloaded_latency(links: &[(Rate, Time)], packet_bytes: u64) -> Time {
     Time::from_ns(links.iter().map(|&(rate, prop)| prop.0 / 1000 + ser_ns(rate, packet_bytes)).sum())
 }
 
+/// A path's one-way bandwidth-delay product in bytes, rounded up: its one-way delay for a
+/// `packet_bytes` packet on an idle path (propagation plus serialisation at every link,
+/// store and forward, in exact picoseconds) times its slowest link's rate. DCQCN's
+/// unified window (spec laps.md §3.7) is the largest of these.
+pub fn one_way_bdp(links: &[(Rate, Time)], packet_bytes: u64) -> u64 {
+    let slowest = links.iter().map(|l| l.0).min().expect("a path has at least one link");
+    let delay_ps: u128 = links.iter().map(|&(rate, prop)| (prop.0 + rate.serialization(packet_bytes).0) as u128).sum();
+    (delay_ps * slowest.bps() as u128).div_ceil(8 * 1_000_000_000_000) as u64
+}
+
 fn ser_ns(rate: Rate, packet_bytes: u64) -> u64 {
     packet_bytes * 8 * 1_000_000_000 / rate.bps()
 }
@@ -309,6 +319,19 @@ mod tests {
     use std::collections::BTreeMap;
 
     const S: u64 = 1048;
+
+    /// One-way BDP by hand: a rail-like path of 2 × 200G and 2 × 100G links of 1 µs with
+    /// 1048-byte packets: 4 µs + 2 × 41.92 ns + 2 × 83.84 ns = 4251.52 ns, at the 100G
+    /// bottleneck 4251.52 ns × 12.5 B/ns = 53,144 bytes. The rail's longest candidate
+    /// path (8 links, 2 × 200G + 6 × 100G): 8586.88 ns × 12.5 = 107,336 bytes.
+    #[test]
+    fn one_way_bdp_by_hand() {
+        let (fast, slow) = ((Rate::gbps(200), Time::from_us(1)), (Rate::gbps(100), Time::from_us(1)));
+        assert_eq!(one_way_bdp(&[fast, slow, slow, fast], S), 53_144);
+        assert_eq!(one_way_bdp(&[fast, slow, slow, slow, slow, slow, slow, fast], S), 107_336);
+        // Rounded up: 1 link of 10 ns at 1 Gb/s, 1-byte packet: (10 + 8) ns × 1/8 B/ns = 2.25 -> 3.
+        assert_eq!(one_way_bdp(&[(Rate::gbps(1), Time::from_ns(10))], 1), 3);
+    }
 
     fn paper_dragonfly() -> (DragonflyShape, Topology) {
         let l = (Rate::gbps(100), Time::from_us(1));

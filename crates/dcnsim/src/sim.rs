@@ -1464,6 +1464,19 @@ impl Simulation {
         self.conga.as_mut().expect("CONGA flows have CONGA state").on_feedback(first + pkt.entropy, metric, now);
     }
 
+    /// PLB's congestion re-paths by kind, summed over its flows (spec laps.md §3.6); only
+    /// when some flow runs PLB.
+    fn plb_stats(&self) -> Vec<(&'static str, f64)> {
+        let plb: Vec<_> = self.flows.iter().filter(|f| f.lb == LbName::Plb).map(|f| &f.plb).collect();
+        if plb.is_empty() {
+            return Vec::new();
+        }
+        vec![
+            ("plb_idle_repaths", plb.iter().map(|p| p.idle_repaths as f64).sum()),
+            ("plb_forced_repaths", plb.iter().map(|p| p.forced_repaths as f64).sum()),
+        ]
+    }
+
     fn laps_stats(&self, t: &PathTable) -> Vec<(&'static str, f64)> {
         let mut decreases = 0.0;
         for f in self.flows.iter().filter(|f| f.lb == LbName::Laps) {
@@ -1693,6 +1706,7 @@ impl Simulation {
         .chain(self.observer.iter().map(|o| ("timeseries_rows", o.rows() as f64)))
         .chain(self.trace.iter().flat_map(|t| [("trace_events", t.len() as f64), ("trace_events_lost", t.lost as f64)]))
         .chain(self.laps.iter().flat_map(|t| self.laps_stats(t)))
+        .chain(self.plb_stats())
         .chain(self.pfc.iter().flat_map(|f| {
             [
                 ("pfc_pause_frames", f.total_pause_frames() as f64),

@@ -680,12 +680,12 @@ impl Flow {
         } else {
             self.sender.in_flight
         };
+        // PLB's round: the smoothed RTT before this ACK's sample (PLB acts further down,
+        // once this ACK has settled what is in flight).
+        let mut plb_round = None;
         match self.lb {
             LbName::Reps => self.reps.on_ack(ack.entropy, !ack.has(flags::ECE)),
-            LbName::Plb => {
-                let round = self.sender.srtt.unwrap_or(self.base_rtt);
-                self.plb.on_ack(now, ack.has(flags::ECE), round, &cfg.plb);
-            }
+            LbName::Plb => plb_round = Some(self.sender.srtt.unwrap_or(self.base_rtt)),
             _ => {}
         }
         let mut newly = 0u64;
@@ -756,6 +756,11 @@ impl Flow {
             if nak {
                 self.go_back(cum);
             }
+        }
+        if let Some(round) = plb_round {
+            // After this ACK (and a go-back-N NAK) has settled what is in flight: PLB's
+            // idle re-path needs nothing outstanding (spec laps.md §3.6).
+            self.plb.on_ack(now, ack.has(flags::ECE), round, self.sender.in_flight, &cfg.plb);
         }
         let lost_any = !self.sender.newly_lost.is_empty();
         let rtt = self.measured_delay(now.saturating_sub(ack.sent_at));
@@ -914,7 +919,7 @@ impl Flow {
         if timed_out {
             match self.lb {
                 LbName::Reps => self.reps.on_timeout(now, &cfg.reps),
-                LbName::Plb => self.plb.on_timeout(&cfg.plb),
+                LbName::Plb => self.plb.on_timeout(now, &cfg.plb),
                 _ => {}
             }
         }

@@ -213,3 +213,24 @@ fn bad_laps_settings_are_refused_up_front() {
     let e = build_err(fat_tree);
     assert!(e.contains("lb") && e.contains("dragonfly"), "{e}");
 }
+
+/// The DCQCN baselines' unified window on the rail (spec §3.7, `dcqcn.window = "bdp"`):
+/// the largest one-way delay × bottleneck over every candidate path of every flow, for
+/// a full 1048-byte packet. A same-server pair has one path, GPU → edge → NVLink switch
+/// → edge → GPU (200G, 100G, 100G, 200G links of 1 µs): 4 µs + 2 × 41.92 + 2 × 83.84 ns
+/// = 4251.52 ns × 100 Gb/s / 8 = 53,144 bytes. Add a pair on two servers and two rails,
+/// whose longest candidate path has 8 links (2 × 200G + 6 × 100G: 8586.88 ns), and every
+/// flow's window becomes 107,336 bytes, the same-server one's too (unified).
+#[test]
+fn dcqcn_unified_window_is_the_longest_candidate_path_bdp() {
+    let window = |csv: &str| {
+        let toml = rail_toml("").replace(
+            "cc = \"laps\"\n        lb = \"laps\"",
+            "cc = \"dcqcn\"\n        lb = \"ecmp\"\n        dcqcn = { window = \"bdp\" }",
+        );
+        let s = sim_with_files(&toml, &[("flows.csv", csv)]);
+        s.flows.iter().map(|f| observed(f, "window_bytes")).collect::<Vec<_>>()
+    };
+    assert_eq!(window("src,dst,size,start\n0,1,1MB,0\n"), vec![53_144.0]);
+    assert_eq!(window("src,dst,size,start\n0,1,1MB,0\n0,9,1MB,0\n"), vec![107_336.0, 107_336.0]);
+}

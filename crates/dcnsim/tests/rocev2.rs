@@ -109,3 +109,55 @@ fn bad_dcqcn_input_names_the_field() {
     let e = build_err(&base.replace("[transport]", "[transport]\ndcqcn = { rate_hia = \"1Gbps\" }"));
     assert!(e.contains("transport.dcqcn") && e.contains("rate_hia"), "{e}");
 }
+
+/// DCQCN's unified window (spec laps.md §3.7, `dcqcn.window = "bdp"`): on the star, every
+/// path is host → switch → host, two 100 Gbps links of 1 µs, so the one-way delay of a
+/// full 4096-byte packet is 2 × (1 µs + 327.68 ns) = 2655.36 ns and the window is
+/// 2655.36 ns × 100 Gb/s / 8 = 33,192 bytes. Sampled every 50 ns, neither sender of the
+/// 2:1 incast ever has more in flight, and each reaches it (the window binds); without
+/// the window (the default) the same senders run far past it.
+#[test]
+fn dcqcn_unified_window_caps_bytes_in_flight() {
+    let peaks = |window: &str| {
+        let toml = rocev2("", "1ms").replace("[transport]", &format!("[transport]\ndcqcn = {{ window = {window} }}"));
+        let mut s = sim(&toml);
+        let mut peak = [0u64; 2];
+        let mut t = Time::ZERO;
+        while t < Time::from_ms(1) {
+            t = t + Time::from_ns(50);
+            s.run_until(t);
+            for (p, f) in peak.iter_mut().zip(&s.flows) {
+                *p = (*p).max(f.sender.in_flight);
+            }
+        }
+        eprintln!(
+            "window {window}: peaks {peak:?}, delivered {:?}",
+            s.flows.iter().map(|f| f.receiver.delivered).collect::<Vec<_>>()
+        );
+        (peak, s.flows.iter().map(|f| observed(f, "window_bytes")).collect::<Vec<_>>())
+    };
+    let (on, windows) = peaks("\"bdp\"");
+    assert_eq!(windows, vec![33_192.0, 33_192.0]);
+    for p in on {
+        assert!(p <= 33_192, "{p} bytes in flight");
+        assert!(p > 33_192 - 4096, "the window never bound: peak {p}");
+    }
+    let (off, windows) = peaks("\"off\"");
+    assert!(windows.iter().all(|w| w.is_nan()), "no window reported when off");
+    assert!(off.iter().all(|&p| p > 2 * 33_192), "without a window: {off:?}");
+    // A fixed size is taken as given.
+    let (fixed, windows) = peaks("\"20KB\"");
+    assert_eq!(windows, vec![20_000.0, 20_000.0]);
+    assert!(fixed.iter().all(|&p| p <= 20_000 && p > 20_000 - 4096), "{fixed:?}");
+}
+
+/// Bad `dcqcn.window` values name the field and list what is allowed.
+#[test]
+fn bad_dcqcn_window_names_the_field() {
+    for bad in ["\"on\"", "0", "\"0KB\"", "-5", "1.5"] {
+        let toml = rocev2("", "1ms").replace("[transport]", &format!("[transport]\ndcqcn = {{ window = {bad} }}"));
+        let e = build_err(&toml);
+        assert!(e.contains("transport.dcqcn") && e.contains("window"), "{bad}: {e}");
+        assert!(e.contains("\"off\"") && e.contains("\"bdp\""), "{bad}: {e}");
+    }
+}

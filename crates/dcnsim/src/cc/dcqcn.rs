@@ -16,6 +16,16 @@
 //!     i = min(T, BC) − F, then `rc ← (rt + rc)/2`; otherwise additive increase,
 //!     `rt += R_AI`, then `rc ← (rt + rc)/2`. Rates stay within [`min_rate`, line rate].
 //!
+//! Optional in-flight window (`window`, off by default: the DCQCN paper's RP is purely
+//! rate based). The HPCC/ConWeave NIC model that the LAPS artefact runs its DCQCN
+//! baselines on also stops sending while the bytes in flight reach a fixed window; spec
+//! `laps.md` §3.7 gives it as "on, unified: the max BDP over all paths (one-way delay ×
+//! bottleneck)", variable window off. `window = "bdp"` is that value: the largest, over
+//! every path any flow of the scenario may take (its candidate paths when it has them),
+//! of one-way delay × the path's slowest link, computed once by the builder
+//! (`FlowInfo::unified_bdp`). The same window for every flow, hence "unified". The
+//! transport enforces it through `cwnd()`, as for every window-based algorithm.
+//!
 //! Two modelling choices: timers are evaluated when the sender next hears from the
 //! network (an ACK or CNP; one per packet while it sends), which only delays an increase
 //! by well under a timer period; and the byte counter counts acknowledged bytes (the
@@ -25,6 +35,54 @@
 use super::{AckSample, CongestionControl, FlowInfo, LossEvent};
 use crate::scenario::{RateVal, TimeVal};
 use crate::units::{Rate, Time};
+use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
+
+/// DCQCN's cap on wire bytes in flight (`dcqcn.window`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum DcqcnWindow {
+    /// No window: rate based only (the DCQCN paper).
+    #[default]
+    Off,
+    /// The unified window of spec laps.md §3.7: the largest one-way bandwidth-delay
+    /// product over every path of every flow of the scenario.
+    Bdp,
+    /// A fixed window of this many wire bytes.
+    Bytes(u64),
+}
+
+const WINDOW_ALLOWED: &str = "allowed: \"off\", \"bdp\" (the largest one-way delay x bottleneck product over every flow's paths) or a size of at least one byte such as \"100KB\"";
+
+impl<'de> Deserialize<'de> for DcqcnWindow {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Int(i64),
+            Str(String),
+        }
+        let bad = |what: String| de::Error::custom(format!("{what}: {WINDOW_ALLOWED}"));
+        match Raw::deserialize(d).map_err(|_| de::Error::custom(WINDOW_ALLOWED))? {
+            Raw::Str(s) if s == "off" => Ok(DcqcnWindow::Off),
+            Raw::Str(s) if s == "bdp" => Ok(DcqcnWindow::Bdp),
+            Raw::Str(s) => match crate::units::parse_bytes(&s) {
+                Ok(b) if b > 0 => Ok(DcqcnWindow::Bytes(b)),
+                _ => Err(bad(format!("{s:?}"))),
+            },
+            Raw::Int(v) if v > 0 => Ok(DcqcnWindow::Bytes(v as u64)),
+            Raw::Int(v) => Err(bad(v.to_string())),
+        }
+    }
+}
+
+impl Serialize for DcqcnWindow {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            DcqcnWindow::Off => s.serialize_str("off"),
+            DcqcnWindow::Bdp => s.serialize_str("bdp"),
+            DcqcnWindow::Bytes(b) => s.serialize_u64(*b),
+        }
+    }
+}
 
 /// DCQCN parameters (`[transport.dcqcn]`); defaults from spec `smartt-nscc.md` §3.3.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -50,6 +108,9 @@ pub struct DcqcnParams {
     pub rate_hai: RateVal,
     /// Lowest sending rate (our choice: 10 Mbps; the paper gives none).
     pub min_rate: RateVal,
+    /// Cap on bytes in flight: "off" (the DCQCN paper: rate only), "bdp" (the LAPS
+    /// artefact's unified window, spec laps.md §3.7) or a size.
+    pub window: DcqcnWindow,
 }
 
 impl Default for DcqcnParams {
@@ -65,6 +126,7 @@ impl Default for DcqcnParams {
             rate_ai: RateVal(Rate(5_000_000)),
             rate_hai: RateVal(Rate(50_000_000)),
             min_rate: RateVal(Rate(10_000_000)),
+            window: DcqcnWindow::Off,
         }
     }
 }
@@ -93,6 +155,9 @@ impl DcqcnParams {
     }
 }
 
+/// `cwnd()` without a window: large, and safe to add packet sizes to.
+const NO_WINDOW: u64 = u64::MAX / 4;
+
 /// Which increase rule an increase event applied (for tests and time series).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Stage {
@@ -104,6 +169,8 @@ pub enum Stage {
 pub struct Dcqcn {
     p: DcqcnParams,
     line_rate: f64,
+    /// Wire bytes allowed in flight (`u64::MAX / 4`: no window).
+    window: u64,
     /// Current rate rc and target rate rt, bits per second.
     rc: f64,
     rt: f64,
@@ -125,13 +192,22 @@ impl Dcqcn {
     pub fn new(p: &DcqcnParams, info: &FlowInfo) -> Dcqcn {
         // The NIC's rate: the first link, which bounds the flow from its first packet.
         let line_rate = info.bottleneck.bps() as f64;
-        Dcqcn::at_rate(p, line_rate)
+        let mut d = Dcqcn::at_rate(p, line_rate);
+        d.window = match p.window {
+            DcqcnWindow::Off => NO_WINDOW,
+            // The builder computes the unified BDP whenever this mode is on; 0 would
+            // mean it did not, and then one packet at a time is the safe reading.
+            DcqcnWindow::Bdp => info.unified_bdp.max(1),
+            DcqcnWindow::Bytes(b) => b,
+        };
+        d
     }
 
     fn at_rate(p: &DcqcnParams, line_rate: f64) -> Dcqcn {
         Dcqcn {
             p: p.clone(),
             line_rate,
+            window: NO_WINDOW,
             rc: line_rate,
             rt: line_rate,
             alpha: p.alpha_init,
@@ -260,8 +336,9 @@ impl CongestionControl for Dcqcn {
     }
 
     fn cwnd(&self) -> u64 {
-        // Rate based: no window.
-        u64::MAX / 4
+        // Rate based; the optional window is a constant, so the transport's per-send
+        // check costs one load.
+        self.window
     }
 
     fn pacing_rate(&self) -> Option<Rate> {
@@ -273,6 +350,9 @@ impl CongestionControl for Dcqcn {
         out("target_gbps", self.rt / 1e9);
         out("alpha", self.alpha);
         out("cnps", self.cnps as f64);
+        if self.window != NO_WINDOW {
+            out("window_bytes", self.window as f64);
+        }
     }
 }
 

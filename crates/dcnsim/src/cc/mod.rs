@@ -124,6 +124,10 @@ pub struct FlowInfo {
     pub path_target: Time,
     /// Rate of the sending host's NIC.
     pub nic_rate: Rate,
+    /// The largest one-way bandwidth-delay product (bytes) over every path of every flow
+    /// of the scenario (DCQCN's unified window, spec laps.md §3.7); computed only when
+    /// some flow runs DCQCN with `window = "bdp"`, zero otherwise.
+    pub unified_bdp: u64,
 }
 
 pub trait CongestionControl: Send {
@@ -287,6 +291,7 @@ pub(crate) fn test_info(mtu: u64, initial_window: u64, base_rtt: Time, hops: u32
         size: u64::MAX,
         path_target: Time::ZERO,
         nic_rate: rate,
+        unified_bdp: 0,
     }
 }
 
