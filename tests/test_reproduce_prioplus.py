@@ -134,6 +134,14 @@ def test_group_ccts_are_last_delivery_minus_arrival():
     assert len(rows) == 3
 
 
+def test_cct_rows_read_an_unfinished_coflow_back_as_nan():
+    # The cache is JSON without NaN: summarize keeps an unfinished coflow's CCT as null.
+    r = rp.RunResult(None, {"extra": {"ccts": [["coflow", 0, 8, None], ["file_request", 1, 3, 12.5]]}})
+    rows = rp.cct_rows(r)
+    assert rows[1] == ("file_request", 1, 3, 12.5)
+    assert rows[0][:3] == ("coflow", 0, 8) and math.isnan(rows[0][3])
+
+
 def test_coflow_speedups_ratio_of_means_mean_of_ratios_and_tail():
     base = [[("c", 0, 2, 10.0), ("c", 1, 1, 40.0)], [("c", 0, 2, 30.0), ("c", 1, 1, NAN)]]
     scheme = [[("c", 0, 2, 5.0), ("c", 1, 1, 80.0)], [("c", 0, 2, 10.0), ("c", 1, 1, 20.0)]]

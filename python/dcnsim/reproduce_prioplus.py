@@ -340,7 +340,9 @@ def summarize(sim: Any) -> dict[str, Any]:
     if "group" in flows and any(int(g) >= 0 for g in flows["group"]):
         out["iterations"] = completed_groups(list(flows["tag"]), list(flows["group"]), list(flows["finished"]))
         if "priority" in flows and any(t in COFLOW_TAGS for t in flows["tag"]):
-            out["ccts"] = [list(r) for r in group_ccts(flows["tag"], flows["group"], flows["priority"],
+            # JSON has no NaN: an unfinished coflow's CCT is kept as null (`cct_rows` reads it back).
+            out["ccts"] = [[t, g, p, c if math.isfinite(c) else None]
+                           for t, g, p, c in group_ccts(flows["tag"], flows["group"], flows["priority"],
                                                         flows["start_us"], flows["finish_us"], flows["finished"])]
     times, flows, delivered = select(ts, "flow", "delivered_bytes")
     if times:
@@ -1265,6 +1267,11 @@ def f12c_point_block(g: Grid, point: str) -> list[str]:
 # --- F12AB --------------------------------------------------------------------------
 
 
+def cct_rows(r: RunResult) -> list[tuple[str, int, int, float]]:
+    """A run's :func:`group_ccts` rows as ``summarize`` kept them, null CCTs back to NaN."""
+    return [(str(t), int(g), int(p), math.nan if c is None else float(c)) for t, g, p, c in r.extra.get("ccts") or []]
+
+
 def f12ab_speedups(g: Optional[Grid], point: str) -> dict[str, dict[str, dict[Any, float]]]:
     """variant → :func:`coflow_speedups` over the seeds both it and the baseline ran."""
     if g is None or SWIFT_FLAT not in g.variants:
@@ -1278,8 +1285,7 @@ def f12ab_speedups(g: Optional[Grid], point: str) -> dict[str, dict[str, dict[An
         seeds = sorted(set(runs) & set(base))
         if not seeds:
             continue
-        rows = lambda r: [tuple(x) for x in (r.extra.get("ccts") or [])]  # noqa: E731
-        out[v] = coflow_speedups([rows(base[s]) for s in seeds], [rows(runs[s]) for s in seeds])
+        out[v] = coflow_speedups([cct_rows(base[s]) for s in seeds], [cct_rows(runs[s]) for s in seeds])
     return out
 
 
@@ -1338,11 +1344,12 @@ def f12ab_block(g: Grid) -> list[str]:
                                                         ((-0.17, 0.06, -0.02) if point == "40%" else (math.nan,) * 3)))
             rows.append([label] + [_f(x, "+.3f") for x in diff[r]] + [ref])
         lines += pad_rows(rows) + [""]
-        unfinished = [r for r in g.results if r.cell.point == point and not r.error
-                      and any(not math.isfinite(float(c[3])) for c in (r.extra.get("ccts") or []))]
-        for r in unfinished:
-            n = sum(1 for c in r.extra.get("ccts") or [] if not math.isfinite(float(c[3])))
-            lines.append(f"unfinished coflows (left out of the speedups): {r.cell.variant} seed {r.cell.seed}: {n}")
+        for r in (r for r in g.results if r.cell.point == point and not r.error):
+            left = [(t, p) for t, _, p, c in cct_rows(r) if not math.isfinite(c)]
+            if left:
+                levels = ", ".join(f"{t} L{p}" for t, p in sorted(set(left), key=lambda x: (x[0], -x[1])))
+                lines.append(f"unfinished at the {CAP_US / 1000:.0f} ms cap (left out of the speedups): "
+                             f"{r.cell.variant} seed {r.cell.seed}: {len(left)} coflows ({levels})")
     lines.append("A level's speedup pools its coflows and file requests (each (pattern, level) offers 1/16 of the "
                  "load); high 4 / low 4 / all average the levels' speedups (spec §7.16: per priority, then across "
                  "priorities). The paper's numbers are differences of speedups (its \"12 % higher\").")
