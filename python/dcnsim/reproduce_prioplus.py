@@ -563,6 +563,12 @@ F12AB_SEEDS = 3
 # overall); at 70 % the paper states only the overall difference.
 F12AB_PAPER_DIFF = {"40%": (0.09, 0.15, 0.12), "70%": (math.nan, math.nan, 0.21)}
 F12AB_TOLERANCE = {"40%": 0.08, "70%": 0.10}  # AC16
+# Full run only: 70 % again with a 10 ms minimum RTO. At 1 ms (the other experiments'
+# value) Swift and Physical+Swift time out spuriously at 70 % (no drops: the queues under
+# PFC outgrow the RTO), resend whole windows and leave about a fifth of the coflows
+# unfinished at the 200 ms cap; PrioPlus has no timeout. Not a check: it shows how much of
+# the 70 % gap that costs.
+F12AB_RTO_POINT = "70% rto_min 10ms"
 
 
 def f12ab_runs(quick: bool) -> list[Run]:
@@ -572,10 +578,13 @@ def f12ab_runs(quick: bool) -> list[Run]:
     schemes = ((SWIFT_FLAT, ("transport.cc=swift",)), (PP, ("transport.cc=prioplus",)),
                (PHYS, ("transport.cc=swift", 'switch.scheduler="priority"', "switch.priority.queues=8")))
     out = []
-    for point, (load, stop) in F12AB_LOADS.items():
+    points = [(p, load, stop, ()) for p, (load, stop) in F12AB_LOADS.items()]
+    if not quick:
+        points.append((F12AB_RTO_POINT, 0.7, "5ms", ('transport.rto_min="10ms"',)))
+    for point, load, stop, extra in points:
         stop = F12AB_QUICK_STOP if quick else stop
         traffic = tuple(f"workload.{i}.{k}={v}" for i in (0, 1) for k, v in (("load", load / 2), ("stop", stop)))
-        out += [Run(point, v, traffic + o, (("load", load),), max_seeds=F12AB_SEEDS) for v, o in schemes]
+        out += [Run(point, v, traffic + extra + o, (("load", load),), max_seeds=F12AB_SEEDS) for v, o in schemes]
     return out
 
 
@@ -1320,7 +1329,7 @@ def f12ab_block(g: Grid) -> list[str]:
     lines: list[str] = []
     for point in g.points:
         sp = f12ab_speedups(g, point)
-        lines.append(f"{point} load: CCT speedup over Swift without priorities, per level (8 = highest), coflows "
+        lines.append(f"{point}: CCT speedup over Swift without priorities, per level (8 = highest), coflows "
                      "and file requests pooled, seeds pooled")
         lines.append("")
         levels = list(range(8, 0, -1))
@@ -1337,7 +1346,7 @@ def f12ab_block(g: Grid) -> list[str]:
             rows.append(["coflows per level", "(both)"] + [f"{any_v['count'][p]:.0f}" for p in levels] + ["", "", ""])
         lines += pad_rows(rows) + [""]
         diff = {r: f12ab_diff(g, point, r) for r in ("means", "ratios", "p99")}
-        paper = F12AB_PAPER_DIFF[point]
+        paper = F12AB_PAPER_DIFF.get(point, F12AB_PAPER_DIFF["70%"])
         rows = [["PrioPlus − Physical", "high 4", "low 4", "all", "paper (high / low / all)"]]
         for r, label in (("means", "ratio of means"), ("ratios", "mean of ratios"), ("p99", "p99 (tail, Fig. 15)")):
             ref = " / ".join(_f(x, "+.2f") for x in (paper if r != "p99" else
@@ -1614,7 +1623,7 @@ def write_plots(out: Path, grids: dict[str, Grid]) -> list[Path]:
                 ax.set_xticks(range(len(kinds)))
                 ax.set_xticklabels(["high 4", "low 4", "overall"])
                 ax.set_title(f"{point} load (paper: PrioPlus − Physical overall "
-                             f"{F12AB_PAPER_DIFF[point][2]:+.2f})", fontsize=8)
+                             f"{F12AB_PAPER_DIFF.get(point, F12AB_PAPER_DIFF['70%'])[2]:+.2f})", fontsize=8)
                 ax.set_ylabel("CCT speedup vs Swift (no priorities)")
                 ax.legend(fontsize=7)
     micro = [k for k in ("M1", "M2", "M4") if k in grids]
