@@ -1312,6 +1312,12 @@ def checks_f12ab(g: Optional[Grid]) -> list[Check]:
         ok = abs(d - paper) <= tol + 1e-9
         why = "" if ok else ("PrioPlus gains less over Physical than the paper's" if d < paper
                              else "PrioPlus gains more over Physical than the paper's")
+        assert g is not None
+        left = {r.cell.variant: sum(1 for c in cct_rows(r) if not math.isfinite(c[3]))
+                for r in g.results if r.cell.point == point and not r.error}
+        if any(left.values()):
+            why = "; ".join(x for x in (why, "on the coflows every run finished; unfinished at the cap: " + ", ".join(
+                f"{v} {n}" for v, n in left.items() if n)) if x)
         out.append(Check("AC16", name, f"{d:+.3f}; {_f(d2, '+.3f')}", target, _status(ok), why))
     return out
 
