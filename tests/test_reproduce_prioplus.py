@@ -13,6 +13,8 @@ import pytest
 
 from dcnsim import reproduce_prioplus as rp
 
+NAN = math.nan
+
 # ---------------------------------------------------------------------------------------
 # Buffer model
 
@@ -121,6 +123,72 @@ def test_paper_training_totals_are_pooled_over_jobs():
     assert rp.F12C_PAPER[rp.PP][1] - v == pytest.approx(0.33)
 
 
+def test_group_ccts_are_last_delivery_minus_arrival():
+    # Coflow 0: arrival 5, deliveries 15 and 25 -> 20. Coflow 1: one flow, 3 -> 4 = 1.
+    # File request 2: one flow unfinished -> NaN. The flow in no group is ignored.
+    rows = rp.group_ccts(["c", "c", "c", "f", "f", "x"], [0, 0, 1, 2, 2, -1], [7, 7, 8, 3, 3, 0],
+                         [5.0, 5.0, 3.0, 1.0, 1.0, 0.0], [15.0, 25.0, 4.0, 9.0, NAN], [True, True, True, True, False,
+                                                                                          True])
+    assert rows[:2] == [("c", 0, 7, 20.0), ("c", 1, 8, 1.0)]
+    assert rows[2][:3] == ("f", 2, 3) and math.isnan(rows[2][3])
+    assert len(rows) == 3
+
+
+def test_cct_rows_read_an_unfinished_coflow_back_as_nan():
+    # The cache is JSON without NaN: summarize keeps an unfinished coflow's CCT as null.
+    r = rp.RunResult(None, {"extra": {"ccts": [["coflow", 0, 8, None], ["file_request", 1, 3, 12.5]]}})
+    rows = rp.cct_rows(r)
+    assert rows[1] == ("file_request", 1, 3, 12.5)
+    assert rows[0][:3] == ("coflow", 0, 8) and math.isnan(rows[0][3])
+
+
+def test_coflow_speedups_ratio_of_means_mean_of_ratios_and_tail():
+    base = [[("c", 0, 2, 10.0), ("c", 1, 1, 40.0)], [("c", 0, 2, 30.0), ("c", 1, 1, NAN)]]
+    scheme = [[("c", 0, 2, 5.0), ("c", 1, 1, 80.0)], [("c", 0, 2, 10.0), ("c", 1, 1, 20.0)]]
+    sp = rp.coflow_speedups(base, scheme, levels=(1, 2))
+    # Level 2: pairs (10, 5) and (30, 10): 40/15; (2 + 3)/2; p99 (10 + 0.99·20)/(5 + 0.99·5).
+    assert sp["means"][2] == pytest.approx(40 / 15) and sp["ratios"][2] == pytest.approx(2.5)
+    assert sp["p99"][2] == pytest.approx(29.8 / 9.95)
+    # Level 1: only seed 1 (the baseline's seed-2 coflow never finished): 40/80.
+    assert sp["means"][1] == pytest.approx(0.5) and sp["count"][1] == 1
+    assert sp["means"]["high"] == pytest.approx(40 / 15) and sp["means"]["low"] == pytest.approx(0.5)
+    assert sp["means"]["all"] == pytest.approx((40 / 15 + 0.5) / 2)
+    empty = rp.coflow_speedups([[]], [[]], levels=(1, 2))
+    assert math.isnan(empty["means"]["all"])
+
+
+def test_f12ab_cells_split_the_load_between_coflows_and_file_requests():
+    exp_dir = rp.experiments_dir()
+    full = {(c.point, c.variant, c.seed): c.spec for c in rp.build_cells(["F12AB"], 9, False, exp_dir, "test")}
+    assert {seed for _, _, seed in full} == set(range(1, rp.F12AB_SEEDS + 1))
+    for point, load, stop in (("40%", 0.4, "10ms"), ("70%", 0.7, "5ms")):
+        for variant in (rp.SWIFT_FLAT, rp.PP, rp.PHYS):
+            w = full[(point, variant, 1)]["workload"]
+            assert [x["tag"] for x in w] == list(rp.COFLOW_TAGS)
+            assert [x["load"] for x in w] == [pytest.approx(load / 2)] * 2, "1:1 between the patterns"
+            assert [x["stop"] for x in w] == [stop] * 2
+            assert all(x["equal_load_per_level"] for x in w), "each (pattern, level) 1/16 of the load"
+    assert full[("40%", rp.PP, 1)]["transport"]["cc"] == "prioplus"
+    phys = full[("70%", rp.PHYS, 2)]
+    assert phys["switch"]["scheduler"] == "priority" and phys["switch"]["priority"]["queues"] == 8
+    assert full[("40%", rp.SWIFT_FLAT, 1)]["switch"]["scheduler"] == "fifo"
+    w = full[("40%", rp.PP, 1)]["workload"]
+    assert w[0]["priority"] == {"edges": ["0.5MB", "1MB", "6MB", "10MB", "25MB", "42MB", "137MB"]}
+    assert (w[1]["mappers"], w[1]["reducers"]) == (20, 1), "file requests: 20 senders, one receiver"
+    # Swift's floor is the paper's 100 Mbps (§3.3): 0.15 packet at 100 Gbps and 12 us.
+    assert phys["transport"]["swift"]["min_cwnd_pkts"] == pytest.approx(100e6 * 12e-6 / 8 / 1000, rel=0.01)
+    quick = rp.build_cells(["F12AB"], 1, True, exp_dir, "test")
+    assert {c.spec["workload"][0]["stop"] for c in quick} == {rp.F12AB_QUICK_STOP}
+    assert {c.point for c in quick} == set(rp.F12AB_LOADS)
+
+
+def test_paper_coflow_numbers_are_differences_of_speedups():
+    # Spec §5 H5/H6, AC16: overall +0.12 (high +0.09, low +0.15) at 40 %, +0.21 at 70 %.
+    assert rp.F12AB_PAPER_DIFF["40%"] == (0.09, 0.15, 0.12)
+    assert rp.F12AB_PAPER_DIFF["70%"][2] == 0.21
+    assert rp.F12AB_TOLERANCE == {"40%": 0.08, "70%": 0.10}
+
+
 # ---------------------------------------------------------------------------------------
 # Cells
 
@@ -130,11 +198,12 @@ def test_quick_and_full_cells():
     quick = rp.build_cells(list(rp.EXPERIMENTS), 1, True, exp_dir, "test")
     assert len({c.key for c in quick}) == len(quick)
     per = {k: sum(c.exp == k for c in quick) for k in rp.EXPERIMENTS}
-    assert per == {"F11": 3, "F14": 4, "F13": 8, "F10D": 9, "M1": 2, "M2": 2, "M4": 1, "AC14": 2, "F12C": 3}
+    assert per == {"F11": 3, "F14": 4, "F13": 8, "F10D": 9, "M1": 2, "M2": 2, "M4": 1, "AC14": 2, "F12C": 3,
+                   "F12AB": 6}
     full = rp.build_cells(list(rp.EXPERIMENTS), 9, False, exp_dir, "test")
     per = {k: sum(c.exp == k for c in full) for k in rp.EXPERIMENTS}
     assert per == {"F11": 9 * (4 * 3 + 3 + 2 * 2), "F14": 9 * 4, "F13": 3 * 31 * 4, "F10D": 3 * (13 * 4 + 3),
-                   "M1": 2, "M2": 2, "M4": 1, "AC14": 2, "F12C": 9 * 3 * 2}
+                   "M1": 2, "M2": 2, "M4": 1, "AC14": 2, "F12C": 9 * 3 * 2, "F12AB": rp.F12AB_SEEDS * 3 * 2}
     assert {c.seed for c in full if c.exp in ("F13", "F10D")} == {1, 2, 3}
     assert {c.seed for c in full if c.exp in ("M1", "M2", "M4", "AC14")} == {1}
     by = {(c.exp, c.point, c.variant, c.seed): c.spec for c in full}
@@ -261,20 +330,20 @@ def test_quick_end_to_end(tmp_path):
     for r in rows:
         assert r[-1].strip().split(":")[0] in ("holds", "fails", "not run"), r
     not_run = {r[0].strip(): r[-1] for r in rows if r[-1].strip().startswith("not run")}
-    assert "workload not implemented" in not_run["AC16"]
+    assert "AC16" not in not_run
     assert "AC17" not in not_run
     assert "## Ours vs the paper" in table
-    for h in ("H1 ", "H3 ", "H8 ", "H9 ", "H15", "H19", "H24"):
+    for h in ("H1 ", "H3 ", "H5 ", "H6 ", "H7 ", "H8 ", "H9 ", "H15", "H19", "H24"):
         assert h in table
     for key in rp.EXPERIMENTS:
         assert f"## {key}" in table
     runs = (tmp_path / "runs.csv").read_text().splitlines()
-    assert len(runs) == 1 + 34
+    assert len(runs) == 1 + 40
     for png in ("fig11_fct_vs_n.png", "fig14_normalised_fct.png", "fig13_fct_gap.png", "fig10d_utilisation.png",
-                "motivation_throughput.png", "fig12c_training_speedup.png"):
+                "motivation_throughput.png", "fig12c_training_speedup.png", "fig12ab_coflow_speedup.png"):
         assert (tmp_path / png).is_file(), png
     # A second invocation takes every run from the cache and writes the same table.
     err = io.StringIO()
     _, again = rp.reproduce_prioplus(quick=True, jobs=1, out=str(tmp_path), stream=err)
-    assert "34 cached, 0 to run" in err.getvalue()
+    assert "40 cached, 0 to run" in err.getvalue()
     assert again == table

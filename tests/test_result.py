@@ -135,6 +135,26 @@ def test_collectives_count_complete_groups_and_their_span() -> None:
     assert s["all"]["groups"]["complete"] == 1
 
 
+def test_group_table_gives_each_coflow_its_completion_time() -> None:
+    # Coflow 0 arrives at 5 µs as three flows finishing at 5 + 10, 5 + 30 and 5 + 20: CCT
+    # 30 µs, 3 MB. Coflow 1 arrives at 8 µs, one of its two flows unfinished: no CCT yet.
+    # The flow in no group is left out.
+    cols = flow_columns([("cf", 1_000_000, 5.0, 10.0), ("cf", 1_000_000, 5.0, 30.0), ("cf", 1_000_000, 5.0, 20.0),
+                         ("cf", 500_000, 8.0, 4.0), ("cf", 500_000, 8.0, NAN), ("bg", 10, 0.0, 1.0)])
+    cols["group"] = [0, 0, 0, 1, 1, -1]
+    cols["priority"] = [6, 6, 6, 8, 8, 0]
+    result = Result.from_simulation(StandInSimulation(cols, None, True), wall_seconds=0.5)
+    g = result.groups
+    assert g["group"].tolist() == [0, 1]
+    assert g["priority"].tolist() == [6, 8]
+    assert g["flows"].tolist() == [3, 2] and g["finished"].tolist() == [3, 1]
+    assert g["bytes"].tolist() == [3_000_000, 1_000_000]
+    assert g["start_us"].tolist() == [5.0, 8.0]
+    assert g["cct_us"][0] == pytest.approx(30.0) and g["finish_us"][0] == pytest.approx(35.0)
+    assert math.isnan(g["cct_us"][1]) and math.isnan(g["finish_us"][1])
+    assert Result.from_simulation(StandInSimulation(flow_columns(ROWS), None, True), 0.5).groups.empty
+
+
 def test_complete_follows_the_simulation() -> None:
     assert make(finished=False).complete is False
 
@@ -157,6 +177,7 @@ def test_write_produces_the_documented_files(tmp_path: Path) -> None:
     assert pd.read_parquet(out / "ports.parquet")["name"].tolist() == PORTS["name"]
     assert pd.read_parquet(out / "trace_events.parquet")["event"].astype(str).tolist() == ["dequeue"]
     assert (out / "trace.pcap").read_bytes() == b"pcap bytes"
+    assert not (out / "groups.parquet").exists(), "no flow forms a group"
 
 
 def test_flows_parquet_depends_only_on_the_data(tmp_path: Path) -> None:

@@ -101,3 +101,27 @@ def test_time_series_obey_their_invariants(tmp_path: Path) -> None:
         assert d.is_monotonic_increasing and d.max() <= 500_000
     alpha = ts[ts["metric"] == "cc.alpha"].value
     assert ((alpha >= 0) & (alpha <= 1)).all()
+
+
+PKT_US = 4160 * 8 / 100e9 * 1e6  # 4096 B payload + 64 B header at 100 Gbps
+
+
+def test_coflow_completion_time_is_the_serialisation_through_the_reducer(tmp_path: Path) -> None:
+    """2 mappers x 1 reducer on a 3-host star with line-rate senders: S = 2 x 100 packets
+    cross the reducer's link back to back once the first packets arrive (one
+    serialisation and 1 us in), then 1 us more: CCT = 201 packet times + 2 us."""
+    scenario = tmp_path / "coflow.toml"
+    scenario.write_text(
+        'seed = 3\n[topology]\nkind = "star"\nhosts = 3\nlink_rate = "100Gbps"\nlink_latency = "1us"\n'
+        'mtu = "4160B"\n[switch]\nbuffer = "100MB"\n[transport]\ncc = "none"\nheader = "64B"\n'
+        '[[workload]]\nkind = "coflow"\nsize = 819200\nmappers = 2\nreducers = 1\ncoflows = 1\nload = 0.1\n'
+        'priority = { edges = ["0.5MB", "1MB"] }\n')
+    result = dcnsim.run(scenario)
+    groups = result.groups
+    assert len(groups) == 1
+    row = groups.iloc[0]
+    assert (row["flows"], row["finished"], row["bytes"], row["priority"]) == (2, 2, 819_200, 2)
+    assert row["cct_us"] == pytest.approx(201 * PKT_US + 2.0, abs=1e-6)
+    assert row["start_us"] == pytest.approx(result.flows["start_us"].min())
+    out = result.write(tmp_path / "out", plots=False)
+    assert (out / "groups.parquet").is_file()

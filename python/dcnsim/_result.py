@@ -28,7 +28,7 @@ _PERCENTILES = {"p50": 50.0, "p90": 90.0, "p99": 99.0, "p999": 99.9}
 # directory reused for another run never shows a plot, table or report left from the
 # earlier one.
 # (`timeseries_*.parquet` were the per-sampler tables of dcnsim before the long form.)
-_OPTIONAL_OUTPUTS = ("fct_cdf.png", "slowdown_by_size.png", "timeseries.parquet", "timeseries_*.parquet",
+_OPTIONAL_OUTPUTS = ("fct_cdf.png", "slowdown_by_size.png", "groups.parquet", "timeseries.parquet", "timeseries_*.parquet",
                      "timeseries_*.png", "ports.parquet", "trace_events.parquet", "trace.pcap", "report.html")
 
 
@@ -56,6 +56,13 @@ class Result:
     ports: Optional[pd.DataFrame] = None
     trace: Optional[pd.DataFrame] = None
     pcap: Optional[bytes] = None
+
+    @property
+    def groups(self) -> pd.DataFrame:
+        """One row per group of flows (a training iteration, a coflow; the flow table's
+        ``group`` ≥ 0), in group order: see :func:`group_table`. Empty when no flow
+        belongs to a group."""
+        return group_table(self.flows)
 
     @property
     def complete(self) -> bool:
@@ -116,6 +123,9 @@ class Result:
                 table.to_parquet(out / f"{name}.parquet", engine="pyarrow", index=False)
         if self.pcap is not None:
             (out / "trace.pcap").write_bytes(self.pcap)
+        groups = self.groups
+        if not groups.empty:
+            groups.to_parquet(out / "groups.parquet", engine="pyarrow", index=False)
 
         if plots:
             from dcnsim import _plots  # matplotlib takes ~0.5 s to import; only writing needs it
@@ -156,6 +166,43 @@ def _collectives(flows: pd.DataFrame) -> dict[str, Any]:
     complete = grouped["finished"].all()
     spans = (grouped["finish_us"].max() - grouped["start_us"].min())[complete]
     return {"groups": {"count": int(len(complete)), "complete": int(complete.sum()), "time_us": _distribution(spans)}}
+
+
+GROUP_COLUMNS = ("group", "tag", "priority", "flows", "finished", "bytes", "start_us", "finish_us", "cct_us")
+
+
+def group_table(flows: pd.DataFrame) -> pd.DataFrame:
+    """Per group (``group`` ≥ 0) of the flow table: ``tag`` and ``priority`` (of its first
+    flow; a coflow's flows share both), ``flows``, ``finished`` (how many are delivered),
+    ``bytes`` (their sizes summed), ``start_us`` (the earliest start: a coflow's arrival,
+    a training iteration's release), ``finish_us`` (the last delivery) and ``cct_us`` =
+    finish − start, the completion time; both NaN unless every flow finished."""
+    import numpy as np
+    import pandas as pd
+
+    if "group" not in flows or not (flows["group"] >= 0).any():
+        return pd.DataFrame({c: [] for c in GROUP_COLUMNS})
+    member = flows[flows["group"] >= 0]
+    by = member.groupby("group", sort=True)
+    first = by.head(1).set_index("group")
+    finished = by["finished"].sum().astype(int)
+    count = by.size()
+    complete = finished == count
+    start = by["start_us"].min()
+    finish = by["finish_us"].max().where(complete, np.nan)
+    table = pd.DataFrame({
+        "group": count.index.astype(int),
+        "tag": first["tag"].reindex(count.index).to_numpy(),
+        "priority": (first["priority"].reindex(count.index).to_numpy().astype(int)
+                     if "priority" in first else np.zeros(len(count), dtype=int)),
+        "flows": count.to_numpy(),
+        "finished": finished.to_numpy(),
+        "bytes": by["size"].sum().to_numpy(),
+        "start_us": start.to_numpy(),
+        "finish_us": finish.to_numpy(),
+        "cct_us": (finish - start).to_numpy(),
+    })
+    return table.reset_index(drop=True)
 
 
 def _distribution(values: pd.Series) -> dict[str, Optional[float]]:

@@ -128,7 +128,7 @@ def _parser() -> argparse.ArgumentParser:
     repro_cmd.add_argument("paper", choices=["mswift", "dctcp-vs-swift", "smartt", "prioplus", "laps"],
                            help="which paper: mswift (arXiv 2509.07907), dctcp-vs-swift (the ns-3 study, E1-E6), "
                            "smartt (SMaRTT / UEC NSCC, arXiv 2404.01630: E1, E11, E12, E14, E15), prioplus "
-                           "(PrioPlus, EuroSys 2025: F11, F14, F13, F10D, M1, M2, M4, AC14) or laps "
+                           "(PrioPlus, EuroSys 2025: F11, F14, F13, F10D, M1, M2, M4, AC14, F12C, F12AB) or laps "
                            "(LAPS, NAIC '25: E1-E6, AL)")
     repro_cmd.add_argument("--quick", action="store_true",
                            help="mswift: smaller messages and 2 seeds; dctcp-vs-swift: T = 5 s, 2 points per "
@@ -138,8 +138,8 @@ def _parser() -> argparse.ArgumentParser:
                            "(checks are then informational)")
     repro_cmd.add_argument("--seeds", type=int, metavar="N",
                            help="seeds 1..N per cell (default: mswift 5, quick 2; dctcp-vs-swift 3, quick 1; "
-                           "smartt 3, quick 1; prioplus 9 for F11 and F14, at most 3 for F13 and F10D, quick 1; laps 3, "
-                           "quick 1)")
+                           "smartt 3, quick 1; prioplus 9 for F11, F14 and F12C, at most 3 for F13, F10D and "
+                           "F12AB, quick 1; laps 3, quick 1)")
     repro_cmd.add_argument("--jobs", type=int, metavar="J", help="parallel runs (default: number of CPUs)")
     repro_cmd.add_argument("--only", metavar="LIST",
                            help="mswift: figure numbers, e.g. 4,6; dctcp-vs-swift, smartt, prioplus and laps: "

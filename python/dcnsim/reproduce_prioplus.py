@@ -19,9 +19,13 @@ headline numbers, §6 the acceptance checks, §7 the errata. This harness runs
 - AC14 (Fig. 9 analogue): PrioPlus vs plain Swift with a 5x additive increase;
 - F12C (Fig. 12c; AC17, H8-H9): 4 ResNet and 4 VGG data-parallel jobs (ring all-reduce,
   one worker per leaf) on the artefact's 3-leaf, 1-spine, 4:1 fabric for 20 ms; training
-  speedup = iterations completed relative to Swift without priorities.
+  speedup = iterations completed relative to Swift without priorities;
+- F12AB (Fig. 12a/b; AC16, H5-H7): coflows (FB2010-like MapReduce shuffles) and file
+  requests (20 senders to 1) at a 1:1 load ratio, 8 size-based levels each, on the
+  artefact's 320-host 5-pod fat tree at 40 % and 70 % load; CCT speedup per level over
+  Swift without priorities, averaged over the high 4, the low 4 and all levels.
 
-AC16 (coflows) needs a workload dcnsim does not have yet; the table lists it as not run. Every (experiment, point, variant, seed) is one run of a scenario
+Every (experiment, point, variant, seed) is one run of a scenario
 in ``experiments/prioplus/`` with ``--set`` style overrides; the pool, the cache and
 Ctrl-C handling are shared with the other reproductions (``dcnsim._repro``). Results:
 ``table.md`` (also printed), ``runs.csv`` and PNG figures.
@@ -29,8 +33,8 @@ Ctrl-C handling are shared with the other reproductions (``dcnsim._repro``). Res
 The metric functions (:func:`dt_xoff`, :func:`bucket_stats`, :func:`fct_gap`,
 :func:`first_break`, :func:`smallest_passing`, :func:`linear_r2`, :func:`window_shares`,
 :func:`utilisation`, :func:`gap_across`, :func:`completed_groups`,
-:func:`training_speedups`) are plain Python, unit-tested on hand-computed
-inputs.
+:func:`training_speedups`, :func:`group_ccts`, :func:`coflow_speedups`) are plain
+Python, unit-tested on hand-computed inputs.
 """
 
 from __future__ import annotations
@@ -263,6 +267,65 @@ def training_speedups(base: Sequence[dict[str, int]], scheme: Sequence[dict[str,
     return out
 
 
+def group_ccts(tags: Sequence[str], groups: Sequence[int], priorities: Sequence[int], starts: Sequence[float],
+               finishes: Sequence[float], finished: Sequence[bool]) -> list[tuple[str, int, int, float]]:
+    """Per group (``group`` ≥ 0, e.g. a coflow) of a flow table's columns, in group order:
+    (tag, group, priority, CCT µs), CCT = the last delivery − the earliest start (a
+    coflow's arrival), NaN unless every flow of the group finished."""
+    acc: dict[int, list[Any]] = {}
+    for t, g, p, s, f, done in zip(tags, groups, priorities, starts, finishes, finished):
+        if g is None or int(g) < 0:
+            continue
+        a = acc.setdefault(int(g), [str(t), int(p), math.inf, -math.inf, True])
+        a[2] = min(a[2], float(s)) if s is not None and math.isfinite(float(s)) else a[2]
+        ok = bool(done) and f is not None and math.isfinite(float(f))
+        a[3] = max(a[3], float(f)) if ok else a[3]
+        a[4] = a[4] and ok
+    return [(a[0], g, a[1], a[3] - a[2] if a[4] and math.isfinite(a[2]) else math.nan)
+            for g, a in sorted(acc.items())]
+
+
+def coflow_speedups(base: Sequence[Sequence[tuple[str, int, int, float]]],
+                    scheme: Sequence[Sequence[tuple[str, int, int, float]]],
+                    levels: Sequence[int] = tuple(range(1, 9))) -> dict[str, dict[Any, float]]:
+    """CCT speedup of a scheme over the baseline (spec §4.4 L2, §7.16) from per-seed lists
+    of :func:`group_ccts` rows (``base`` and ``scheme`` in the same seed order; the same
+    seed gives both the same coflows, matched by (tag, group)). Per level p, pooling the
+    seeds and every tag:
+
+    - ``means``: mean baseline CCT / mean scheme CCT (ratio of means; the spec's primary);
+    - ``ratios``: the mean over coflows of baseline CCT / scheme CCT (mean of ratios);
+    - ``p99``: the 99th-percentile CCT of the baseline over the scheme's (tail, Fig. 15).
+
+    Each reading also has ``high`` (mean over the top half of ``levels``), ``low`` (the
+    bottom half) and ``all``. A coflow unfinished in either run is left out (NaN CCT);
+    a level with no coflow in both is NaN and left out of the averages."""
+    pairs: dict[int, list[tuple[float, float]]] = {p: [] for p in levels}
+    for b_rows, s_rows in zip(base, scheme):
+        s_by = {(t, g): c for t, g, _, c in s_rows}
+        for t, g, p, c in b_rows:
+            d = s_by.get((t, g), math.nan)
+            if p in pairs and math.isfinite(c) and math.isfinite(d) and c > 0 and d > 0:
+                pairs[p].append((c, d))
+    out: dict[str, dict[Any, float]] = {"means": {}, "ratios": {}, "p99": {}, "count": {}}
+    for p, xs in pairs.items():
+        out["count"][p] = float(len(xs))
+        if not xs:
+            for k in ("means", "ratios", "p99"):
+                out[k][p] = math.nan
+            continue
+        out["means"][p] = sum(b for b, _ in xs) / sum(s for _, s in xs)
+        out["ratios"][p] = sum(b / s for b, s in xs) / len(xs)
+        out["p99"][p] = quantile([b for b, _ in xs], 0.99) / quantile([s for _, s in xs], 0.99)
+    ordered = sorted(levels, reverse=True)
+    half = len(ordered) // 2
+    for k in ("means", "ratios", "p99"):
+        for name, ls in (("high", ordered[:half]), ("low", ordered[half:]), ("all", ordered)):
+            vals = [out[k][p] for p in ls if math.isfinite(out[k][p])]
+            out[k][name] = sum(vals) / len(vals) if vals else math.nan
+    return out
+
+
 # ---------------------------------------------------------------------------------------
 # What a run keeps from its time series (module level: it runs in the pool's workers)
 
@@ -276,6 +339,11 @@ def summarize(sim: Any) -> dict[str, Any]:
     flows = sim.flows()
     if "group" in flows and any(int(g) >= 0 for g in flows["group"]):
         out["iterations"] = completed_groups(list(flows["tag"]), list(flows["group"]), list(flows["finished"]))
+        if "priority" in flows and any(t in COFLOW_TAGS for t in flows["tag"]):
+            # JSON has no NaN: an unfinished coflow's CCT is kept as null (`cct_rows` reads it back).
+            out["ccts"] = [[t, g, p, c if math.isfinite(c) else None]
+                           for t, g, p, c in group_ccts(flows["tag"], flows["group"], flows["priority"],
+                                                        flows["start_us"], flows["finish_us"], flows["finished"])]
     times, flows, delivered = select(ts, "flow", "delivered_bytes")
     if times:
         out["d_t"] = [round(float(x), 3) for x in times]
@@ -485,6 +553,32 @@ def f12c_runs(quick: bool) -> list[Run]:
     return [Run(point, v, extra + o) for point, extra in fabrics for v, o in schemes]
 
 
+COFLOW_TAGS = ("coflow", "file_request")
+F12AB_LOADS = {"40%": (0.4, "10ms"), "70%": (0.7, "5ms")}  # total load, arrival window (spec §4.4 L2, [A])
+F12AB_QUICK_STOP = "0.3ms"
+# Seeds of the full run: the artefact runs one (8259); more average the few coflows of the
+# lowest levels, but a 40 % run moves 16 GB (about 10^8 events), so at most 3.
+F12AB_SEEDS = 3
+# Spec §5 H5/H6 (Fig. 12a/b): PrioPlus+Swift minus Physical+Swift speedup, (high 4, low 4,
+# overall); at 70 % the paper states only the overall difference.
+F12AB_PAPER_DIFF = {"40%": (0.09, 0.15, 0.12), "70%": (math.nan, math.nan, 0.21)}
+F12AB_TOLERANCE = {"40%": 0.08, "70%": 0.10}  # AC16
+
+
+def f12ab_runs(quick: bool) -> list[Run]:
+    """Swift (no priorities: one FIFO queue), PrioPlus+Swift (one queue), Physical+Swift (8
+    strict-priority queues), at 40 % (arrivals for 10 ms) and 70 % (5 ms); each workload
+    (coflows, file requests) carries half the load. Quick: arrivals for 0.3 ms."""
+    schemes = ((SWIFT_FLAT, ("transport.cc=swift",)), (PP, ("transport.cc=prioplus",)),
+               (PHYS, ("transport.cc=swift", 'switch.scheduler="priority"', "switch.priority.queues=8")))
+    out = []
+    for point, (load, stop) in F12AB_LOADS.items():
+        stop = F12AB_QUICK_STOP if quick else stop
+        traffic = tuple(f"workload.{i}.{k}={v}" for i in (0, 1) for k, v in (("load", load / 2), ("stop", stop)))
+        out += [Run(point, v, traffic + o, (("load", load),), max_seeds=F12AB_SEEDS) for v, o in schemes]
+    return out
+
+
 @dataclass(frozen=True)
 class Experiment:
     key: str
@@ -514,6 +608,9 @@ EXPERIMENTS: dict[str, Experiment] = {e.key: e for e in [
                ac14_runs, "4 ms instead of 10 ms"),
     Experiment("F12C", "fig12c_training.toml", "ML training: 4 ResNet + 4 VGG ring all-reduce jobs, 3 leaves x 8 "
                "hosts, 1 spine, 20 ms", "AC17", f12c_runs, "the [A] fabric only, one seed"),
+    Experiment("F12AB", "fig12ab_coflow.toml", "coflows + file requests (1:1), 8 levels each, 320-host fat tree, "
+               "40 % and 70 % load", "AC16", f12ab_runs, f"arrivals for {F12AB_QUICK_STOP} instead of 10 / 5 ms, "
+               "one seed"),
 ]}
 
 
@@ -551,13 +648,13 @@ class Cell:
 _FLOW_COLUMNS = ("tag", "src", "dst", "size", "start_us", "finish_us", "fct_us", "ideal_fct_us", "finished",
                  "retransmits", "drops")
 CAP_US = 200_000.0  # a run stops unfinished after 200 ms of simulated time
-SUMMARY_VERSION = "pp-1"  # bump when summarize changes, so cached runs are redone
+SUMMARY_VERSION = "pp-2"  # bump when summarize changes, so cached runs are redone
 
 
 def build_cells(exps: Sequence[str], seeds: int, quick: bool, exp_dir: Path, fingerprint: str) -> list[Cell]:
     """Every run of the selected experiments: F11, F14 and F12C for seeds 1..``seeds``, the F13
     and F10D sweeps for seeds 1..min(``seeds``, 3) (the artefact runs Fig. 10d with 3),
-    M1, M2, M4 and AC14 once (seed 1)."""
+    F12AB for 1..min(``seeds``, F12AB_SEEDS), M1, M2, M4 and AC14 once (seed 1)."""
     from dcnsim._scenario import load_scenario
 
     cells = []
@@ -1167,10 +1264,104 @@ def f12c_point_block(g: Grid, point: str) -> list[str]:
     return lines
 
 
-NOT_IMPLEMENTED = [
-    Check("AC16", "coflow CCT speedup, PrioPlus − Physical (40 % / 70 %)", "-", "+0.12 ± 0.08 / +0.21 ± 0.10",
-          "not run", "workload not implemented yet (coflows from the FB trace + file-request incasts)"),
-]
+# --- F12AB --------------------------------------------------------------------------
+
+
+def cct_rows(r: RunResult) -> list[tuple[str, int, int, float]]:
+    """A run's :func:`group_ccts` rows as ``summarize`` kept them, null CCTs back to NaN."""
+    return [(str(t), int(g), int(p), math.nan if c is None else float(c)) for t, g, p, c in r.extra.get("ccts") or []]
+
+
+def f12ab_speedups(g: Optional[Grid], point: str) -> dict[str, dict[str, dict[Any, float]]]:
+    """variant → :func:`coflow_speedups` over the seeds both it and the baseline ran."""
+    if g is None or SWIFT_FLAT not in g.variants:
+        return {}
+    base = {r.cell.seed: r for r in g.runs(point, SWIFT_FLAT)}
+    out = {}
+    for v in g.variants:
+        if v == SWIFT_FLAT:
+            continue
+        runs = {r.cell.seed: r for r in g.runs(point, v)}
+        seeds = sorted(set(runs) & set(base))
+        if not seeds:
+            continue
+        out[v] = coflow_speedups([cct_rows(base[s]) for s in seeds], [cct_rows(runs[s]) for s in seeds])
+    return out
+
+
+def f12ab_diff(g: Optional[Grid], point: str, reading: str = "means") -> tuple[float, float, float]:
+    """PrioPlus+Swift minus Physical+Swift speedup (high 4, low 4, all) — the absolute
+    difference the paper's "X % higher" means (spec §7.16)."""
+    sp = f12ab_speedups(g, point)
+    if PP not in sp or PHYS not in sp:
+        return (math.nan, math.nan, math.nan)
+    return tuple(sp[PP][reading][k] - sp[PHYS][reading][k] for k in ("high", "low", "all"))  # type: ignore[return-value]
+
+
+def checks_f12ab(g: Optional[Grid]) -> list[Check]:
+    out = []
+    for point in F12AB_LOADS:
+        paper, tol = F12AB_PAPER_DIFF[point][2], F12AB_TOLERANCE[point]
+        target = f"{paper:+.2f} ± {tol:.2f}"
+        name = f"coflow CCT speedup PrioPlus − Physical, overall, {point} (ratio of means; mean of ratios)"
+        d = f12ab_diff(g, point)[2]
+        if not math.isfinite(d):
+            out.append(Check("AC16", name, "-", target, "not run", "F12AB not selected" if g is None else "no runs"))
+            continue
+        d2 = f12ab_diff(g, point, "ratios")[2]
+        ok = abs(d - paper) <= tol + 1e-9
+        why = "" if ok else ("PrioPlus gains less over Physical than the paper's" if d < paper
+                             else "PrioPlus gains more over Physical than the paper's")
+        assert g is not None
+        left = {r.cell.variant: sum(1 for c in cct_rows(r) if not math.isfinite(c[3]))
+                for r in g.results if r.cell.point == point and not r.error}
+        if any(left.values()):
+            why = "; ".join(x for x in (why, "on the coflows every run finished; unfinished at the cap: " + ", ".join(
+                f"{v} {n}" for v, n in left.items() if n)) if x)
+        out.append(Check("AC16", name, f"{d:+.3f}; {_f(d2, '+.3f')}", target, _status(ok), why))
+    return out
+
+
+def f12ab_block(g: Grid) -> list[str]:
+    lines: list[str] = []
+    for point in g.points:
+        sp = f12ab_speedups(g, point)
+        lines.append(f"{point}: CCT speedup over Swift without priorities, per level (8 = highest), coflows "
+                     "and file requests pooled, seeds pooled")
+        lines.append("")
+        levels = list(range(8, 0, -1))
+        rows = [["scheme", "reading"] + [f"L{p}" for p in levels] + ["high 4", "low 4", "all"]]
+        for v in (PP, PHYS):
+            if v not in sp:
+                continue
+            for reading in ("means", "ratios", "p99"):
+                d = sp[v][reading]
+                rows.append([v, {"means": "ratio of means", "ratios": "mean of ratios", "p99": "p99"}[reading]]
+                            + [_f(d[p], ".2f") for p in levels] + [_f(d[k], ".3f") for k in ("high", "low", "all")])
+        if sp:
+            any_v = next(iter(sp.values()))
+            rows.append(["coflows per level", "(both)"] + [f"{any_v['count'][p]:.0f}" for p in levels] + ["", "", ""])
+        lines += pad_rows(rows) + [""]
+        diff = {r: f12ab_diff(g, point, r) for r in ("means", "ratios", "p99")}
+        paper = F12AB_PAPER_DIFF.get(point, F12AB_PAPER_DIFF["70%"])
+        rows = [["PrioPlus − Physical", "high 4", "low 4", "all", "paper (high / low / all)"]]
+        for r, label in (("means", "ratio of means"), ("ratios", "mean of ratios"), ("p99", "p99 (tail, Fig. 15)")):
+            ref = " / ".join(_f(x, "+.2f") for x in (paper if r != "p99" else
+                                                        ((-0.17, 0.06, -0.02) if point == "40%" else (math.nan,) * 3)))
+            rows.append([label] + [_f(x, "+.3f") for x in diff[r]] + [ref])
+        lines += pad_rows(rows) + [""]
+        for r in (r for r in g.results if r.cell.point == point and not r.error):
+            left = [(t, p) for t, _, p, c in cct_rows(r) if not math.isfinite(c)]
+            if left:
+                levels = ", ".join(f"{t} L{p}" for t, p in sorted(set(left), key=lambda x: (x[0], -x[1])))
+                lines.append(f"unfinished at the {CAP_US / 1000:.0f} ms cap (left out of the speedups): "
+                             f"{r.cell.variant} seed {r.cell.seed}: {len(left)} coflows ({levels})")
+    lines.append("A level's speedup pools its coflows and file requests (each (pattern, level) offers 1/16 of the "
+                 "load); high 4 / low 4 / all average the levels' speedups (spec §7.16: per priority, then across "
+                 "priorities). The paper's numbers are differences of speedups (its \"12 % higher\").")
+    return lines
+
+
 
 
 def all_checks(grids: dict[str, Grid]) -> list[Check]:
@@ -1178,7 +1369,8 @@ def all_checks(grids: dict[str, Grid]) -> list[Check]:
     checks = checks_f10d(grids.get("F10D"))
     micro = checks_micro(grids)
     checks += [c for c in micro if c.id == "AC13"] + [c for c in micro if c.id == "AC14"]
-    checks += checks_f11(grids.get("F11")) + NOT_IMPLEMENTED + checks_f12c(grids.get("F12C")) + checks_f14(grids.get("F14"))
+    checks += checks_f11(grids.get("F11")) + checks_f12ab(grids.get("F12AB")) + checks_f12c(grids.get("F12C"))
+    checks += checks_f14(grids.get("F14"))
     checks += checks_f13(grids.get("F13"))
     return checks
 
@@ -1203,10 +1395,18 @@ def headlines(grids: dict[str, Grid]) -> list[Headline]:
     rise = [c for c in checks_f11(g) if c.name.startswith("Physical+Swift")] if g else []
     out.append(Headline("H4", "Physical+Swift beyond 6 priorities", "FCT rises sharply",
                         f"N = 8 / best N ≤ 6: {rise[0].ours}" if rise else "n/a"))
-    for h, what, paper in (("H5", "coflow 40 %: speedup PrioPlus − Physical", "+12 % (high +9, low +15)"),
-                           ("H6", "coflow 70 %: speedup difference", "+21 %"),
-                           ("H7", "coflow tail at 40 %", "2 % worse")):
-        out.append(Headline(h, what, paper, "not run (workload not implemented)"))
+    g = grids.get("F12AB")
+    hi, lo, al = f12ab_diff(g, "40%")
+    out.append(Headline("H5", "coflow 40 %: speedup PrioPlus − Physical, overall (high 4, low 4)",
+                        "+12 % (high +9, low +15)", "n/a" if not math.isfinite(al) else
+                        f"{al * 100:+.0f} % (high {hi * 100:+.0f}, low {lo * 100:+.0f})"))
+    al70 = f12ab_diff(g, "70%")[2]
+    out.append(Headline("H6", "coflow 70 %: speedup PrioPlus − Physical, overall", "+21 %",
+                        "n/a" if not math.isfinite(al70) else f"{al70 * 100:+.0f} %"))
+    th, tl, ta = f12ab_diff(g, "40%", "p99")
+    out.append(Headline("H7", "coflow tail (p99) at 40 %: PrioPlus − Physical, overall (high 4, low 4)",
+                        "−2 % (high −17, low +6)", "n/a" if not math.isfinite(ta) else
+                        f"{ta * 100:+.0f} % (high {th * 100:+.0f}, low {tl * 100:+.0f})"))
     sp = f12c_speedups(grids.get("F12C"))
     for h, v in (("H8", PP), ("H9", PHYS)):
         ours = " / ".join(_f(sp[v][k]["primary"], ".2f") for k in ("ResNet", "VGG", "total")) if v in sp else "n/a"
@@ -1282,7 +1482,8 @@ def micro_block(g: Grid) -> list[str]:
     return pad_rows(rows)
 
 
-BLOCKS = {"F11": f11_block, "F14": f14_block, "F13": f13_block, "F10D": f10d_block, "F12C": f12c_block}
+BLOCKS = {"F11": f11_block, "F14": f14_block, "F13": f13_block, "F10D": f10d_block, "F12C": f12c_block,
+          "F12AB": f12ab_block}
 
 
 def experiment_block(g: Grid, quick: bool) -> str:
@@ -1406,6 +1607,22 @@ def write_plots(out: Path, grids: dict[str, Grid]) -> list[Path]:
             ax.set_ylabel("iterations / Swift (no priorities)")
             ax.set_ylim(0, 1.75)  # the legend above the bars
             ax.legend(fontsize=7, loc="upper center", ncol=2)
+    g = grids.get("F12AB")
+    if g and f12ab_speedups(g, g.points[0]):
+        with png(out / "fig12ab_coflow_speedup.png", written, (4.2 * len(g.points), 3.6), ncols=len(g.points),
+                 squeeze=False) as (fig, axes):
+            for ax, point in zip(axes[0], g.points):
+                sp = f12ab_speedups(g, point)
+                kinds = ("high", "low", "all")
+                series = [(f"{v} (ours)", [sp[v]["means"][k] for k in kinds]) for v in (PP, PHYS) if v in sp]
+                grouped_bars(ax, series)
+                ax.axhline(1.0, color="grey", linestyle=":")
+                ax.set_xticks(range(len(kinds)))
+                ax.set_xticklabels(["high 4", "low 4", "overall"])
+                ax.set_title(f"{point} load (paper: PrioPlus − Physical overall "
+                             f"{F12AB_PAPER_DIFF.get(point, F12AB_PAPER_DIFF['70%'])[2]:+.2f})", fontsize=8)
+                ax.set_ylabel("CCT speedup vs Swift (no priorities)")
+                ax.legend(fontsize=7)
     micro = [k for k in ("M1", "M2", "M4") if k in grids]
     if micro:
         with png(out / "motivation_throughput.png", written, (4.2 * len(micro), 3.4), ncols=len(micro),
@@ -1440,7 +1657,8 @@ def _header(outcome: Outcome[Cell, RunResult, Grid]) -> list[str]:
     quick, n_seeds = outcome.settings.quick, outcome.settings.seeds
     return [
         f"# PrioPlus reproduction (dcnsim) — {'quick' if quick else 'full'} mode, seeds 1..{n_seeds} for F11, "
-        f"F14 and F12C, 1..{min(n_seeds, MICRO_SEEDS)} for F13 and F10D, one run for M1, M2, M4 and AC14",
+        f"F14 and F12C, 1..{min(n_seeds, MICRO_SEEDS)} for F13 and F10D, 1..{min(n_seeds, F12AB_SEEDS)} for F12AB, "
+        "one run for M1, M2, M4 and AC14",
         "",
         "Paper: \"Enabling Virtual Priority in Data Center Congestion Control\" (EuroSys 2025); spec prioplus.md "
         "§4-§7. Setups and the network model: experiments/prioplus/README.md.",
@@ -1457,6 +1675,10 @@ def _header(outcome: Outcome[Cell, RunResult, Grid]) -> list[str]:
         "spine); the full run adds the paper's 100 Gbps, 2:1, 32 MB on the same layout ([P] gives no layout), "
         "one worker per leaf, ResNet jobs at levels 8-5, VGG at 4-1; PrioPlus with the top 4 levels starting "
         "directly but the flow-scheduling W_LS preset (the training preset's per-level W_LS is not expressible).",
+        "F12AB: the artefact's 5-pod fat tree (320 hosts, 100 Gbps hosts, 400 Gbps between switches, 2 MiB per "
+        "port, lossless); coflows from dcnsim's FB2010-like distribution (not the trace: README, workload.rs) and "
+        "file requests (20 senders, 10-80 MB), each (pattern, level) 1/16 of the load; the same PrioPlus preset "
+        "as F12C; ACKs at top priority for every scheme ([A] gives Physical's ACKs the data's priority).",
     ]
 
 

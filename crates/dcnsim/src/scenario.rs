@@ -716,6 +716,40 @@ impl PrioritySpec {
     }
 }
 
+impl PrioritySpec {
+    /// Each level's size range `[lo, hi)` (`hi = u64::MAX`: unbounded), highest level
+    /// first, such that `level(s)` is that level exactly for `lo <= s < hi`; `None` for a
+    /// single fixed level.
+    pub fn level_ranges(&self) -> Option<Vec<(u8, u64, u64)>> {
+        match self {
+            PrioritySpec::Level(_) => None,
+            PrioritySpec::Edges(e) => {
+                let k = e.len();
+                let mut out = Vec::with_capacity(k + 1);
+                for j in 0..=k {
+                    let lo = if j == 0 { 0 } else { e[j - 1] };
+                    let hi = if j == k { u64::MAX } else { e[j] };
+                    out.push(((k + 1 - j) as u8, lo, hi));
+                }
+                Some(out)
+            }
+            PrioritySpec::EqualWidth { levels, max } => {
+                let n = *levels as u128;
+                // Bucket b holds the sizes with ⌊size·n/max⌋ = b: from ⌈b·max/n⌉.
+                let edge = |b: u128| (b * *max as u128).div_ceil(n) as u64;
+                Some(
+                    (0..n)
+                        .map(|b| {
+                            let hi = if b + 1 == n { u64::MAX } else { edge(b + 1) };
+                            ((n - b) as u8, edge(b), hi)
+                        })
+                        .collect(),
+                )
+            }
+        }
+    }
+}
+
 impl Serialize for PrioritySpec {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
@@ -964,6 +998,11 @@ pub enum WorkloadKind {
     /// 2(n − 1)/n × the gradient (`size`) to its successor; the next iteration's compute
     /// starts when every worker's transfer is delivered.
     Training,
+    /// MapReduce shuffles (spec prioplus.md §4.4 L2): coflows arrive as a Poisson process
+    /// at a target load; each has a total size S, M mappers and R reducers (drawn from an
+    /// FB2010-like distribution unless given) and is M·R flows of S/(M·R) bytes, one group
+    /// per coflow, its priority chosen by S (`workload::coflow_arrivals`).
+    Coflow,
 }
 
 /// How `kind = "traffic_mode"` draws its pairs (the study's `mode` 0, 1, 2; spec
@@ -1036,6 +1075,23 @@ pub struct WorkloadCfg {
     pub compute: Option<TimeVal>,
     #[serde(default)]
     pub iterations: Option<u32>,
+    /// Coflow: fixed mapper and reducer counts (default: drawn per coflow from the
+    /// FB2010-like distribution, `workload::Fb2010Like`).
+    #[serde(default)]
+    pub mappers: Option<u32>,
+    #[serde(default)]
+    pub reducers: Option<u32>,
+    /// Coflow: drawn mapper/reducer counts are trimmed so that no flow carries less.
+    #[serde(default)]
+    pub min_flow: Option<BytesVal>,
+    /// Coflow: one Poisson process per priority level, each at load / levels, sizes drawn
+    /// from the CDF restricted to the level's range (the artefact's split, spec §4.4 L2);
+    /// default false: one process, sizes from the whole CDF.
+    #[serde(default)]
+    pub equal_load_per_level: Option<bool>,
+    /// Coflow: stop after this many coflows (or at `stop`, whichever comes first).
+    #[serde(default)]
+    pub coflows: Option<u32>,
     #[serde(default)]
     pub cc: Option<CcName>,
     #[serde(default)]

@@ -1613,6 +1613,8 @@ impl Simulation {
             _ => -1,
         };
         t.push("group", Column::I64((0..self.flows.len()).map(group).collect()));
+        // 0: none; larger = more important (per-priority results, e.g. coflow CCT by level).
+        t.push("priority", Column::I64(self.flows.iter().map(|f| f.priority as i64).collect()));
         t
     }
 

@@ -1,13 +1,50 @@
 //! Workload generators (permutation, incast, all-to-all, the DCTCP-vs-Swift study's three
-//! traffic modes) and importers (a flow CSV, htsim connection matrices). Each produces `FlowSpec`s; the simulation turns them into flows.
-//! Random choices draw from the "workload" stream, so they depend only on the seed and on
-//! the workloads before them in the file.
+//! traffic modes, Poisson flows at a load, training all-reduces, coflows) and importers (a
+//! flow CSV, htsim connection matrices). Each produces `FlowSpec`s; the simulation turns
+//! them into flows. Random choices draw from the "workload" stream, so they depend only on
+//! the seed and on the workloads before them in the file. Everything here runs once, at
+//! setup; nothing is on the per-packet path.
+//!
+//! ## Coflows (`kind = "coflow"`, spec prioplus.md §4.4 L2)
+//!
+//! The PrioPlus paper's coflow experiment replays the Facebook Hadoop trace
+//! FB2010-1Hr-150-0 (526 coflows over 150 racks; each line gives a coflow's arrival, its
+//! mapper racks and each reducer's input in MB). We do not have the trace, so
+//! `coflow_arrivals` generates coflows *in its spirit* (`Fb2010Like`), and differs from it
+//! in these ways:
+//! - arrivals are a Poisson process at a chosen load, not the trace's arrival times;
+//! - the total size S is drawn from a CDF whose octiles are the artefact's eight coflow
+//!   size groups (0.5, 1, 6, 10, 25, 42, 137 MB, 1.16 GB; spec §4.4 L2), linear in
+//!   between, from 0.1 MB: an *assumption* that the artefact cut the trace's sizes into
+//!   equal-count groups; the real distribution is not known here;
+//! - the mapper count M and the reducer count R are drawn independently of each other and
+//!   of S from invented CDFs (`Fb2010Like::MAPPERS`, `REDUCERS`) with the trace's broad
+//!   shape: most coflows narrow (with these CDFs about 72 % have M·R ≤ 50 flows before
+//!   trimming, against the 68 % "narrow", ≤ 50 flows, that Varys (SIGCOMM '14) reports
+//!   for this trace), a few up to 150 × 100. In the trace wide coflows are mostly large; here the correlation
+//!   comes only from trimming: counts are cut until every flow carries at least
+//!   `min_flow` bytes (default 10 KB), so a small coflow cannot be a thousand tiny flows;
+//! - every mapper sends S/(M·R) to every reducer (the paper's rule and spec §7.19; the
+//!   trace has per-reducer sizes, and the artefact re-samples a size per flow, a bug);
+//! - mappers and reducers are M + R distinct hosts drawn uniformly (a host of the trace
+//!   may be both; a flow from a host to itself would not touch the network).
+//!
+//! Load: the workload offers `load` × the summed link rates of its hosts in coflow
+//! payload bytes per second, the convention of `kind = "poisson"` (there: per host,
+//! here: over the set, since a coflow spans many hosts). Coflows arrive at rate
+//! λ = load · Σ rate / (8 · E[S]); as mappers and reducers are uniform over the hosts,
+//! each host sends and receives `load` × its rate on average when all rates are equal.
+//! With `equal_load_per_level`, each priority level is its own Poisson process at
+//! load / levels, sizes drawn from the CDF restricted to the level's size range (the
+//! artefact's "each (pattern, priority) gets 1/16 of the load").
 
 use std::path::Path;
 
 use crate::app::AppCfg;
 use crate::engine::Rng;
-use crate::scenario::{err, CcName, FlowSize, HostSet, LbName, ScenarioError, TrafficMode, WorkloadCfg, WorkloadKind};
+use crate::scenario::{
+    err, CcName, FlowSize, HostSet, LbName, PrioritySpec, ScenarioError, TrafficMode, WorkloadCfg, WorkloadKind,
+};
 use crate::units::{parse_bytes, parse_time, Rate, Time};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -156,6 +193,20 @@ fn allowed_fields(kind: WorkloadKind) -> &'static [&'static str] {
         WorkloadKind::Poisson => &["start", "stop", "hosts", "cdf", "load", "priority"],
         WorkloadKind::HsdpRing => &["size", "start", "servers", "gpus_per_server", "priority"],
         WorkloadKind::Training => &["size", "start", "hosts", "compute", "iterations", "priority"],
+        WorkloadKind::Coflow => &[
+            "size",
+            "cdf",
+            "load",
+            "start",
+            "stop",
+            "hosts",
+            "priority",
+            "mappers",
+            "reducers",
+            "min_flow",
+            "equal_load_per_level",
+            "coflows",
+        ],
         WorkloadKind::Flows => &["file", "priority"],
         WorkloadKind::HtsimCm => &["file"],
     }
@@ -182,6 +233,11 @@ fn check_fields(w: &WorkloadCfg, i: usize) -> Result<(), ScenarioError> {
         ("window", w.window.is_some()),
         ("compute", w.compute.is_some()),
         ("iterations", w.iterations.is_some()),
+        ("mappers", w.mappers.is_some()),
+        ("reducers", w.reducers.is_some()),
+        ("min_flow", w.min_flow.is_some()),
+        ("equal_load_per_level", w.equal_load_per_level.is_some()),
+        ("coflows", w.coflows.is_some()),
     ];
     let allowed = allowed_fields(w.kind);
     for (name, is) in present {
@@ -217,7 +273,8 @@ pub fn generate(
     used: &mut [bool],
 ) -> Result<Vec<FlowSpec>, ScenarioError> {
     let mut flows = generate_flows(w, i, tag, d, base_dir, rng, used)?;
-    if let Some(p) = &w.priority {
+    // A coflow's priority follows its total size, set by its generator.
+    if let (Some(p), false) = (&w.priority, w.kind == WorkloadKind::Coflow) {
         for f in &mut flows {
             f.priority = p.level(f.size);
         }
@@ -513,6 +570,25 @@ fn generate_flows(
                 out.push(FlowSpec { start: at, ..spec(src, dst, size, Time::MAX) });
             }
         }
+        WorkloadKind::Coflow => {
+            let params = coflow_params(w, i, d, base_dir, start)?;
+            let hosts = select_hosts(&w.hosts, d.n_hosts, used, i, rng)?;
+            check_coflow_hosts(&params, hosts.len() as u32, i)?;
+            let coflows = coflow_arrivals(&params, &hosts, &d.host_rates, rng);
+            if coflows.len() > u32::MAX as usize / 2 {
+                return err(&field(i, "load"), "too many coflows; lower the load or shorten start..stop");
+            }
+            for (group, c) in coflows.iter().enumerate() {
+                for (src, dst, bytes) in c.flows() {
+                    out.push(FlowSpec {
+                        start: c.arrival,
+                        priority: c.priority,
+                        group: group as u32,
+                        ..spec(src, dst, bytes, Time::MAX)
+                    });
+                }
+            }
+        }
         WorkloadKind::Flows | WorkloadKind::HtsimCm => {
             let Some(file) = &w.file else {
                 return err(&field(i, "file"), "required: path of the flow file (relative to the scenario file)");
@@ -628,6 +704,310 @@ impl Dependencies {
     }
 }
 
+/// The FB2010-like coflow shape (module header: what it keeps of the trace and what it
+/// invents). Each table is a CDF in `SizeCdf`'s format, linear between points; counts are
+/// rounded to the nearest integer.
+pub struct Fb2010Like;
+
+impl Fb2010Like {
+    /// Coflow total size S in bytes: the artefact's eight group edges taken as octiles.
+    /// Mean 100.2 MB; the last octile (137 MB–1.16 GB) holds 81 % of the bytes.
+    pub const SIZES: &'static str = "100000 0\n500000 0.125\n1000000 0.25\n6000000 0.375\n10000000 0.5\n\
+        25000000 0.625\n42000000 0.75\n137000000 0.875\n1160000000 1\n";
+    /// Mappers M: a quarter single-mapper, 70 % at most 10, up to 150 (the trace's racks).
+    pub const MAPPERS: &'static str = "1 0\n1 0.25\n2 0.4\n5 0.55\n10 0.7\n20 0.8\n50 0.9\n100 0.97\n150 1\n";
+    /// Reducers R: a third single-reducer, 80 % at most 10, up to 100.
+    pub const REDUCERS: &'static str = "1 0\n1 0.35\n2 0.5\n5 0.65\n10 0.8\n20 0.9\n50 0.97\n100 1\n";
+}
+
+/// Smallest flow of a coflow whose counts were drawn (`min_flow`'s default): about
+/// 1 MB (the trace's smallest reducer input) over 100 mappers; it bounds the flow count
+/// of small coflows.
+pub const DEFAULT_MIN_FLOW: u64 = 10_000;
+
+/// A `coflow` workload's parameters, validated (`coflow_params`).
+#[derive(Clone, Debug)]
+pub struct CoflowParams {
+    /// Distribution of the total size S (a fixed `size` is a one-point CDF).
+    pub sizes: SizeCdf,
+    /// Fixed counts, or drawn from these CDFs.
+    pub mappers: CountDraw,
+    pub reducers: CountDraw,
+    /// Drawn counts are trimmed until S/(M·R) is at least this (bytes, ≥ 1). With fixed
+    /// counts, S is raised to M·R where it is smaller (one byte per flow).
+    pub min_flow: u64,
+    /// Offered payload load, a fraction of the hosts' summed link rates.
+    pub load: f64,
+    pub priority: Option<PrioritySpec>,
+    pub equal_load_per_level: bool,
+    pub start: Time,
+    /// Arrivals at or after `stop` are dropped (`Time::MAX`: only `max_coflows` ends it).
+    pub stop: Time,
+    pub max_coflows: Option<u32>,
+}
+
+#[derive(Clone, Debug)]
+pub enum CountDraw {
+    Fixed(u32),
+    Drawn(SizeCdf),
+}
+
+/// One coflow before it becomes flows: every mapper sends to every reducer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Coflow {
+    pub arrival: Time,
+    /// Total payload bytes S.
+    pub bytes: u64,
+    pub mappers: Vec<u32>,
+    pub reducers: Vec<u32>,
+    pub priority: u8,
+}
+
+impl Coflow {
+    /// (src, dst, bytes) of its M·R flows, mapper-major: S/(M·R) each, the remainder of
+    /// the division one byte apiece on the first flows, so that they add up to S exactly.
+    pub fn flows(&self) -> impl Iterator<Item = (u32, u32, u64)> + '_ {
+        let n = (self.mappers.len() * self.reducers.len()) as u64;
+        let (each, extra) = (self.bytes / n, self.bytes % n);
+        self.mappers
+            .iter()
+            .flat_map(move |&m| self.reducers.iter().map(move |&r| (m, r)))
+            .enumerate()
+            .map(move |(k, (m, r))| (m, r, each + u64::from((k as u64) < extra)))
+    }
+}
+
+/// Reads and checks a `coflow` workload's fields; errors name the field and what is allowed.
+fn coflow_params(
+    w: &WorkloadCfg,
+    i: usize,
+    d: &Defaults,
+    base_dir: &Path,
+    start: Time,
+) -> Result<CoflowParams, ScenarioError> {
+    let sizes = match (&w.size, &w.cdf) {
+        (Some(_), Some(_)) => {
+            return err(
+                &field(i, "size"),
+                "give either `size` (every coflow's total) or `cdf` (a distribution), not both",
+            )
+        }
+        (Some(FlowSize::Infinite), _) => {
+            return err(&field(i, "size"), "a coflow's total bytes must be finite, e.g. \"10MB\"")
+        }
+        (Some(FlowSize::Bytes(0)), _) => return err(&field(i, "size"), "must be positive"),
+        (Some(FlowSize::Bytes(b)), None) => SizeCdf { points: vec![(*b as f64, 1.0)] },
+        (None, Some(file)) => {
+            let text = std::fs::read_to_string(base_dir.join(file))
+                .map_err(|e| ScenarioError(format!("{}: cannot read {file}: {e}", field(i, "cdf"))))?;
+            SizeCdf::parse(&text).map_err(|e| ScenarioError(format!("{}: {file}: {e}", field(i, "cdf"))))?
+        }
+        (None, None) => SizeCdf::parse(Fb2010Like::SIZES).expect("built-in CDF"),
+    };
+    let load = match w.load {
+        Some(l) if l > 0.0 && l <= 1.0 => l,
+        Some(l) => {
+            return err(&field(i, "load"), format!("{l}: allowed 0 < load <= 1 (a fraction of the hosts' link rates)"))
+        }
+        None => return err(&field(i, "load"), "required: offered load, a fraction of the hosts' summed link rates"),
+    };
+    let stop = match (w.stop, d.duration, w.coflows) {
+        (Some(s), _, _) if s.0 <= start => return err(&field(i, "stop"), format!("must be after start ({start})")),
+        (Some(s), _, _) => s.0,
+        (None, Some(dur), _) => dur,
+        (None, None, Some(_)) => Time::MAX,
+        (None, None, None) => {
+            return err(
+                &field(i, "stop"),
+                "required (or the scenario's `duration`, or `coflows`): when coflows stop arriving",
+            )
+        }
+    };
+    if w.coflows == Some(0) {
+        return err(&field(i, "coflows"), "0: allowed 1 or more (or leave it out)");
+    }
+    let count = |v: Option<u32>, name: &str, table: &str| -> Result<CountDraw, ScenarioError> {
+        match v {
+            Some(0) => err(&field(i, name), "0: allowed 1 or more (or leave it out to draw it per coflow)"),
+            Some(k) => Ok(CountDraw::Fixed(k)),
+            None => Ok(CountDraw::Drawn(SizeCdf::parse(table).expect("built-in CDF"))),
+        }
+    };
+    let mappers = count(w.mappers, "mappers", Fb2010Like::MAPPERS)?;
+    let reducers = count(w.reducers, "reducers", Fb2010Like::REDUCERS)?;
+    let min_flow = match w.min_flow {
+        Some(b) if b.0 == 0 => return err(&field(i, "min_flow"), "must be at least 1 byte"),
+        Some(b) => b.0,
+        None => DEFAULT_MIN_FLOW,
+    };
+    let equal_load_per_level = w.equal_load_per_level.unwrap_or(false);
+    if equal_load_per_level {
+        let Some(ranges) = w.priority.as_ref().and_then(|p| p.level_ranges()) else {
+            return err(
+                &field(i, "equal_load_per_level"),
+                "needs `priority` by size ({ edges = [...] } or { levels = N, max = ... }): the load is split over its levels",
+            );
+        };
+        for (level, lo, hi) in ranges {
+            if level_probability(&sizes, lo, hi) <= 0.0 {
+                return err(
+                    &field(i, "equal_load_per_level"),
+                    format!(
+                        "priority level {level} (coflow sizes {lo} B up to {}) has no probability under the size \
+                         distribution, so it cannot carry its share of the load; allowed: priority edges inside the \
+                         distribution's range, or equal_load_per_level = false",
+                        if hi == u64::MAX { "any".to_string() } else { format!("{hi} B") }
+                    ),
+                );
+            }
+        }
+    }
+    Ok(CoflowParams {
+        sizes,
+        mappers,
+        reducers,
+        min_flow,
+        load,
+        priority: w.priority.clone(),
+        equal_load_per_level,
+        start,
+        stop,
+        max_coflows: w.coflows,
+    })
+}
+
+/// Fixed counts must fit in the workload's hosts (mappers and reducers are distinct).
+fn check_coflow_hosts(p: &CoflowParams, n: u32, i: usize) -> Result<(), ScenarioError> {
+    let need = |c: &CountDraw| if let CountDraw::Fixed(k) = c { *k } else { 1 };
+    let (m, r) = (need(&p.mappers), need(&p.reducers));
+    if m as u64 + r as u64 > n as u64 {
+        let name = if matches!(p.mappers, CountDraw::Fixed(_)) { "mappers" } else { "reducers" };
+        return err(
+            &field(i, name),
+            format!("{m} mappers and {r} reducers are {} distinct hosts; the workload has {n}", m + r),
+        );
+    }
+    Ok(())
+}
+
+/// P(lo ≤ S < hi) under `sizes`.
+fn level_probability(sizes: &SizeCdf, lo: u64, hi: u64) -> f64 {
+    let upper = if hi == u64::MAX { 1.0 } else { sizes.below(hi as f64) };
+    upper - sizes.below(lo as f64)
+}
+
+/// Fits drawn counts: M + R ≤ `hosts` (both scaled down in proportion when both are
+/// drawn), then M·R ≤ max(1, ⌊S / min_flow⌋) (scaled by the same square root, so a coflow
+/// keeps its shape). Fixed counts stay as they are (validated beforehand).
+fn fit_counts(m: (u32, bool), r: (u32, bool), bytes: u64, min_flow: u64, hosts: u32) -> (u32, u32) {
+    let ((mut m, m_fixed), (mut r, r_fixed)) = (m, r);
+    if m + r > hosts {
+        match (m_fixed, r_fixed) {
+            (false, false) => {
+                m = ((m as u64 * hosts as u64) / (m + r) as u64).max(1) as u32;
+                r = hosts - m;
+            }
+            (true, _) => r = hosts - m,
+            (false, true) => m = hosts - r,
+        }
+    }
+    let width = (bytes / min_flow).max(1);
+    if m as u64 * r as u64 > width {
+        match (m_fixed, r_fixed) {
+            (false, false) => {
+                let f = (width as f64 / (m as f64 * r as f64)).sqrt();
+                m = ((m as f64 * f).floor() as u64).clamp(1, width.min(m as u64)) as u32;
+                r = (width / m as u64).clamp(1, r as u64) as u32;
+            }
+            (true, false) => r = (width / m as u64).clamp(1, r as u64) as u32,
+            (false, true) => m = (width / r as u64).clamp(1, m as u64) as u32,
+            (true, true) => {}
+        }
+    }
+    (m, r)
+}
+
+/// The coflows of a `coflow` workload (module header), sorted by arrival (ties: higher
+/// level first, then generation order). Each Poisson process (one, or one per level)
+/// draws, per coflow: the gap to the next arrival, S, then M and R if drawn, then M + R
+/// distinct hosts (a partial shuffle of `hosts`, the first M mapping).
+pub fn coflow_arrivals(p: &CoflowParams, hosts: &[u32], host_rates: &[Rate], rng: &mut Rng) -> Vec<Coflow> {
+    let capacity_bps: f64 = hosts.iter().map(|&h| host_rates[h as usize].as_gbps_f64() * 1e9).sum();
+    // (level, probability slice (a, b] of the size CDF, its size range, share of the load).
+    let processes: Vec<(Option<u8>, f64, f64, u64, u64, f64)> = match (&p.priority, p.equal_load_per_level) {
+        (Some(spec), true) => {
+            let ranges = spec.level_ranges().expect("validated: levels by size");
+            let share = 1.0 / ranges.len() as f64;
+            ranges
+                .into_iter()
+                .map(|(l, lo, hi)| {
+                    let a = p.sizes.below(lo as f64);
+                    let b = if hi == u64::MAX { 1.0 } else { p.sizes.below(hi as f64) };
+                    (Some(l), a, b, lo, hi, share)
+                })
+                .collect()
+        }
+        _ => vec![(None, 0.0, 1.0, 0, u64::MAX, 1.0)],
+    };
+    let mut pool = hosts.to_vec();
+    let n = hosts.len() as u32;
+    let mut out: Vec<(Coflow, usize)> = Vec::new();
+    for (pi, &(level, a, b, lo, hi, share)) in processes.iter().enumerate() {
+        let mean_bytes = p.sizes.integral(a, b) / (b - a);
+        let per_second = share * p.load * capacity_bps / (8.0 * mean_bytes);
+        let mut t = p.start.as_secs_f64();
+        let mut made = 0u32;
+        loop {
+            if p.max_coflows.is_some_and(|k| made >= k) {
+                break;
+            }
+            // 1 − u is in (0, 1], so the logarithm is finite.
+            t += -(1.0 - rng.next_f64()).ln() / per_second;
+            let arrival = Time::from_secs_f64(t);
+            if arrival >= p.stop {
+                break;
+            }
+            made += 1;
+            // u in (a, b]: inside the level's slice of the CDF.
+            let u = b - (b - a) * rng.next_f64();
+            let bytes = (p.sizes.quantile(u).round() as u64).clamp(lo.max(1), hi.saturating_sub(1).max(1));
+            let mut draw = |c: &CountDraw| match c {
+                CountDraw::Fixed(k) => (*k, true),
+                CountDraw::Drawn(cdf) => ((cdf.quantile(rng.next_f64()).round() as u32).max(1), false),
+            };
+            let (m, r) = (draw(&p.mappers), draw(&p.reducers));
+            let (m, r) = fit_counts(m, r, bytes, p.min_flow, n);
+            // At least a byte per flow (only fixed counts can ask for more than S).
+            let bytes = bytes.max(m as u64 * r as u64);
+            let k = (m + r) as usize;
+            for j in 0..k {
+                let pick = j + rng.below((pool.len() - j) as u64) as usize;
+                pool.swap(j, pick);
+            }
+            let priority = match (level, &p.priority) {
+                (Some(l), _) => l,
+                (None, Some(spec)) => spec.level(bytes),
+                (None, None) => 0,
+            };
+            let coflow = Coflow {
+                arrival,
+                bytes,
+                mappers: pool[..m as usize].to_vec(),
+                reducers: pool[m as usize..k].to_vec(),
+                priority,
+            };
+            out.push((coflow, pi));
+        }
+    }
+    // Stable: equal arrivals keep process order (highest level first), then generation order.
+    out.sort_by_key(|(c, pi)| (c.arrival, *pi));
+    let mut coflows: Vec<Coflow> = out.into_iter().map(|(c, _)| c).collect();
+    if let Some(k) = p.max_coflows {
+        coflows.truncate(k as usize);
+    }
+    coflows
+}
+
 /// The (sender, receiver) pairs of the DCTCP-vs-Swift study's traffic modes (spec
 /// `dctcp-vs-swift.md` §3.2, digest §6.1), for `requested` flows over `n_hosts` hosts:
 /// - `FixedHotspot` (mode 0): receiver N − 1; flow i from host i mod N, skipped when that is
@@ -681,6 +1061,44 @@ impl SizeCdf {
             mean += (w[0].0 + w[1].0) / 2.0 * (w[1].1 - w[0].1);
         }
         mean
+    }
+
+    /// P(size < x): the probability below `x`, without a point mass sitting at `x`.
+    pub fn below(&self, x: f64) -> f64 {
+        let first = self.points[0];
+        if x <= first.0 {
+            return 0.0;
+        }
+        for w in self.points.windows(2) {
+            let ((x0, p0), (x1, p1)) = (w[0], w[1]);
+            if x1 > x0 && x <= x1 {
+                return p0 + (p1 - p0) * (x - x0) / (x1 - x0);
+            }
+        }
+        1.0
+    }
+
+    /// ∫ from a to b of `quantile(u)` du, for 0 ≤ a ≤ b ≤ 1: the bytes that the
+    /// probability slice (a, b] holds (its conditional mean is this over b − a). The
+    /// quantile is constant on a point mass and linear along a segment, so each piece is
+    /// a trapezoid.
+    pub fn integral(&self, a: f64, b: f64) -> f64 {
+        let first = self.points[0];
+        let mut total = first.0 * (b.min(first.1) - a).max(0.0);
+        for w in self.points.windows(2) {
+            let ((x0, p0), (x1, p1)) = (w[0], w[1]);
+            let (lo, hi) = (a.max(p0), b.min(p1));
+            if p1 > p0 && hi > lo {
+                let at = |u: f64| x0 + (x1 - x0) * (u - p0) / (p1 - p0);
+                total += (hi - lo) * (at(lo) + at(hi)) / 2.0;
+            }
+        }
+        total
+    }
+
+    /// The smallest size the distribution can give.
+    pub fn min(&self) -> f64 {
+        self.points[0].0
     }
 
     /// The size at cumulative probability `u` in [0, 1) (inverse CDF, linear in segments).
@@ -891,6 +1309,60 @@ mod tests {
         assert!((steps.mean() - (0.2 * 1000.0 + 0.8 * 1500.0)).abs() < 1e-9);
         assert!(SizeCdf::parse("0 0\n10 0.9").unwrap_err().contains("not 1"));
         assert!(SizeCdf::parse("0 0\n10 0.6\n5 1").unwrap_err().contains("line 3"));
+    }
+
+    /// P(S < x) and the slice integrals on TWO_SEGMENTS: below 50 B lies a quarter; the
+    /// upper half (u in (0.5, 1]) is uniform on [100, 300] B, mean 200 B, so it holds
+    /// 0.5 × 200 = 100 B of the 125 B mean. A point mass of 0.2 at 1000 B: nothing lies
+    /// below 1000 B, and the slice (0, 0.2] is that mass, 0.2 × 1000 = 200.
+    #[test]
+    fn size_cdf_probability_below_and_slice_integrals_follow_the_segments() {
+        let cdf = SizeCdf::parse(TWO_SEGMENTS).unwrap();
+        assert_eq!(cdf.below(0.0), 0.0);
+        assert_eq!(cdf.below(50.0), 0.25);
+        assert_eq!(cdf.below(200.0), 0.75);
+        assert_eq!(cdf.below(1e9), 1.0);
+        assert!((cdf.integral(0.0, 1.0) - 125.0).abs() < 1e-9);
+        assert!((cdf.integral(0.5, 1.0) - 100.0).abs() < 1e-9);
+        assert!((cdf.integral(0.25, 0.5) - 0.25 * 75.0).abs() < 1e-9, "uniform on [50, 100]");
+        let steps = SizeCdf::parse("1000 0.2\n2000 1").unwrap();
+        assert_eq!(steps.below(1000.0), 0.0);
+        assert!((steps.below(1500.0) - 0.6).abs() < 1e-12);
+        assert!((steps.integral(0.0, 0.2) - 200.0).abs() < 1e-9);
+        assert!((steps.integral(0.0, 1.0) - steps.mean()).abs() < 1e-9);
+    }
+
+    /// `level_ranges` agrees with `level` at and around every edge. Equal width, 3 levels
+    /// over [0, 10): ⌊s·3/10⌋ is 0 for s ≤ 3, 1 for 4..=6, 2 from 7: ranges [0, 4), [4, 7),
+    /// [7, ∞).
+    #[test]
+    fn level_ranges_are_the_sizes_each_level_takes() {
+        let widths = PrioritySpec::EqualWidth { levels: 3, max: 10 };
+        assert_eq!(widths.level_ranges().unwrap(), vec![(3, 0, 4), (2, 4, 7), (1, 7, u64::MAX)]);
+        let edges = PrioritySpec::Edges(vec![500, 1000]);
+        assert_eq!(edges.level_ranges().unwrap(), vec![(3, 0, 500), (2, 500, 1000), (1, 1000, u64::MAX)]);
+        for spec in [widths, edges] {
+            for (level, lo, hi) in spec.level_ranges().unwrap() {
+                assert_eq!(spec.level(lo), level);
+                if hi != u64::MAX {
+                    assert_eq!(spec.level(hi - 1), level);
+                    assert_ne!(spec.level(hi), level);
+                }
+            }
+        }
+        assert!(PrioritySpec::Level(3).level_ranges().is_none());
+    }
+
+    /// Drawn counts: 150 × 100 on 64 hosts becomes ⌊150·64/250⌋ = 38 mappers and 26
+    /// reducers; a 1 MB coflow at 10 KB per flow allows 100 flows: 150 × 100 scaled by
+    /// √(100/15000) gives 12 × ⌊100/12⌋ = 12 × 8. A fixed side stays.
+    #[test]
+    fn drawn_counts_are_trimmed_to_the_hosts_and_to_min_flow() {
+        assert_eq!(fit_counts((150, false), (100, false), u64::MAX / 2, 1, 64), (38, 26));
+        assert_eq!(fit_counts((150, false), (100, false), 1_000_000, 10_000, 1000), (12, 8));
+        assert_eq!(fit_counts((20, true), (100, false), 1_000_000, 10_000, 1000), (20, 5));
+        assert_eq!(fit_counts((2, true), (1, true), 10, 10_000, 3), (2, 1));
+        assert_eq!(fit_counts((100, false), (1, false), 5_000, 10_000, 1000), (1, 1), "one flow below min_flow");
     }
 
     fn waiting_on(after: &[u32], gap_us: u64) -> FlowSpec {
