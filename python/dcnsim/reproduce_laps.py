@@ -1073,8 +1073,8 @@ def _header(outcome: Outcome[Cell, RunResult, Grid]) -> list[str]:
         "Schemes: LAPS = the paper's variant (softmax on raw µs latencies, one 2T gate, paper probing, no window; the "
         "default wherever paper and artefact conflict), LAPS [A] = the artefact's (latency / T, two timers, "
         "artefact probing, W = 2T x line rate); ECMP, LetFlow, CONGA = DCQCN (unified window: the largest one-way "
-        "BDP of any path, spec §3.7) + go-back-N; PLB = DCTCP + go-back-N (re-path after 3 congested rounds with "
-        "nothing in flight, or 12 in any case; none after an RTO; spec §3.6); RPS = LAPS with beta = 0. ECMP, LetFlow and PLB route over the LAPS candidate paths, chosen "
+        "BDP of any path, spec §3.7) + go-back-N; PLB = rate-based DCTCP (spec §3.8, the same window) + go-back-N "
+        "(re-path after 3 congested rounds with nothing in flight, or 12 in any case; none after an RTO; spec §3.6); RPS = LAPS with beta = 0. ECMP, LetFlow and PLB route over the LAPS candidate paths, chosen "
         "hop by hop (lb_paths = \"candidates\", spec §3.1); CONGA takes the least congested candidate path per "
         "flowlet (10 µs gap; DRE 200 µs, decay 0.2, 3 bits; spec §3.4). ConWeave: not implemented in dcnsim.",
         f"Reductions ({'quick' if quick else 'full'}): All2all loads "
