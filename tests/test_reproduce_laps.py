@@ -95,6 +95,12 @@ def test_quick_and_full_cells(tmp_path):
     assert ecmp["workload"][0]["stop"] == "500us"
     plb = by[("E4", "load 0.50", rl.PLB, 1)].spec
     assert (plb["transport"]["cc"], plb["transport"]["lb"]) == ("dctcp", "plb")
+    # Spec §3.8 [A]: PLB runs the rate-based DCTCP (g = 1/256, +1 Gb/s per batch), with
+    # the unified window, in every experiment.
+    for key in (("E1", "load 0.80", rl.PLB, 1), ("E4", "load 0.50", rl.PLB, 1), ("E5", "drop 0", rl.PLB, 1)):
+        d = by[key].spec["transport"]["dctcp"]
+        assert d["variant"] == "rate", key
+        assert (d["rate"]["g"], d["rate"]["rate_ai"], d["rate"]["window"]) == (1 / 256, "1Gbps", "bdp"), key
     # Spec §3.6 (PLB: idle re-path after 3, forced after 12, an RTO only pauses) and §3.7
     # (DCQCN's unified one-BDP window), in every scenario file of the harness.
     for key in (("E1", "load 0.80", rl.PLB, 1), ("E4", "load 0.50", rl.PLB, 1), ("E5", "drop 0", rl.PLB, 1)):
@@ -269,3 +275,18 @@ def test_tiny_end_to_end(tmp_path):
     _, again = rl.reproduce_laps(quick=True, only="E5,E6", jobs=1, out=str(tmp_path), stream=err, llm_bytes=LLM)
     assert "18 cached, 0 to run" in err.getvalue()
     assert again == table
+
+
+def test_schemes_select_and_the_old_plb_pairing(tmp_path):
+    exp_dir = rl.experiments_dir()
+    cells = rl.build_cells(["E5"], 1, True, exp_dir, "test", flows_dir=tmp_path, schemes=[rl.PLB, rl.PLB_W])
+    # 2 drop rates x (PLB, its window-DCTCP twin).
+    assert sorted((c.point, c.scheme) for c in cells) == sorted(
+        (p, s) for p in ("drop 0", "drop 1e-06") for s in (rl.PLB, rl.PLB_W))
+    by = {(c.point, c.scheme): c.spec for c in cells}
+    old = by[("drop 1e-06", rl.PLB_W)]
+    assert old["transport"]["dctcp"]["variant"] == "window" and old["transport"]["lb"] == "plb"
+    assert old["topology"]["loss_rate"] == 1e-6
+    assert by[("drop 0", rl.PLB)]["transport"]["dctcp"]["variant"] == "rate"
+    with pytest.raises(ValueError, match="schemes: unknown 'PLBX'.*allowed: .*PLB \\[window DCTCP\\]"):
+        rl.build_cells(["E5"], 1, True, exp_dir, "test", flows_dir=tmp_path, schemes=["PLBX"])

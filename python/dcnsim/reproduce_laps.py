@@ -133,6 +133,7 @@ LAPS_A = "LAPS [A]"  # the artefact's
 ECMP = "ECMP"
 LETFLOW = "LetFlow"
 PLB = "PLB"
+PLB_W = "PLB [window DCTCP]"
 RPS = "RPS"
 CONGA = "CONGA"
 CONWEAVE = "ConWeave"
@@ -149,6 +150,10 @@ PAPER_LAPS = '{ latency_scale = "raw_us", gate = "paper", probe = "paper", windo
 # so that a change of default cannot move these numbers unnoticed).
 CONGA_PARAMS = ('{ flowlet_timeout = "10us", dre_period = "200us", dre_decay = 0.2, metric_bits = 3, '
                 'table_aging = "10ms" }')
+# PLB's DCTCP (spec §3.8 [A]): the rate-based variant of the HPCC/ConWeave NIC code, g = 1/256,
+# +1 Gb/s per batch, the NIC's 100 Mb/s minimum rate and the unified one-BDP in-flight window
+# that the same NIC configuration applies to every rate-based algorithm (spec §3.7).
+DCTCP_RATE = '{ g = 0.00390625, rate_ai = "1Gbps", min_rate = "100Mbps", window = "bdp" }'
 # ECMP, LetFlow and PLB on the union of the LAPS candidate paths, chosen hop by hop (spec
 # §3.1, the artefact's; the core's default, spelled out for the same reason).
 CANDIDATES = "transport.lb_paths=candidates"
@@ -159,7 +164,12 @@ SCHEMES: dict[str, tuple[str, ...]] = {
     LETFLOW: ("transport.cc=dcqcn", "transport.lb=letflow", CANDIDATES, "transport.loss_recovery=go_back_n"),
     CONGA: ("transport.cc=dcqcn", "transport.lb=conga", f"transport.conga={CONGA_PARAMS}",
             "transport.loss_recovery=go_back_n"),
-    PLB: ("transport.cc=dctcp", "transport.lb=plb", CANDIDATES, "transport.loss_recovery=go_back_n"),
+    PLB: ("transport.cc=dctcp", "transport.lb=plb", CANDIDATES, "transport.loss_recovery=go_back_n",
+          "transport.dctcp.variant=rate", f"transport.dctcp.rate={DCTCP_RATE}"),
+    # The pairing before 22 Nov 2026: dcnsim's window DCTCP (g = 1/256), which spec §3.8 [I]
+    # allows; not in the default scheme lists, run it with ``schemes=``.
+    PLB_W: ("transport.cc=dctcp", "transport.lb=plb", CANDIDATES, "transport.loss_recovery=go_back_n",
+            "transport.dctcp.variant=window"),
     # RPS: the paper's LAPS with beta = 0, i.e. uniform spraying under the same CC (spec §3.9).
     RPS: ("transport.cc=laps", "transport.lb=laps", f"transport.laps={PAPER_LAPS[:-2]}, beta = 0 }}"),
 }
@@ -332,10 +342,32 @@ def _workload_with_load(spec: dict[str, Any], load: float) -> None:
     spec["workload"].append(twin)
 
 
+def select_schemes(run_list: list[Run], schemes: Optional[Sequence[str]]) -> list[Run]:
+    """The runs of ``schemes`` only (all when None). ``PLB_W`` (PLB over the window DCTCP,
+    the pairing before the rate-based DCTCP) is in no default list: asking for it adds a
+    twin of every PLB run with that pairing."""
+    if schemes is None:
+        return run_list
+    allowed = [*SCHEMES, *(beta_variant(b)[0] for b in BETAS)]
+    unknown = [s for s in schemes if s not in allowed]
+    if unknown:
+        raise ValueError(f"schemes: unknown {', '.join(map(repr, unknown))}; allowed: {', '.join(allowed)}")
+    out = []
+    for run in run_list:
+        if run.scheme in schemes:
+            out.append(run)
+        if run.scheme == PLB and PLB_W in schemes:
+            rest = run.overrides[len(SCHEMES[PLB]):]
+            out.append(replace(run, scheme=PLB_W, overrides=SCHEMES[PLB_W] + rest))
+    return out
+
+
 def build_cells(exps: Sequence[str], seeds: int, quick: bool, exp_dir: Path, fingerprint: str,
-                flows_dir: Optional[Path] = None, llm_bytes: Optional[int] = None) -> list[Cell]:
-    """Every run of the selected experiments for seeds 1..``seeds``. E5/E6 flow files go
-    to ``flows_dir`` (default ``<exp_dir>/../../results/reproduce-laps/flows``)."""
+                flows_dir: Optional[Path] = None, llm_bytes: Optional[int] = None,
+                schemes: Optional[Sequence[str]] = None) -> list[Cell]:
+    """Every run of the selected experiments for seeds 1..``seeds`` (of ``schemes`` only,
+    when given: see :func:`select_schemes`). E5/E6 flow files go to ``flows_dir`` (default
+    ``<exp_dir>/../../results/reproduce-laps/flows``)."""
     from dcnsim._scenario import load_scenario
 
     size = llm_bytes or (QUICK_LLM_BYTES if quick else LLM_BYTES)
@@ -345,7 +377,7 @@ def build_cells(exps: Sequence[str], seeds: int, quick: bool, exp_dir: Path, fin
     for key in exps:
         e = EXPERIMENTS[key]
         runs = {"E5": e5_runs, "E6": e6_runs, "AL": al_runs}.get(key)
-        run_list = runs(quick) if runs else a2a_runs(e, quick)
+        run_list = select_schemes(runs(quick) if runs else a2a_runs(e, quick), schemes)
         for run in run_list:
             toml = EXPERIMENTS[run.source].toml if run.source else e.toml
             for seed in range(1, seeds + 1):
@@ -1041,8 +1073,8 @@ def _header(outcome: Outcome[Cell, RunResult, Grid]) -> list[str]:
         "Schemes: LAPS = the paper's variant (softmax on raw µs latencies, one 2T gate, paper probing, no window; the "
         "default wherever paper and artefact conflict), LAPS [A] = the artefact's (latency / T, two timers, "
         "artefact probing, W = 2T x line rate); ECMP, LetFlow, CONGA = DCQCN (unified window: the largest one-way "
-        "BDP of any path, spec §3.7) + go-back-N; PLB = DCTCP + go-back-N (re-path after 3 congested rounds with "
-        "nothing in flight, or 12 in any case; none after an RTO; spec §3.6); RPS = LAPS with beta = 0. ECMP, LetFlow and PLB route over the LAPS candidate paths, chosen "
+        "BDP of any path, spec §3.7) + go-back-N; PLB = rate-based DCTCP (spec §3.8, the same window) + go-back-N "
+        "(re-path after 3 congested rounds with nothing in flight, or 12 in any case; none after an RTO; spec §3.6); RPS = LAPS with beta = 0. ECMP, LetFlow and PLB route over the LAPS candidate paths, chosen "
         "hop by hop (lb_paths = \"candidates\", spec §3.1); CONGA takes the least congested candidate path per "
         "flowlet (10 µs gap; DRE 200 µs, decay 0.2, 3 bits; spec §3.4). ConWeave: not implemented in dcnsim.",
         f"Reductions ({'quick' if quick else 'full'}): All2all loads "
@@ -1083,13 +1115,16 @@ PAPER = Reproduction(
 
 def reproduce_laps(*, quick: bool = False, seeds: Optional[int] = None, jobs: Optional[int] = None,
                    only: Optional[str] = None, out: Optional[str] = None, stream: Any = None,
-                   dask: Optional[str] = None, llm_bytes: Optional[int] = None) -> tuple[int, str]:
+                   dask: Optional[str] = None, llm_bytes: Optional[int] = None,
+                   schemes: Optional[Sequence[str]] = None) -> tuple[int, str]:
     """``dcnsim reproduce laps``: (exit code, table text). The LLM flow files go to
-    ``<out>/flows/``; ``llm_bytes`` overrides the LLM flow size (tests)."""
+    ``<out>/flows/``; ``llm_bytes`` overrides the LLM flow size (tests); ``schemes`` runs
+    only those schemes (e.g. ``[PLB, PLB_W]``: PLB over the rate-based and over the window
+    DCTCP)."""
     import sys
 
     out_dir = Path(out) if out else Path("results") / "reproduce-laps"
     repro = replace(PAPER, cells=lambda keys, n, q, exp_dir, fp: build_cells(
-        keys, n, q, exp_dir, fp, flows_dir=out_dir / "flows", llm_bytes=llm_bytes))
+        keys, n, q, exp_dir, fp, flows_dir=out_dir / "flows", llm_bytes=llm_bytes, schemes=schemes))
     return drive(repro, quick=quick, seeds=seeds, jobs=jobs, only=only, out=str(out_dir),
                  stream=stream if stream is not None else sys.stderr, dask=dask)

@@ -137,7 +137,8 @@ fn laps_paths(
     Some(Box::new(PathTable::new(params, &idle, &initial)))
 }
 
-/// DCQCN's unified window (`transport.dcqcn.window = "bdp"`, spec laps.md §3.7): the
+/// DCQCN's unified window (`transport.dcqcn.window = "bdp"`, spec laps.md §3.7; also the
+/// rate-based DCTCP's with `transport.dctcp.rate.window = "bdp"`): the
 /// largest one-way bandwidth-delay product of a full packet over every path any flow of
 /// the scenario may take: all its candidate paths when it is source-routed or hashed over
 /// them (`lb_paths = "candidates"`), else its routed path (equal-cost alternatives have
@@ -152,9 +153,15 @@ fn dcqcn_unified_bdp(
     mtu: u64,
 ) -> u64 {
     use crate::cc::dcqcn::DcqcnWindow;
+    use crate::cc::dctcp::DctcpVariant;
     use crate::paths::one_way_bdp;
     use crate::scenario::CcName;
-    if s.transport.dcqcn.window != DcqcnWindow::Bdp || !specs.iter().any(|f| f.cc == CcName::Dcqcn) {
+    let t = &s.transport;
+    let dcqcn = t.dcqcn.window == DcqcnWindow::Bdp && specs.iter().any(|f| f.cc == CcName::Dcqcn);
+    let dctcp_rate = t.dctcp.variant == DctcpVariant::Rate
+        && t.dctcp.rate.window == DcqcnWindow::Bdp
+        && specs.iter().any(|f| f.cc == CcName::Dctcp);
+    if !dcqcn && !dctcp_rate {
         return 0;
     }
     let mut best = 0u64;
@@ -435,6 +442,9 @@ fn validate_numbers(s: &Scenario) -> Result<(), ScenarioError> {
     }
     if let Err((field, msg)) = tr.nscc.validate() {
         return err(&format!("transport.nscc.{field}"), msg);
+    }
+    if let Err((field, msg)) = tr.dctcp.validate() {
+        return err(&format!("transport.dctcp.{field}"), msg);
     }
     if let Err((field, msg)) = tr.d2tcp.validate() {
         return err(&format!("transport.d2tcp.{field}"), msg);

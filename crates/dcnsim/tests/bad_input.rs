@@ -199,3 +199,15 @@ fn observe_and_trace_selections_name_the_field_and_what_is_allowed() {
     let m = build_err(&with("[trace]\nports = [999]\n"));
     assert_mentions(&m, &["trace.ports", "999 is not a port id"]);
 }
+
+#[test]
+fn dctcp_variant_and_rate_parameters_are_named() {
+    let m = build_err(&with("[transport]\ndctcp = { variant = \"rates\" }\n"));
+    assert_mentions(&m, &["transport.dctcp.variant", "rates", "window", "rate"]);
+    let m = build_err(&with("[transport]\ndctcp = { variant = \"rate\", rate = { g = 0 } }\n"));
+    assert_mentions(&m, &["transport.dctcp.rate.g", "0 < g <= 1"]);
+    let m = build_err(&with("[transport]\ndctcp = { rate = { min_rate = \"0Gbps\" } }\n"));
+    assert_mentions(&m, &["transport.dctcp.rate.min_rate"]);
+    let m = build_err(&with("[transport]\ndctcp = { rate = { window = \"bdpx\" } }\n"));
+    assert_mentions(&m, &["transport.dctcp.rate.window", "off", "bdp"]);
+}

@@ -234,3 +234,27 @@ fn dcqcn_unified_window_is_the_longest_candidate_path_bdp() {
     assert_eq!(window("src,dst,size,start\n0,1,1MB,0\n"), vec![53_144.0]);
     assert_eq!(window("src,dst,size,start\n0,1,1MB,0\n0,9,1MB,0\n"), vec![107_336.0, 107_336.0]);
 }
+
+/// The rate-based DCTCP PLB runs on (spec §3.8) takes the same unified window as DCQCN
+/// with `dctcp.rate.window = "bdp"` (the two hand-computed values of the test above), no
+/// window with "off", and starts at the sending GPU's 200 Gb/s NIC rate.
+#[test]
+fn rate_dctcp_unified_window_and_line_rate_start() {
+    let flows = |csv: &str, window: &str| {
+        let toml = rail_toml("").replace(
+            "cc = \"laps\"\n        lb = \"laps\"",
+            &format!(
+                "cc = \"dctcp\"\n        lb = \"plb\"\n        dctcp = {{ variant = \"rate\", rate = {{ window = \"{window}\" }} }}"
+            ),
+        );
+        let s = sim_with_files(&toml, &[("flows.csv", csv)]);
+        s.flows.iter().map(|f| (observed(f, "window_bytes"), observed(f, "rate_gbps"))).collect::<Vec<_>>()
+    };
+    assert_eq!(flows("src,dst,size,start\n0,1,1MB,0\n", "bdp"), vec![(53_144.0, 200.0)]);
+    assert_eq!(
+        flows("src,dst,size,start\n0,1,1MB,0\n0,9,1MB,0\n", "bdp"),
+        vec![(107_336.0, 200.0), (107_336.0, 200.0)]
+    );
+    let off = flows("src,dst,size,start\n0,1,1MB,0\n", "off");
+    assert!(off[0].0.is_nan() && off[0].1 == 200.0, "{off:?}");
+}

@@ -16,9 +16,17 @@
 //! passed), growth is 0.01 BDP per RTT, and it starts at line rate (a window of one BDP).
 //! A flow's deadline is start + factor × (base RTT + size / line rate), the factor running
 //! linearly from 1.5 (highest priority) to 12 (lowest).
+//!
+//! **Rate-based DCTCP** (`dctcp.variant = "rate"`; spec `laps.md` §3.8), the RDMA NIC
+//! variant of the HPCC/ConWeave code bases that the LAPS artefact pairs with PLB: the same
+//! alpha and CWR machine, acting on a pacing rate instead of a window ([`DctcpRate`]). The
+//! rate reaches the transport as DCQCN's does (`pacing_rate`), with an optional in-flight
+//! window (`cwnd`) of the same kinds as `dcqcn.window`.
 
-use super::{reno_increase, AckSample, CongestionControl, LossEvent};
-use crate::units::Time;
+use super::dcqcn::DcqcnWindow;
+use super::{reno_increase, AckSample, CongestionControl, FlowInfo, LossEvent};
+use crate::scenario::RateVal;
+use crate::units::{Rate, Time};
 
 /// How DCTCP reacts to a packet loss (spec §2.3 "Loss response").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -41,11 +49,221 @@ pub struct DctcpParams {
     pub loss_response: LossResponse,
     /// Smallest window after a cut, in packets (Linux/RFC 8257: 2).
     pub min_cwnd_pkts: u32,
+    /// "window" (the DCTCP paper, default) or "rate" (spec laps.md §3.8; then `rate`
+    /// holds its parameters and the four above are unused).
+    pub variant: DctcpVariant,
+    /// The rate-based variant's parameters (`[transport.dctcp.rate]`).
+    pub rate: DctcpRateParams,
 }
 
 impl Default for DctcpParams {
     fn default() -> Self {
-        DctcpParams { g: 1.0 / 16.0, alpha_init: 1.0, loss_response: LossResponse::Halve, min_cwnd_pkts: 2 }
+        DctcpParams {
+            g: 1.0 / 16.0,
+            alpha_init: 1.0,
+            loss_response: LossResponse::Halve,
+            min_cwnd_pkts: 2,
+            variant: DctcpVariant::Window,
+            rate: DctcpRateParams::default(),
+        }
+    }
+}
+
+impl DctcpParams {
+    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+        if !(self.g > 0.0 && self.g <= 1.0) {
+            return Err(("g", format!("{}: allowed 0 < g <= 1", self.g)));
+        }
+        if !(0.0..=1.0).contains(&self.alpha_init) {
+            return Err(("alpha_init", format!("{}: allowed 0 <= alpha_init <= 1", self.alpha_init)));
+        }
+        let r = &self.rate;
+        if !(r.g > 0.0 && r.g <= 1.0) {
+            return Err(("rate.g", format!("{}: allowed 0 < g <= 1", r.g)));
+        }
+        if !(0.0..=1.0).contains(&r.alpha_init) {
+            return Err(("rate.alpha_init", format!("{}: allowed 0 <= alpha_init <= 1", r.alpha_init)));
+        }
+        if r.min_rate.0.bps() == 0 {
+            return Err(("rate.min_rate", "0: must be a positive rate such as \"100Mbps\"".into()));
+        }
+        Ok(())
+    }
+}
+
+/// Which DCTCP (`dctcp.variant`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DctcpVariant {
+    /// The DCTCP paper's window algorithm (module comment above).
+    #[default]
+    Window,
+    /// The rate-based RDMA NIC variant of the HPCC/ConWeave code bases that the LAPS
+    /// artefact pairs with PLB (spec laps.md §3.8; [`DctcpRate`], parameters in
+    /// `dctcp.rate`).
+    Rate,
+}
+
+/// Parameters of the rate-based variant (`[transport.dctcp.rate]`); defaults from spec
+/// laps.md §3.8 and, for what it leaves open, the NIC settings of §3.7.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DctcpRateParams {
+    /// Gain of the alpha EWMA (spec §3.8: 1/256).
+    pub g: f64,
+    /// Initial alpha (1, as the window variant and RFC 8257: the first cut halves).
+    pub alpha_init: f64,
+    /// Additive increase per batch (one alpha window) without a cut (spec §3.8: 1 Gb/s).
+    pub rate_ai: RateVal,
+    /// Lowest rate after a cut. §3.8 names a minRate without a value; 100 Mb/s is the NIC's
+    /// single `MIN_RATE` in the artefact's configuration (spec §3.7 table), which that code
+    /// base applies to every rate-based algorithm.
+    pub min_rate: RateVal,
+    /// Cap on wire bytes in flight, as `dcqcn.window`: "off" (default: §3.8 lists no
+    /// window), "bdp" (the unified one-way BDP of §3.7) or a size.
+    pub window: DcqcnWindow,
+}
+
+impl Default for DctcpRateParams {
+    fn default() -> Self {
+        DctcpRateParams {
+            g: 1.0 / 256.0,
+            alpha_init: 1.0,
+            rate_ai: RateVal(Rate::gbps(1)),
+            min_rate: RateVal(Rate(100_000_000)),
+            window: DcqcnWindow::Off,
+        }
+    }
+}
+
+/// `cwnd()` without a window: large, and safe to add packet sizes to.
+const NO_WINDOW: u64 = u64::MAX / 4;
+
+/// Rate-based DCTCP (spec laps.md §3.8): the window variant's alpha and CWR machine acting
+/// on a pacing rate instead of a window.
+/// - alpha: the same EWMA of the marked fraction of ACKed bytes, once per batch (a window
+///   of data: the cumulative ACK reaching the SND.NXT snapshot of the previous update);
+/// - on an ECN echo outside CWR: rate ← max(min_rate, rate·(1 − alpha/2)), CWR until the
+///   cumulative ACK passes SND.NXT as it was at the cut (the window variant's rule);
+/// - otherwise, outside CWR, each completed batch adds `rate_ai`, up to the line rate.
+///
+/// It starts at the line rate of the sender's NIC (the rate such NICs pace at before any
+/// feedback). Loss does not change the rate: as for DCQCN, recovery is the transport's
+/// (go-back-N in the LAPS setups) and RoCE NICs do not slow down on it.
+pub struct DctcpRate {
+    p: DctcpRateParams,
+    line_rate: f64,
+    min_rate: f64,
+    ai: f64,
+    rate: f64,
+    alpha: f64,
+    window: u64,
+    acked_total: u64,
+    acked_marked: u64,
+    batch_end: Option<u32>,
+    cwr: bool,
+    high_seq: u32,
+    pub cuts: u64,
+}
+
+impl DctcpRate {
+    pub fn new(p: &DctcpRateParams, info: &FlowInfo) -> DctcpRate {
+        let mut d = DctcpRate::at_rate(p, info.nic_rate.bps() as f64);
+        d.window = match p.window {
+            DcqcnWindow::Off => NO_WINDOW,
+            DcqcnWindow::Bdp => info.unified_bdp.max(1),
+            DcqcnWindow::Bytes(b) => b,
+        };
+        d
+    }
+
+    fn at_rate(p: &DctcpRateParams, line_rate: f64) -> DctcpRate {
+        let min_rate = (p.min_rate.0.bps() as f64).min(line_rate);
+        DctcpRate {
+            p: p.clone(),
+            line_rate,
+            min_rate,
+            ai: p.rate_ai.0.bps() as f64,
+            rate: line_rate,
+            alpha: p.alpha_init,
+            window: NO_WINDOW,
+            acked_total: 0,
+            acked_marked: 0,
+            batch_end: None,
+            cwr: false,
+            high_seq: 0,
+            cuts: 0,
+        }
+    }
+
+    pub fn rate_bps(&self) -> f64 {
+        self.rate
+    }
+
+    pub fn alpha(&self) -> f64 {
+        self.alpha
+    }
+}
+
+impl CongestionControl for DctcpRate {
+    fn name(&self) -> &'static str {
+        "dctcp"
+    }
+
+    fn ecn_capable(&self) -> bool {
+        true
+    }
+
+    fn on_ack(&mut self, a: &AckSample) {
+        self.acked_total += a.newly_acked;
+        if a.ece {
+            self.acked_marked += a.newly_acked;
+        }
+        let end = *self.batch_end.get_or_insert(a.snd_nxt);
+        let new_batch = a.cum_ack >= end;
+        if new_batch {
+            let f = if self.acked_total == 0 { 0.0 } else { self.acked_marked as f64 / self.acked_total as f64 };
+            self.alpha = (1.0 - self.p.g) * self.alpha + self.p.g * f;
+            self.acked_total = 0;
+            self.acked_marked = 0;
+            self.batch_end = Some(a.snd_nxt);
+        }
+        // CWR covers the PSNs below `high_seq` (as in the window variant).
+        if self.cwr && a.cum_ack > self.high_seq {
+            self.cwr = false;
+        }
+        if self.cwr {
+            return;
+        }
+        if a.ece {
+            self.rate = (self.rate * (1.0 - self.alpha / 2.0)).max(self.min_rate);
+            self.cwr = true;
+            self.high_seq = a.snd_nxt;
+            self.cuts += 1;
+        } else if new_batch {
+            self.rate = (self.rate + self.ai).min(self.line_rate);
+        }
+    }
+
+    fn on_loss(&mut self, _: &LossEvent) {}
+
+    fn on_timeout(&mut self, _: Time, _: u32) {}
+
+    fn cwnd(&self) -> u64 {
+        self.window
+    }
+
+    fn pacing_rate(&self) -> Option<Rate> {
+        Some(Rate(self.rate as u64))
+    }
+
+    fn observe(&self, out: &mut dyn FnMut(&'static str, f64)) {
+        out("rate_gbps", self.rate / 1e9);
+        out("alpha", self.alpha);
+        out("cuts", self.cuts as f64);
+        if self.window != NO_WINDOW {
+            out("window_bytes", self.window as f64);
+        }
     }
 }
 
@@ -163,7 +381,13 @@ impl Dctcp {
     /// BDP, no slow start.
     pub fn d2tcp(p: &D2tcpParams, info: &super::FlowInfo, size: u64) -> Dctcp {
         let bdp = info.bottleneck.bytes_in(info.base_rtt);
-        let dctcp = DctcpParams { g: p.g, alpha_init: 1.0, loss_response: LossResponse::Halve, min_cwnd_pkts: 2 };
+        let dctcp = DctcpParams {
+            g: p.g,
+            alpha_init: 1.0,
+            loss_response: LossResponse::Halve,
+            min_cwnd_pkts: 2,
+            ..DctcpParams::default()
+        };
         let mut c = Dctcp::new(&dctcp, info.mtu, (bdp as u64).max(info.mtu));
         c.ssthresh = c.cwnd;
         let payload = info.mtu - info.header;
@@ -432,5 +656,143 @@ mod tests {
             c.on_ack(&ack(i, 1000, false));
         }
         assert!((c.cwnd() as i64 - 151_500).abs() <= 20, "{}", c.cwnd());
+    }
+
+    // ---- rate-based variant (spec laps.md §3.8) ----
+
+    const GBPS: f64 = 1e9;
+
+    fn rate_dctcp(g: f64, alpha_init: f64) -> DctcpRate {
+        let p = DctcpRateParams { g, alpha_init, ..DctcpRateParams::default() };
+        DctcpRate::at_rate(&p, 100.0 * GBPS)
+    }
+
+    /// Window k (0-based) covers PSNs 4k..4k+4; its four ACKs carry SND.NXT = 4k + 8 so that
+    /// the update at its last ACK opens the next window; `marked` of them echo ECN.
+    fn rate_window(c: &mut DctcpRate, k: u32, marked: u32) {
+        for i in 1..=4 {
+            let nxt = if k == 0 && i == 1 { 4 } else { 4 * k + 8 };
+            c.on_ack(&ack(4 * k + i, nxt, i <= marked));
+        }
+    }
+
+    /// With a constant marked fraction F the EWMA has the closed form
+    /// alpha_k = (1 − g)^k · alpha_0 + (1 − (1 − g)^k) · F. g = 1/256, alpha_0 = 1, F = 1/4:
+    /// after 40 windows, (255/256)^40 = 0.85513..., alpha = 0.89135...
+    #[test]
+    fn rate_alpha_follows_the_ewma_closed_form() {
+        let g = 1.0 / 256.0;
+        let mut c = rate_dctcp(g, 1.0);
+        for k in 0..40 {
+            rate_window(&mut c, k, 1);
+            let decay = (1.0 - g).powi(k as i32 + 1);
+            let expected = decay + (1.0 - decay) * 0.25;
+            assert!((c.alpha() - expected).abs() < 1e-12, "window {k}: {} vs {expected}", c.alpha());
+        }
+        assert!((c.alpha() - (0.75 * (255.0f64 / 256.0).powi(40) + 0.25)).abs() < 1e-12);
+        // A window without marks moves alpha towards 0 by the same gain.
+        let before = c.alpha();
+        rate_window(&mut c, 40, 0);
+        assert!((c.alpha() - before * (1.0 - g)).abs() < 1e-15);
+    }
+
+    /// alpha = 0.5 held (g = 0): an ECN echo cuts 100 -> 75 Gb/s once; further echoes up to
+    /// and including SND.NXT at the cut (100) do not cut; the first ACK past it ends CWR,
+    /// and the next echo cuts again: 75 × 0.75 = 56.25 Gb/s.
+    #[test]
+    fn rate_one_cut_per_cwr_episode() {
+        let mut c = rate_dctcp(0.0, 0.5);
+        c.on_ack(&ack(1, 100, true));
+        assert_eq!(c.rate_bps(), 75.0 * GBPS);
+        for cum in 2..=100 {
+            c.on_ack(&ack(cum, 120, true));
+        }
+        assert_eq!(c.rate_bps(), 75.0 * GBPS, "marks in the same episode do not cut");
+        assert_eq!(c.cuts, 1);
+        c.on_ack(&ack(101, 140, false));
+        assert_eq!(c.rate_bps(), 75.0 * GBPS, "leaving CWR does not by itself change the rate");
+        c.on_ack(&ack(102, 140, true));
+        assert_eq!(c.rate_bps(), 56.25 * GBPS);
+        assert_eq!(c.cuts, 2);
+    }
+
+    /// alpha = 1 held: every episode halves, 100 Gb/s / 2^n, but never below min_rate
+    /// (100 Mb/s): 100 G / 2^10 = 97.66 Mb/s is clamped to 100 Mb/s, and stays there.
+    #[test]
+    fn rate_never_below_min_rate() {
+        let mut c = rate_dctcp(0.0, 1.0);
+        for n in 0..20u32 {
+            // Each ACK is past the previous cut's SND.NXT and echoes ECN: one cut each.
+            c.on_ack(&ack(2 * n + 1, 2 * n + 2, true));
+            let expected = (100.0 * GBPS / 2f64.powi(n as i32 + 1)).max(0.1 * GBPS);
+            assert_eq!(c.rate_bps(), expected, "cut {}", n + 1);
+        }
+        assert_eq!(c.cuts, 20);
+        assert_eq!(c.pacing_rate(), Some(Rate(100_000_000)));
+    }
+
+    /// Without marks each completed batch adds 1 Gb/s, ACKs inside a batch add nothing, and
+    /// the rate stops at the line rate.
+    #[test]
+    fn rate_adds_one_gbps_per_batch_up_to_line_rate() {
+        let mut c = rate_dctcp(1.0 / 256.0, 1.0);
+        c.rate = 90.0 * GBPS;
+        for k in 0..15 {
+            for i in 1..=4 {
+                let nxt = if k == 0 && i == 1 { 4 } else { 4 * k + 8 };
+                c.on_ack(&ack(4 * k + i, nxt, false));
+                let batches = if i == 4 { k + 1 } else { k };
+                let expected = (90.0 + batches as f64).min(100.0) * GBPS;
+                assert_eq!(c.rate_bps(), expected, "window {k}, ACK {i}");
+            }
+        }
+    }
+
+    /// An echo inside a batch cuts and no increase follows while in CWR, even at a batch end.
+    #[test]
+    fn rate_no_increase_in_cwr() {
+        let mut c = rate_dctcp(0.0, 0.5);
+        c.on_ack(&ack(1, 8, true)); // cut to 75 G, CWR until past PSN 8; batch end 8
+        for cum in 2..=8 {
+            c.on_ack(&ack(cum, 8, false)); // the batch ends at 8, still in CWR
+        }
+        assert_eq!(c.rate_bps(), 75.0 * GBPS);
+        c.on_ack(&ack(9, 16, false)); // past 8: CWR over, and a new batch: +1 G
+        assert_eq!(c.rate_bps(), 76.0 * GBPS);
+    }
+
+    #[test]
+    fn rate_starts_at_the_nic_line_rate_with_the_chosen_window() {
+        let mut info = crate::cc::test_info(1048, 10_000, Time::from_us(8), 8, Rate::gbps(100), 1 << 20);
+        info.nic_rate = Rate::gbps(200);
+        info.unified_bdp = 107_336;
+        let off = DctcpRate::new(&DctcpRateParams::default(), &info);
+        assert_eq!(off.pacing_rate(), Some(Rate::gbps(200)));
+        assert_eq!(off.cwnd(), NO_WINDOW);
+        let bdp = DctcpRate::new(&DctcpRateParams { window: DcqcnWindow::Bdp, ..Default::default() }, &info);
+        assert_eq!(bdp.cwnd(), 107_336);
+    }
+
+    #[test]
+    fn params_parse_and_reject_with_the_field_named() {
+        let p: DctcpParams =
+            toml::from_str("variant = \"rate\"\nrate = { window = \"bdp\", min_rate = \"1Gbps\" }").unwrap();
+        assert_eq!(p.variant, DctcpVariant::Rate);
+        assert_eq!(p.rate.window, DcqcnWindow::Bdp);
+        assert_eq!(p.rate.min_rate.0, Rate::gbps(1));
+        assert_eq!(p.rate.g, 1.0 / 256.0);
+        assert_eq!(DctcpParams::default().variant, DctcpVariant::Window);
+        let e = toml::from_str::<DctcpParams>("variant = \"rates\"").unwrap_err().to_string();
+        assert!(e.contains("window") && e.contains("rate"), "{e}");
+        let e = toml::from_str::<DctcpParams>("rate = { gain = 0.1 }").unwrap_err().to_string();
+        assert!(e.contains("gain"), "{e}");
+        let bad = DctcpParams { rate: DctcpRateParams { g: 0.0, ..Default::default() }, ..Default::default() };
+        assert_eq!(bad.validate().unwrap_err().0, "rate.g");
+        let bad = DctcpParams {
+            rate: DctcpRateParams { min_rate: RateVal(Rate(0)), ..Default::default() },
+            ..Default::default()
+        };
+        assert_eq!(bad.validate().unwrap_err().0, "rate.min_rate");
+        assert!(DctcpParams::default().validate().is_ok());
     }
 }

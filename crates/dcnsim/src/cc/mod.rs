@@ -126,7 +126,8 @@ pub struct FlowInfo {
     pub nic_rate: Rate,
     /// The largest one-way bandwidth-delay product (bytes) over every path of every flow
     /// of the scenario (DCQCN's unified window, spec laps.md §3.7); computed only when
-    /// some flow runs DCQCN with `window = "bdp"`, zero otherwise.
+    /// some flow runs DCQCN with `window = "bdp"` or the rate-based DCTCP with
+    /// `rate.window = "bdp"`, zero otherwise.
     pub unified_bdp: u64,
 }
 
@@ -240,7 +241,10 @@ pub fn make(
     use crate::scenario::CcName;
     match name {
         CcName::Newreno => Box::new(newreno::NewReno::new(&t.newreno, info.mtu, info.initial_window)),
-        CcName::Dctcp => Box::new(dctcp::Dctcp::new(&t.dctcp, info.mtu, info.initial_window)),
+        CcName::Dctcp => match t.dctcp.variant {
+            dctcp::DctcpVariant::Window => Box::new(dctcp::Dctcp::new(&t.dctcp, info.mtu, info.initial_window)),
+            dctcp::DctcpVariant::Rate => Box::new(dctcp::DctcpRate::new(&t.dctcp.rate, info)),
+        },
         CcName::D2tcp => Box::new(dctcp::Dctcp::d2tcp(&t.d2tcp, info, info.size)),
         CcName::Swift => Box::new(swift::Swift::new(&t.swift, swift::Variant::Swift, info)),
         CcName::Lswift => Box::new(swift::Swift::new(&t.swift, swift::Variant::LSwift, info)),
