@@ -840,15 +840,17 @@ impl Simulation {
     }
 
     /// Sends a PAUSE/RESUME back over the link `frame.port` carries: it leaves once the
-    /// reverse port finishes its current packet, and takes a 64-byte serialisation and
-    /// the reverse link's latency to arrive.
+    /// reverse port finishes its current packet and the link's previous frame is out, and
+    /// takes a 64-byte serialisation and the reverse link's latency to arrive.
     #[cold]
     #[inline(never)]
     fn send_pfc_frame(&mut self, frame: PfcFrame) {
         let now = self.now();
         // Ports come in pairs, one per direction of a cable (builder.rs).
         let reverse = &self.ports[(frame.port ^ 1) as usize];
-        let at = reverse.busy_until.max(now) + reverse.serialization(64) + reverse.latency;
+        let (ready, serialization, latency) = (reverse.busy_until.max(now), reverse.serialization(64), reverse.latency);
+        let pfc = self.pfc.as_mut().expect("PFC frames come from PFC");
+        let at = pfc.frame_departs(frame.port, ready, serialization) + serialization + latency;
         self.events.schedule(at, Event::Pfc(frame.encode()));
     }
 

@@ -100,6 +100,9 @@ pub struct Pfc {
     /// Per output port: classes it may not start serving (a PAUSE arrived).
     paused: Vec<u8>,
     paused_since: Vec<[Time; CLASSES]>,
+    /// Per ingress port: when the reverse direction of its link has finished sending the
+    /// last PAUSE/RESUME for it, so that the next one leaves after it (`frame_departs`).
+    frames_free_at: Vec<Time>,
     /// Per packet handle: the ingress port its bytes are counted against.
     held: Vec<u32>,
     pub stats: Vec<PfcPortStats>,
@@ -117,6 +120,7 @@ impl Pfc {
             pause_sent: vec![0; n],
             paused: vec![0; n],
             paused_since: vec![[Time::ZERO; CLASSES]; n],
+            frames_free_at: vec![Time::ZERO; n],
             held: Vec::new(),
             stats: vec![PfcPortStats::default(); n],
             headroom_overflows: 0,
@@ -196,6 +200,20 @@ impl Pfc {
         None
     }
 
+    /// When a frame for `port` that is ready at `ready` (the reverse port's current packet
+    /// finished) leaves, given that it takes `serialization`: after the previous frame
+    /// for the same link. Frames on one link must arrive in the order they were sent: a
+    /// PAUSE and the RESUME that follows it within one packet time of the reverse port
+    /// would otherwise arrive at the same instant, in the order of the seeded tie-break,
+    /// and a RESUME applied before its PAUSE leaves the upstream paused for good (the
+    /// switch, having sent the RESUME, never sends another).
+    pub fn frame_departs(&mut self, port: u32, ready: Time, serialization: Time) -> Time {
+        let free = &mut self.frames_free_at[port as usize];
+        let depart = ready.max(*free);
+        *free = depart + serialization;
+        depart
+    }
+
     /// A frame reached its upstream port at `now`. Returns whether the port may now have
     /// work it was holding back (a RESUME of a paused class).
     pub fn apply(&mut self, f: PfcFrame, now: Time) -> bool {
@@ -203,6 +221,15 @@ impl Pfc {
         let c = f.class as usize;
         let bit = 1u8 << c;
         let st = &mut self.stats[p];
+        // A switch alternates PAUSE and RESUME per link and class, and they arrive in order
+        // (`frame_departs`), so each frame finds the opposite state; anything else would
+        // leave a port paused with no RESUME to come, a silent hang.
+        assert!(
+            (self.paused[p] & bit == 0) == f.pause,
+            "PFC: a {} for port {p} class {c} arrived at {now:?} while that class was {}: frames out of order",
+            if f.pause { "PAUSE" } else { "RESUME" },
+            if f.pause { "already paused" } else { "not paused" },
+        );
         if f.pause {
             st.pause_frames += 1;
             if self.paused[p] & bit == 0 {
@@ -286,6 +313,21 @@ mod tests {
         assert!(!pfc.holds(0));
         let mut hostward = Pfc::new(1, vec![None]);
         assert_eq!(hostward.arrive(0, 0, DATA, 100_000), None);
+    }
+
+    /// Frames for one link leave one serialisation apart even when both are ready at once
+    /// (a PAUSE and its RESUME within one packet time of the reverse port), so they arrive
+    /// in the order sent; frames for other links do not wait for them.
+    #[test]
+    fn frames_on_one_link_keep_their_order() {
+        let mut pfc = Pfc::new(1 << DATA, vec![Some(PfcThresholds { xoff: 1, xon: 0, headroom: 1 }); 2]);
+        let ser = Time::from_ps(5_120); // 64 B at 100 Gb/s
+        let ready = Time::from_ns(1_000);
+        assert_eq!(pfc.frame_departs(0, ready, ser), ready);
+        assert_eq!(pfc.frame_departs(0, ready, ser), ready + ser);
+        assert_eq!(pfc.frame_departs(1, ready, ser), ready, "another link's frames are independent");
+        let later = Time::from_ns(2_000);
+        assert_eq!(pfc.frame_departs(0, later, ser), later, "an idle link sends at once");
     }
 
     /// Bytes beyond xoff + headroom are reported, so a test can assert the headroom held.
