@@ -136,6 +136,43 @@ impl Default for DctcpRateParams {
     }
 }
 
+/// DCTCP's congestion estimate, shared by both variants: alpha, an EWMA (gain `g`) of the
+/// fraction of ACKed bytes that echoed a mark, updated once per window of data (the
+/// cumulative ACK reaching the SND.NXT snapshot of the previous update; RFC 8257 §3.3).
+pub(crate) struct MarkedFraction {
+    g: f64,
+    pub(crate) alpha: f64,
+    acked_total: u64,
+    acked_marked: u64,
+    /// End of the current observation window (SND.NXT snapshot), once known.
+    pub(crate) window_end: Option<u32>,
+}
+
+impl MarkedFraction {
+    fn new(g: f64, alpha_init: f64) -> MarkedFraction {
+        MarkedFraction { g, alpha: alpha_init, acked_total: 0, acked_marked: 0, window_end: None }
+    }
+
+    /// Counts the ACK; returns whether it completed a window (and so updated alpha).
+    #[inline]
+    fn on_ack(&mut self, a: &AckSample) -> bool {
+        self.acked_total += a.newly_acked;
+        if a.ece {
+            self.acked_marked += a.newly_acked;
+        }
+        let end = *self.window_end.get_or_insert(a.snd_nxt);
+        if a.cum_ack < end {
+            return false;
+        }
+        let f = if self.acked_total == 0 { 0.0 } else { self.acked_marked as f64 / self.acked_total as f64 };
+        self.alpha = (1.0 - self.g) * self.alpha + self.g * f;
+        self.acked_total = 0;
+        self.acked_marked = 0;
+        self.window_end = Some(a.snd_nxt);
+        true
+    }
+}
+
 /// `cwnd()` without a window: large, and safe to add packet sizes to.
 const NO_WINDOW: u64 = u64::MAX / 4;
 
@@ -151,16 +188,12 @@ const NO_WINDOW: u64 = u64::MAX / 4;
 /// feedback). Loss does not change the rate: as for DCQCN, recovery is the transport's
 /// (go-back-N in the LAPS setups) and RoCE NICs do not slow down on it.
 pub struct DctcpRate {
-    p: DctcpRateParams,
     line_rate: f64,
     min_rate: f64,
     ai: f64,
     rate: f64,
-    alpha: f64,
+    marks: MarkedFraction,
     window: u64,
-    acked_total: u64,
-    acked_marked: u64,
-    batch_end: Option<u32>,
     cwr: bool,
     high_seq: u32,
     pub cuts: u64,
@@ -180,16 +213,12 @@ impl DctcpRate {
     fn at_rate(p: &DctcpRateParams, line_rate: f64) -> DctcpRate {
         let min_rate = (p.min_rate.0.bps() as f64).min(line_rate);
         DctcpRate {
-            p: p.clone(),
             line_rate,
             min_rate,
             ai: p.rate_ai.0.bps() as f64,
             rate: line_rate,
-            alpha: p.alpha_init,
+            marks: MarkedFraction::new(p.g, p.alpha_init),
             window: NO_WINDOW,
-            acked_total: 0,
-            acked_marked: 0,
-            batch_end: None,
             cwr: false,
             high_seq: 0,
             cuts: 0,
@@ -201,7 +230,7 @@ impl DctcpRate {
     }
 
     pub fn alpha(&self) -> f64 {
-        self.alpha
+        self.marks.alpha
     }
 }
 
@@ -215,19 +244,7 @@ impl CongestionControl for DctcpRate {
     }
 
     fn on_ack(&mut self, a: &AckSample) {
-        self.acked_total += a.newly_acked;
-        if a.ece {
-            self.acked_marked += a.newly_acked;
-        }
-        let end = *self.batch_end.get_or_insert(a.snd_nxt);
-        let new_batch = a.cum_ack >= end;
-        if new_batch {
-            let f = if self.acked_total == 0 { 0.0 } else { self.acked_marked as f64 / self.acked_total as f64 };
-            self.alpha = (1.0 - self.p.g) * self.alpha + self.p.g * f;
-            self.acked_total = 0;
-            self.acked_marked = 0;
-            self.batch_end = Some(a.snd_nxt);
-        }
+        let new_batch = self.marks.on_ack(a);
         // CWR covers the PSNs below `high_seq` (as in the window variant).
         if self.cwr && a.cum_ack > self.high_seq {
             self.cwr = false;
@@ -236,7 +253,7 @@ impl CongestionControl for DctcpRate {
             return;
         }
         if a.ece {
-            self.rate = (self.rate * (1.0 - self.alpha / 2.0)).max(self.min_rate);
+            self.rate = (self.rate * (1.0 - self.marks.alpha / 2.0)).max(self.min_rate);
             self.cwr = true;
             self.high_seq = a.snd_nxt;
             self.cuts += 1;
@@ -259,7 +276,7 @@ impl CongestionControl for DctcpRate {
 
     fn observe(&self, out: &mut dyn FnMut(&'static str, f64)) {
         out("rate_gbps", self.rate / 1e9);
-        out("alpha", self.alpha);
+        out("alpha", self.marks.alpha);
         out("cuts", self.cuts as f64);
         if self.window != NO_WINDOW {
             out("window_bytes", self.window as f64);
@@ -346,11 +363,7 @@ pub struct Dctcp {
     mss: u64,
     cwnd: u64,
     ssthresh: u64,
-    alpha: f64,
-    acked_total: u64,
-    acked_marked: u64,
-    /// End of the current observation window (SND.NXT snapshot), once known.
-    window_end: Option<u32>,
+    marks: MarkedFraction,
     /// In CWR/recovery until the cumulative ACK reaches `recover`: no cut, no growth.
     reduced: bool,
     recover: u32,
@@ -367,10 +380,7 @@ impl Dctcp {
             mss,
             cwnd: initial_window,
             ssthresh: u64::MAX,
-            alpha: p.alpha_init,
-            acked_total: 0,
-            acked_marked: 0,
-            window_end: None,
+            marks: MarkedFraction::new(p.g, p.alpha_init),
             reduced: false,
             recover: 0,
             loss_until: 0,
@@ -404,7 +414,7 @@ impl Dctcp {
     }
 
     pub fn alpha(&self) -> f64 {
-        self.alpha
+        self.marks.alpha
     }
 
     fn min_cwnd(&self) -> u64 {
@@ -433,18 +443,7 @@ impl CongestionControl for Dctcp {
     }
 
     fn on_ack(&mut self, a: &AckSample) {
-        self.acked_total += a.newly_acked;
-        if a.ece {
-            self.acked_marked += a.newly_acked;
-        }
-        let end = *self.window_end.get_or_insert(a.snd_nxt);
-        if a.cum_ack >= end {
-            let f = if self.acked_total == 0 { 0.0 } else { self.acked_marked as f64 / self.acked_total as f64 };
-            self.alpha = (1.0 - self.p.g) * self.alpha + self.p.g * f;
-            self.acked_total = 0;
-            self.acked_marked = 0;
-            self.window_end = Some(a.snd_nxt);
-        }
+        self.marks.on_ack(a);
         let mut just_exited = false;
         if self.reduced {
             // The window of the cut is PSNs below `recover`: an ACK up to exactly `recover`
@@ -460,8 +459,8 @@ impl CongestionControl for Dctcp {
         }
         if a.ece && a.cum_ack >= self.loss_until {
             let penalty = match &self.deadline {
-                Some(d) => self.alpha.powf(d.imminence(a.now, a.cum_ack, self.cwnd, a.rtt)),
-                None => self.alpha,
+                Some(d) => self.marks.alpha.powf(d.imminence(a.now, a.cum_ack, self.cwnd, a.rtt)),
+                None => self.marks.alpha,
             };
             self.cut(1.0 - penalty / 2.0, a.snd_nxt);
         } else if !just_exited {
@@ -485,7 +484,7 @@ impl CongestionControl for Dctcp {
         }
         let factor = match self.p.loss_response {
             LossResponse::Halve => 0.5,
-            LossResponse::Alpha => 1.0 - self.alpha / 2.0,
+            LossResponse::Alpha => 1.0 - self.marks.alpha / 2.0,
         };
         self.cut(factor, snd_nxt);
     }
@@ -493,7 +492,7 @@ impl CongestionControl for Dctcp {
     fn on_timeout(&mut self, _now: Time, snd_nxt: u32) {
         let factor = match self.p.loss_response {
             LossResponse::Halve => 0.5,
-            LossResponse::Alpha => 1.0 - self.alpha / 2.0,
+            LossResponse::Alpha => 1.0 - self.marks.alpha / 2.0,
         };
         self.ssthresh = ((self.cwnd as f64 * factor) as u64).max(self.min_cwnd());
         self.cwnd = self.mss;
@@ -507,7 +506,7 @@ impl CongestionControl for Dctcp {
     }
 
     fn observe(&self, out: &mut dyn FnMut(&'static str, f64)) {
-        out("alpha", self.alpha);
+        out("alpha", self.marks.alpha);
     }
 }
 
@@ -629,8 +628,8 @@ mod tests {
     fn d2tcp_cuts_by_alpha_to_the_imminence() {
         for (now_us, expected) in [(58.0, 1.0 - 0.5f64.powf(4.0 / 3.0) / 2.0), (200.0, 0.875)] {
             let mut c = d2tcp_flow(8);
-            c.alpha = 0.5;
-            c.window_end = Some(1000);
+            c.marks.alpha = 0.5;
+            c.marks.window_end = Some(1000);
             let a = AckSample {
                 now: Time::from_secs_f64(now_us * 1e-6),
                 newly_acked: 1500,
@@ -651,7 +650,7 @@ mod tests {
     #[test]
     fn d2tcp_grows_one_hundredth_of_a_bdp_per_rtt() {
         let mut c = d2tcp_flow(8);
-        c.window_end = Some(u32::MAX);
+        c.marks.window_end = Some(u32::MAX);
         for i in 0..100 {
             c.on_ack(&ack(i, 1000, false));
         }
