@@ -200,3 +200,66 @@ fn bad_pfc_input_names_the_field() {
     let e = build_err(&no_prio);
     assert!(e.starts_with("switch.pfc") && e.contains("ack_priority"), "{e}");
 }
+
+/// A PAUSE and the RESUME that follows it within one packet time of the reverse port must
+/// reach the upstream port in that order. Star of 4 hosts at 100 Gbps: hosts 0 and 1 send
+/// to host 2 (a 2:1 incast at the switch's port to 2), and host 3 sends to host 0, so the
+/// switch's port back to host 0 is busy with 4 KB packets nearly all the time. With
+/// `xoff` one byte above one packet and `xon` one packet, the switch pauses host 0 when a
+/// second of its packets waits and resumes it when the older one leaves, usually within
+/// one packet time of that busy reverse port: both frames wait for the same packet to
+/// finish. Were they delivered at the same instant, in the tie-break's order, a RESUME
+/// first would leave host 0 paused until more of its bytes arrive (for good, if none do).
+/// `Pfc::apply` asserts that every frame finds the opposite state, so this run fails at
+/// the first frame out of order: with frames scheduled for the same instant (before
+/// `Pfc::frame_departs`), a PAUSE reached host 0's already paused port at 12.2 µs.
+///
+/// Expected: every flow completes; every PAUSE is matched by a RESUME; and host 3's flow,
+/// alone on its path (its packets share the port to host 0 only with ACKs, which go
+/// first and are 64 B), runs at line rate: 2 MB of payload in 4096-byte frames at 100 Gbps
+/// plus one packet's path. (The incast itself is slow: with one packet of `xoff` and 2 µs
+/// of round trip, the port to host 2 idles between RESUME and the next packet.)
+#[test]
+fn pause_and_resume_arrive_in_the_order_sent() {
+    let toml = r#"
+        duration = "5ms"
+        [topology]
+        kind = "star"
+        hosts = 4
+        link_rate = "100Gbps"
+        link_latency = "1us"
+        [switch]
+        buffer = "200KB"
+        ecn = { enabled = false }
+        pfc = { xoff = "4097B", xon = "4096B" }
+        [transport]
+        cc = "none"
+        [[workload]]
+        kind = "flows"
+        file = "flows.csv"
+        "#;
+    let files = [("flows.csv", "src,dst,size,start\n0,2,2MB,0\n1,2,2MB,0\n3,0,2MB,0\n")];
+    let mut s = sim_with_files(toml, &files);
+    s.run();
+    assert_eq!(s.counters.drops, 0);
+    assert_eq!(s.flows_finished(), 3, "a flow hung: host 0 left paused?");
+    let pfc = s.pfc.as_ref().expect("PFC on");
+    let host0 = s.routing.host_up_port[0] as usize;
+    eprintln!(
+        "host 0: {} PAUSE, {} RESUME; all: {} / {}",
+        pfc.stats[host0].pause_frames,
+        pfc.stats[host0].resume_frames,
+        pfc.total_pause_frames(),
+        pfc.total_resume_frames()
+    );
+    assert!(pfc.stats[host0].pause_frames > 10, "the scenario must pause host 0 often");
+    assert_eq!(pfc.total_pause_frames(), pfc.total_resume_frames());
+
+    let payload = MTU - HEADER;
+    let wire_per_flow = 2_000_000u64.div_ceil(payload) * HEADER + 2_000_000;
+    let line = dcnsim::Rate::gbps(100);
+    let slack = Time::from_us(2) + Time::from_ns(2 * 328); // two links + two serialisations
+    let alone = s.flows[2].receiver.finish.unwrap();
+    let alone_drain = line.serialization(wire_per_flow);
+    assert!(alone >= alone_drain && alone <= alone_drain + slack + Time(alone_drain.0 / 100), "{alone}");
+}
