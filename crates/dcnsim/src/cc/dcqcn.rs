@@ -156,7 +156,21 @@ impl DcqcnParams {
 }
 
 /// `cwnd()` without a window: large, and safe to add packet sizes to.
-const NO_WINDOW: u64 = u64::MAX / 4;
+pub(crate) const NO_WINDOW: u64 = u64::MAX / 4;
+
+impl DcqcnWindow {
+    /// The window in wire bytes for a flow (`NO_WINDOW` when off); shared by DCQCN and
+    /// the rate-based DCTCP, which take the same setting.
+    pub(crate) fn bytes(self, info: &FlowInfo) -> u64 {
+        match self {
+            DcqcnWindow::Off => NO_WINDOW,
+            // The builder computes the unified BDP whenever this mode is on; 0 would
+            // mean it did not, and then one packet at a time is the safe reading.
+            DcqcnWindow::Bdp => info.unified_bdp.max(1),
+            DcqcnWindow::Bytes(b) => b,
+        }
+    }
+}
 
 /// Which increase rule an increase event applied (for tests and time series).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -193,13 +207,7 @@ impl Dcqcn {
         // The NIC's rate: the first link, which bounds the flow from its first packet.
         let line_rate = info.bottleneck.bps() as f64;
         let mut d = Dcqcn::at_rate(p, line_rate);
-        d.window = match p.window {
-            DcqcnWindow::Off => NO_WINDOW,
-            // The builder computes the unified BDP whenever this mode is on; 0 would
-            // mean it did not, and then one packet at a time is the safe reading.
-            DcqcnWindow::Bdp => info.unified_bdp.max(1),
-            DcqcnWindow::Bytes(b) => b,
-        };
+        d.window = p.window.bytes(info);
         d
     }
 

@@ -23,7 +23,7 @@
 //! rate reaches the transport as DCQCN's does (`pacing_rate`), with an optional in-flight
 //! window (`cwnd`) of the same kinds as `dcqcn.window`.
 
-use super::dcqcn::DcqcnWindow;
+use super::dcqcn::{DcqcnWindow, NO_WINDOW};
 use super::{reno_increase, AckSample, CongestionControl, FlowInfo, LossEvent};
 use crate::scenario::RateVal;
 use crate::units::{Rate, Time};
@@ -173,9 +173,6 @@ impl MarkedFraction {
     }
 }
 
-/// `cwnd()` without a window: large, and safe to add packet sizes to.
-const NO_WINDOW: u64 = u64::MAX / 4;
-
 /// Rate-based DCTCP (spec laps.md §3.8): the window variant's alpha and CWR machine acting
 /// on a pacing rate instead of a window.
 /// - alpha: the same EWMA of the marked fraction of ACKed bytes, once per batch (a window
@@ -202,11 +199,7 @@ pub struct DctcpRate {
 impl DctcpRate {
     pub fn new(p: &DctcpRateParams, info: &FlowInfo) -> DctcpRate {
         let mut d = DctcpRate::at_rate(p, info.nic_rate.bps() as f64);
-        d.window = match p.window {
-            DcqcnWindow::Off => NO_WINDOW,
-            DcqcnWindow::Bdp => info.unified_bdp.max(1),
-            DcqcnWindow::Bytes(b) => b,
-        };
+        d.window = p.window.bytes(info);
         d
     }
 
