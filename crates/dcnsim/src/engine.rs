@@ -552,6 +552,13 @@ impl Rng {
         (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
     }
 
+    /// An exponential interval (seconds) of a Poisson process with `per_second` events per
+    /// second. 1 − u is in (0, 1], so the logarithm is finite.
+    #[inline]
+    pub fn exponential(&mut self, per_second: f64) -> f64 {
+        -(1.0 - self.next_f64()).ln() / per_second
+    }
+
     /// Uniform in [0, n), n > 0 (Lemire's multiply-shift; bias below 2^-32 for our n).
     #[inline]
     pub fn below(&mut self, n: u64) -> u64 {

@@ -961,8 +961,7 @@ pub fn coflow_arrivals(p: &CoflowParams, hosts: &[u32], host_rates: &[Rate], rng
             if p.max_coflows.is_some_and(|k| made >= k) {
                 break;
             }
-            // 1 − u is in (0, 1], so the logarithm is finite.
-            t += -(1.0 - rng.next_f64()).ln() / per_second;
+            t += rng.exponential(per_second);
             let arrival = Time::from_secs_f64(t);
             if arrival >= p.stop {
                 break;
@@ -1136,8 +1135,7 @@ pub fn poisson_arrivals(
         let per_second = load * host_rates[src as usize].as_gbps_f64() * 1e9 / mean_bits;
         let mut t = start.as_secs_f64();
         loop {
-            // 1 - u is in (0, 1], so the logarithm is finite.
-            t += -(1.0 - rng.next_f64()).ln() / per_second;
+            t += rng.exponential(per_second);
             let at = Time::from_secs_f64(t);
             if at >= stop {
                 break;
