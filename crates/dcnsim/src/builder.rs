@@ -7,6 +7,7 @@ use std::path::Path;
 use crate::app::OnOffApp;
 use crate::cc::FlowInfo;
 use crate::engine::{Event, EventQueue, Rng};
+use crate::fault::FaultPlan;
 use crate::laps::PathTable;
 use crate::net::pfc::{self, Pfc, PfcThresholds};
 use crate::net::{Drr, EcnPolicy, PacketArena, Port, PrioQueues, PrioService};
@@ -943,8 +944,14 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         }
     }
 
+    let faults = fault_plan(s, &topo, &ports, n_hosts, n_nodes, &specs)?;
     let mut events = EventQueue::new(s.seed);
     events.schedule(flows[start_order[0] as usize].start, Event::FlowStarts);
+    if let Some(plan) = &faults {
+        for (i, step) in plan.steps.iter().enumerate() {
+            events.schedule(step.at, Event::Fault(i as u32));
+        }
+    }
     match s.duration {
         Some(d) => events.schedule(d.0, Event::Stop),
         None if infinite_until > Time::ZERO => events.schedule(infinite_until, Event::Stop),
@@ -1040,6 +1047,8 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         forward_hooks,
         conga,
         injected_drops,
+        faults,
+        give_up_after: s.faults.give_up_after,
         prefetch: ports_len * std::mem::size_of::<crate::net::Port>() > crate::sim::PREFETCH_ABOVE_PORT_BYTES,
         done: false,
     })
@@ -1050,6 +1059,41 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
 /// frame and the reverse latency, the upstream finishes the packet it started (1 MTU),
 /// and everything on the forward wire, plus the packet whose arrival crossed xoff
 /// (1 MTU): rate × (forward + reverse latency) + 3 MTU + 64 B.
+/// The timed link and switch faults of `[faults]`, if any (`fault.rs`).
+fn fault_plan(
+    s: &Scenario,
+    topo: &Topology,
+    ports: &[Port],
+    n_hosts: u32,
+    n_nodes: u32,
+    specs: &[workload::FlowSpec],
+) -> Result<Option<Box<FaultPlan>>, ScenarioError> {
+    let f = &s.faults;
+    if f.link.is_empty() && f.switch.is_empty() {
+        return Ok(None);
+    }
+    let cables = &topo.cables;
+    let plan = FaultPlan::build(
+        f,
+        n_hosts,
+        n_nodes,
+        |a, b| cables.iter().position(|c| (c.a, c.b) == (a, b) || (c.a, c.b) == (b, a)).map(|c| c as u32),
+        |n| (0..cables.len() as u32).filter(|&c| cables[c as usize].a == n || cables[c as usize].b == n).collect(),
+        |c| (ports[2 * c as usize].rate, ports[2 * c as usize].loss_rate),
+    )?;
+    // LAPS recovers losses per path and has no give-up: a flow cut off for good would
+    // retransmit forever.
+    if specs.iter().any(|sp| sp.lb == LbName::Laps) {
+        if let Some(i) = f.link.iter().position(|l| l.until.is_none() && l.rate.is_none() && l.loss_rate.is_none()) {
+            return err(&format!("faults.link[{i}].until"), "LAPS flows need every link that fails to come back");
+        }
+        if let Some(i) = f.switch.iter().position(|w| w.until.is_none()) {
+            return err(&format!("faults.switch[{i}].until"), "LAPS flows need every switch that fails to come back");
+        }
+    }
+    Ok(Some(Box::new(plan)))
+}
+
 fn build_pfc(c: &PfcCfg, ports: &[Port], n_hosts: u32, buffer: u64, mtu: u64) -> Result<Pfc, ScenarioError> {
     if ports.len() >= 1 << 30 {
         return err("switch.pfc", "supports networks of fewer than 2^30 ports");

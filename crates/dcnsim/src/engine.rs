@@ -41,6 +41,8 @@ pub enum Event {
     PathRto(u32),
     /// A flow that waited for others begins (after its gap, `workload::Dependencies`).
     FlowBegins(u32),
+    /// Step `i` of the fault plan (`fault::FaultPlan`) is due.
+    Fault(u32),
 }
 
 #[derive(Copy, Clone)]

@@ -15,6 +15,7 @@ pub mod cc;
 pub mod conga;
 pub mod engine;
 pub mod eqds;
+pub mod fault;
 pub mod laps;
 pub mod lb;
 pub mod net;

@@ -36,7 +36,7 @@ pub fn node_name(node: u32, n_hosts: u32) -> String {
     }
 }
 
-fn parse_node(name: &str, n_hosts: u32, n_nodes: u32) -> Option<u32> {
+pub(crate) fn parse_node(name: &str, n_hosts: u32, n_nodes: u32) -> Option<u32> {
     let (first, rest) = name.split_at(name.find(|c: char| c.is_ascii_digit())?);
     let i: u32 = rest.parse().ok()?;
     match first {

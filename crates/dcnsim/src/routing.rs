@@ -48,6 +48,27 @@ impl Routing {
         node_ports: &[Vec<u32>],
         host_edge: &[u32],
     ) -> Result<Routing, Unreachable> {
+        Self::compute_over(n_hosts, n_nodes, ports, node_ports, host_edge, None)
+    }
+
+    /// The tables after links went down or came back (`fault.rs`): as `compute`, except
+    /// that a switch cut off from an edge switch keeps `previous`'s entries for it, so
+    /// its packets still head for the dead link and are lost there, as in a fabric whose
+    /// routing has no path to offer.
+    pub fn recompute(&self, ports: &[Port], node_ports: &[Vec<u32>]) -> Routing {
+        let n_nodes = node_ports.len() as u32;
+        Self::compute_over(self.n_hosts, n_nodes, ports, node_ports, &self.host_edge, Some(self))
+            .expect("with previous tables every entry has ports")
+    }
+
+    fn compute_over(
+        n_hosts: u32,
+        n_nodes: u32,
+        ports: &[Port],
+        node_ports: &[Vec<u32>],
+        host_edge: &[u32],
+        previous: Option<&Routing>,
+    ) -> Result<Routing, Unreachable> {
         let n_switches = n_nodes - n_hosts;
         let mut edge_index = vec![u32::MAX; n_switches as usize];
         let mut edges = Vec::new();
@@ -99,14 +120,25 @@ impl Routing {
             }
             for (ej, &src) in edges.iter().enumerate() {
                 let d = dist[(src - n_hosts) as usize];
-                if d == u32::MAX {
-                    return Err(Unreachable { from_switch: src, to_switch: target });
-                }
-                edge_distance[ej * n_edges as usize + ei] = d;
+                let cell = ej * n_edges as usize + ei;
+                edge_distance[cell] = match (d, previous) {
+                    (u32::MAX, None) => return Err(Unreachable { from_switch: src, to_switch: target }),
+                    (u32::MAX, Some(old)) => old.edge_distance[cell],
+                    _ => d,
+                };
             }
             for s in 0..n_switches {
                 let ds = dist[s as usize];
-                if ds == 0 || ds == u32::MAX {
+                if ds == u32::MAX {
+                    if let Some(old) = previous {
+                        let (from, len) = old.table[(s * n_edges + ei as u32) as usize];
+                        let start = next.len() as u32;
+                        next.extend_from_slice(&old.next[from as usize..(from + len) as usize]);
+                        table[(s * n_edges + ei as u32) as usize] = (start, len);
+                    }
+                    continue;
+                }
+                if ds == 0 {
                     continue;
                 }
                 let start = next.len() as u32;

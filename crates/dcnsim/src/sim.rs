@@ -47,6 +47,12 @@ pub struct Counters {
     /// PrioPlus probes sent (and their bytes on the wire).
     pub probe_packets: u64,
     pub probe_bytes: u64,
+    /// Packets lost on a link that was down (`fault.rs`); also counted in `drops`.
+    pub fault_drops: u64,
+    /// Times routing recomputed its tables after a link went down or came back.
+    pub reroutes: u64,
+    /// Flows given up after `faults.give_up_after` timeouts in a row.
+    pub failed_flows: u64,
 }
 
 /// Bytes by part of the simulation (see `Simulation::memory`).
@@ -142,6 +148,8 @@ pub struct Simulation {
     pub(crate) forward_hooks: bool,
     /// `[faults] drop`: data packets whose first transmission is lost, sorted.
     pub(crate) injected_drops: Vec<crate::scenario::PacketId>,
+    pub(crate) faults: Option<Box<crate::fault::FaultPlan>>,
+    pub(crate) give_up_after: u32,
     pub(crate) done: bool,
 }
 
@@ -275,6 +283,7 @@ impl Simulation {
             Event::Pull(host) => self.pull_tick(host),
             Event::PathRto(path) => self.path_rto_fired(path),
             Event::FlowBegins(f) => self.begin_waiting_flow(f),
+            Event::Fault(i) => self.apply_fault(i),
             Event::Stop => match self.duration {
                 Some(d) if self.now() >= d => self.done = true,
                 // The last infinite flow stopped: the run ends once finite flows are done.
@@ -617,8 +626,8 @@ impl Simulation {
         }
         let loss = port.loss_rate;
         let node = port.peer;
-        if loss > 0.0 && self.rng_loss.next_f64() < loss {
-            self.drop_packet(p, h);
+        // A dead link (`fault.rs`) has a loss rate of 1, so this one branch covers it.
+        if loss > 0.0 && self.lost_on_wire(p, h, loss) {
             return;
         }
         if node < self.n_hosts {
@@ -643,6 +652,94 @@ impl Simulation {
             }
             self.enqueue(out, h);
         }
+    }
+
+    /// Whether packet `h` is lost on port `p`'s wire, whose loss rate is `loss` (> 0);
+    /// if so it is dropped.
+    #[inline(never)]
+    fn lost_on_wire(&mut self, p: u32, h: u32, loss: f64) -> bool {
+        if !self.ports[p as usize].up {
+            // Not a buffer drop, so even a lossless (PFC) packet may be lost here.
+            self.counters.fault_drops += 1;
+            self.discard(p, h, false, true);
+            return true;
+        }
+        if self.rng_loss.next_f64() < loss {
+            self.drop_packet(p, h);
+            return true;
+        }
+        false
+    }
+
+    /// Applies step `i` of the fault plan.
+    #[cold]
+    #[inline(never)]
+    fn apply_fault(&mut self, i: u32) {
+        use crate::fault::FaultAction;
+        let plan = self.faults.as_mut().expect("fault events come from a plan");
+        let step = plan.steps[i as usize];
+        let (a, b) = (2 * step.cable as usize, 2 * step.cable as usize + 1);
+        match step.action {
+            FaultAction::Down => {
+                if plan.take_down(step.cable) {
+                    // Remember the loss rate it has while up before hiding it.
+                    plan.loss_when_up(step.cable, self.ports[a].loss_rate, None);
+                    for p in [a, b] {
+                        self.ports[p].up = false;
+                        self.ports[p].loss_rate = 1.0;
+                    }
+                }
+            }
+            FaultAction::Up => {
+                if plan.bring_up(step.cable) {
+                    let loss = plan.loss_when_up(step.cable, self.ports[a].loss_rate, None);
+                    for p in [a, b] {
+                        self.ports[p].up = true;
+                        self.ports[p].loss_rate = loss;
+                    }
+                }
+            }
+            FaultAction::Loss(rate) => {
+                let up = self.ports[a].up;
+                let own = self.ports[a].loss_rate;
+                let loss = plan.loss_when_up(step.cable, own, Some(rate));
+                if up {
+                    self.ports[a].loss_rate = loss;
+                    self.ports[b].loss_rate = loss;
+                }
+            }
+            FaultAction::Rate(rate) => {
+                self.ports[a].set_rate(rate);
+                self.ports[b].set_rate(rate);
+            }
+            FaultAction::Reroute => {
+                self.routing = self.routing.recompute(&self.ports, &self.node_ports);
+                self.counters.reroutes += 1;
+            }
+        }
+    }
+
+    /// Flow `f` timed out `give_up_after` times in a row without progress: it sends
+    /// nothing more and counts as failed, so the run can end without it.
+    #[cold]
+    #[inline(never)]
+    fn give_up(&mut self, f: u32) {
+        let flow = &mut self.flows[f as usize];
+        flow.failed = true;
+        let delivered = flow.receiver.finish.is_some();
+        // An unstarted flow sends nothing (`Flow::send_state`).
+        flow.started = false;
+        flow.sender.rto_deadline = Time::MAX;
+        if delivered {
+            // Every byte arrived; only the acknowledgements were lost. It finished.
+            flow.failed = false;
+            return;
+        }
+        self.counters.failed_flows += 1;
+        if !flow.is_infinite() {
+            self.unfinished_finite -= 1;
+        }
+        self.check_done();
     }
 
     /// Adaptive routing: the equal-cost port with the lowest quantised queue level, ties
@@ -783,18 +880,20 @@ impl Simulation {
 
     /// Packet `h` is lost at port `p` (RED at dequeue, a lossy link).
     fn drop_packet(&mut self, p: u32, h: u32) {
-        self.discard(p, h, false);
+        self.discard(p, h, false, false);
     }
 
     /// Port `p`'s buffer (or RED at enqueue) turns packet `h` away as it arrives.
     fn refuse(&mut self, p: u32, h: u32) {
-        self.discard(p, h, true);
+        self.discard(p, h, true, false);
     }
 
+    /// Drops packet `h` at port `p`; `link_dead` says a failed link lost it, which even
+    /// a lossless class cannot prevent.
     #[inline]
-    fn discard(&mut self, p: u32, h: u32, refused: bool) {
+    fn discard(&mut self, p: u32, h: u32, refused: bool, link_dead: bool) {
         if self.packet_hooks {
-            if let Some(f) = self.pfc.as_mut() {
+            if let Some(f) = self.pfc.as_mut().filter(|_| !link_dead) {
                 // The PFC guarantee: nothing in a lossless class is ever dropped in a switch.
                 assert!(!f.holds(h), "PFC: a lossless packet was dropped at port {p}");
             }
@@ -985,7 +1084,13 @@ impl Simulation {
         }
         if out.finished_now {
             self.finished_flows += 1;
-            if !self.flows[f as usize].is_infinite() {
+            let flow = &mut self.flows[f as usize];
+            if flow.failed {
+                // Its last bytes were already on their way when the sender gave up; it
+                // was counted out of `unfinished_finite` then.
+                flow.failed = false;
+                self.counters.failed_flows -= 1;
+            } else if !flow.is_infinite() {
                 self.unfinished_finite -= 1;
             }
             if !self.dependencies.is_empty() {
@@ -1228,7 +1333,7 @@ impl Simulation {
         }
         flow.sender.rto_event_at = Time::MAX;
         let deadline = flow.sender.rto_deadline;
-        if deadline == Time::MAX || flow.sender_done() {
+        if deadline == Time::MAX || flow.sender_done() || flow.failed {
             return;
         }
         if deadline > now {
@@ -1241,6 +1346,9 @@ impl Simulation {
         }
         if flow.on_timeout(now, &self.cfg) {
             self.counters.timeouts += 1;
+            if self.give_up_after > 0 && flow.sender.timeouts_in_a_row >= self.give_up_after {
+                return self.give_up(f);
+            }
         }
         if flow.uses_probes {
             self.arm_probe(f);
@@ -1543,6 +1651,7 @@ impl Simulation {
         let mut retx = Vec::with_capacity(n);
         let mut drops = Vec::with_capacity(n);
         let mut finished = Vec::with_capacity(n);
+        let mut failed = Vec::with_capacity(n);
         let mut cc = Vec::with_capacity(n);
         let mut lb = Vec::with_capacity(n);
         let us_or_nan = |t: Option<Time>| t.map(|t| t.as_us_f64()).unwrap_or(f64::NAN);
@@ -1582,6 +1691,7 @@ impl Simulation {
             delivered.push(f.receiver.delivered as i64);
             retx.push(f.sender.retransmits as i64);
             drops.push(f.drops as i64);
+            failed.push(f.failed);
             cc.push(f.sender.cc.name().to_string());
             lb.push(f.lb.as_str().to_string());
         }
@@ -1600,6 +1710,7 @@ impl Simulation {
         t.push("retransmits", Column::I64(retx));
         t.push("drops", Column::I64(drops));
         t.push("finished", Column::Bool(finished));
+        t.push("failed", Column::Bool(failed));
         t.push("cc", Column::Str(cc));
         t.push("lb", Column::Str(lb));
         t.push("tx_packets", Column::I64(tx_packets));
@@ -1698,6 +1809,7 @@ impl Simulation {
             ("sim_time_us", self.now().as_us_f64()),
             ("flows", self.flows.len() as f64),
             ("flows_finished", self.finished_flows as f64),
+            ("flows_failed", c.failed_flows as f64),
             ("memory_bytes", mem.total() as f64),
             ("memory_per_flow_bytes", mem.per_flow()),
             ("memory_per_packet_bytes", mem.per_packet()),
@@ -1711,6 +1823,9 @@ impl Simulation {
         .chain(self.trace.iter().flat_map(|t| [("trace_events", t.len() as f64), ("trace_events_lost", t.lost as f64)]))
         .chain(self.laps.iter().flat_map(|t| self.laps_stats(t)))
         .chain(self.plb_stats())
+        .chain(
+            self.faults.iter().flat_map(|_| [("fault_drops", c.fault_drops as f64), ("reroutes", c.reroutes as f64)]),
+        )
         .chain(self.pfc.iter().flat_map(|f| {
             [
                 ("pfc_pause_frames", f.total_pause_frames() as f64),

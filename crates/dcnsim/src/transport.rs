@@ -131,6 +131,9 @@ pub struct Sender {
     recovery_until: Option<u32>,
     pub rto: Time,
     backoff: u32,
+    /// Timeouts since the receiver was last heard from (an ACK or NACK): a flow whose
+    /// receiver answers is not cut off, however slowly it progresses.
+    pub timeouts_in_a_row: u32,
     pub rto_deadline: Time,
     /// Time of the pending `Rto` event (`Time::MAX`: none). A deadline that moves
     /// earlier gets a new event; stale ones are ignored when they fire.
@@ -270,6 +273,8 @@ pub struct Flow {
     pub in_ready: bool,
     pub wake_pending: bool,
     pub started: bool,
+    /// Given up after `faults.give_up_after` timeouts in a row (`Simulation::give_up`).
+    pub failed: bool,
     /// The application feeding this flow (`app.rs`); `None`: all data is there at start.
     pub app: Option<OnOffApp>,
     /// Priority level carried by every packet (0: none; larger = more important).
@@ -383,6 +388,7 @@ impl Flow {
                 recovery_until: None,
                 rto: fixed_rto.unwrap_or(cfg.rto_initial),
                 backoff: 0,
+                timeouts_in_a_row: 0,
                 rto_deadline: Time::MAX,
                 rto_event_at: Time::MAX,
                 next_send_at: Time::ZERO,
@@ -417,6 +423,7 @@ impl Flow {
             in_ready: false,
             wake_pending: false,
             started: false,
+            failed: false,
             app: None,
             priority: 0,
             uses_probes: false,
@@ -667,6 +674,7 @@ impl Flow {
         // LAPS's ACKs carry a one-way latency where others carry the cumulative ACK
         // (spec laps.md §2.6); its sender advances over the PSNs acknowledged in a row.
         let laps = self.lb == LbName::Laps;
+        self.sender.timeouts_in_a_row = 0;
         let mut cum = ack.psn;
         let sacked = ack.sacked_psn;
         // The app's writing up to now was capped by the send buffer before this ACK frees it.
@@ -917,6 +925,7 @@ impl Flow {
     pub fn on_timeout(&mut self, now: Time, cfg: &TransportConfig) -> bool {
         let timed_out = self.declare_timeout(now, cfg);
         if timed_out {
+            self.sender.timeouts_in_a_row += 1;
             match self.lb {
                 LbName::Reps => self.reps.on_timeout(now, &cfg.reps),
                 LbName::Plb => self.plb.on_timeout(now, &cfg.plb),
@@ -993,6 +1002,7 @@ impl Flow {
     /// anything changed (a NACK of an older transmission, or of a packet since
     /// acknowledged, is stale).
     pub fn on_nack(&mut self, now: Time, pkt: &Packet) -> bool {
+        self.sender.timeouts_in_a_row = 0;
         let psn = pkt.psn;
         let Some(size) = self.mark_lost(psn, pkt.sent_at) else { return false };
         let rtt = self.measured_delay(now.saturating_sub(pkt.sent_at));

@@ -238,6 +238,12 @@ impl Port {
         }
     }
 
+    /// Serialises at `rate` from now on (a degraded link, `fault.rs`).
+    pub fn set_rate(&mut self, rate: Rate) {
+        self.rate = rate;
+        self.ps_per_byte_q16 = rate.ps_per_byte_q16();
+    }
+
     #[inline]
     pub fn serialization(&self, bytes: u32) -> Time {
         serialization_q16(bytes as u64, self.ps_per_byte_q16)
