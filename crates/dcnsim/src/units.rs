@@ -186,7 +186,11 @@ pub fn parse_rate(s: &str) -> Result<Rate, String> {
     if !(v > 0.0) || !v.is_finite() {
         return Err(format!("\"{s}\": a rate must be positive"));
     }
-    Ok(Rate((v * scale).round() as u64))
+    // A positive rate below 0.5 bps would round to 0 bps, and serialising divides by it.
+    match (v * scale).round() as u64 {
+        0 => Err(format!("\"{s}\": a rate must be at least 1bps")),
+        bps => Ok(Rate(bps)),
+    }
 }
 
 /// Parses "4KiB", "1MB", "1500B", "2GiB" or a bare integer number of bytes.
@@ -229,6 +233,14 @@ mod tests {
         assert_eq!(parse_bytes("4KiB").unwrap(), 4096);
         assert_eq!(parse_bytes("2MB").unwrap(), 2_000_000);
         assert_eq!(parse_bytes("1500").unwrap(), 1500);
+    }
+
+    /// Fuzz target `units` (issue 10): ".2 bps" was accepted as 0 bps, a division by zero
+    /// for every serialisation time on that link.
+    #[test]
+    fn a_rate_that_rounds_to_zero_is_refused() {
+        assert!(parse_rate(".2    bps").unwrap_err().contains("at least 1bps"));
+        assert_eq!(parse_rate("0.5bps").unwrap(), Rate(1));
     }
 
     #[test]
