@@ -15,6 +15,9 @@ pub mod cc;
 pub mod conga;
 pub mod engine;
 pub mod eqds;
+/// Checks shared by the fuzz targets and their corpus replay test (issue 10).
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod laps;
 pub mod lb;
 pub mod net;
