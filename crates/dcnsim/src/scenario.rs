@@ -18,7 +18,7 @@ use crate::cc::prioplus::PrioPlusParams;
 use crate::cc::swift::SwiftParams;
 use crate::net::{MarkIf, MarkPoint};
 use crate::transport::{LossRecovery, LossRule};
-use crate::units::{parse_bytes, parse_rate, parse_time, Rate, Time};
+use crate::units::{parse_bytes, parse_rate, parse_time, Rate, Time, BELOW_ONE_BPS};
 
 /// Bad input: the message starts with the field's path (e.g. `topology.hosts: ...`).
 #[derive(Debug, Clone, PartialEq)]
@@ -98,6 +98,9 @@ impl<'de> Deserialize<'de> for RateVal {
                     Err(de::Error::custom(format!("\"{s}\": rates below 1Mbps are not supported")))
                 }
                 Ok(r) => Ok(RateVal(r)),
+                Err(e) if e.ends_with(BELOW_ONE_BPS) => {
+                    Err(de::Error::custom(format!("\"{s}\": rates below 1Mbps are not supported")))
+                }
                 Err(e) => Err(de::Error::custom(e)),
             },
             Scalar::Int(v) if v <= 0 => {

@@ -171,6 +171,10 @@ pub fn parse_time(s: &str) -> Result<Time, String> {
     Ok(Time((v * scale).round() as u64))
 }
 
+/// `parse_rate`'s error for a positive rate that rounds to 0 bps; the scenario reader,
+/// whose floor is 1Mbps, recognises it to quote its own floor instead.
+pub(crate) const BELOW_ONE_BPS: &str = "rates below 1bps are not supported";
+
 /// Parses "100Gbps", "400Gb/s", "1.6Tbps", "10Mbps".
 pub fn parse_rate(s: &str) -> Result<Rate, String> {
     let (v, unit) = split_number(s).ok_or_else(|| format!("\"{s}\" is not a rate; write e.g. \"100Gbps\""))?;
@@ -188,7 +192,7 @@ pub fn parse_rate(s: &str) -> Result<Rate, String> {
     }
     // A positive rate below 0.5 bps would round to 0 bps, and serialising divides by it.
     match (v * scale).round() as u64 {
-        0 => Err(format!("\"{s}\": a rate must be at least 1bps")),
+        0 => Err(format!("\"{s}\": {BELOW_ONE_BPS}")),
         bps => Ok(Rate(bps)),
     }
 }
@@ -239,7 +243,7 @@ mod tests {
     /// for every serialisation time on that link.
     #[test]
     fn a_rate_that_rounds_to_zero_is_refused() {
-        assert!(parse_rate(".2    bps").unwrap_err().contains("at least 1bps"));
+        assert!(parse_rate(".2    bps").unwrap_err().contains(BELOW_ONE_BPS));
         assert_eq!(parse_rate("0.5bps").unwrap(), Rate(1));
     }
 
