@@ -16,6 +16,9 @@ pub mod conga;
 pub mod engine;
 pub mod eqds;
 pub mod fault;
+/// Checks shared by the fuzz targets and their corpus replay test (issue 10).
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod laps;
 pub mod lb;
 pub mod net;

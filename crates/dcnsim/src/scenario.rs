@@ -18,7 +18,7 @@ use crate::cc::prioplus::PrioPlusParams;
 use crate::cc::swift::SwiftParams;
 use crate::net::{MarkIf, MarkPoint};
 use crate::transport::{LossRecovery, LossRule};
-use crate::units::{parse_bytes, parse_rate, parse_time, Rate, Time};
+use crate::units::{parse_bytes, parse_rate, parse_time, Rate, Time, BELOW_ONE_BPS};
 
 /// Bad input: the message starts with the field's path (e.g. `topology.hosts: ...`).
 #[derive(Debug, Clone, PartialEq)]
@@ -47,6 +47,9 @@ pub(crate) fn err<T>(field: &str, msg: impl fmt::Display) -> Result<T, ScenarioE
 #[serde(untagged)]
 enum Scalar {
     Int(i64),
+    // JSON can hold a whole number above i64::MAX, and a resolved scenario does whenever a
+    // size written as "1e19" parsed to one; without this it would come back as a Float.
+    UInt(u64),
     Float(f64),
     Str(String),
 }
@@ -65,6 +68,9 @@ impl<'de> Deserialize<'de> for TimeVal {
             Scalar::Str(s) => parse_time(&s).map(TimeVal).map_err(de::Error::custom),
             Scalar::Int(0) => Ok(TimeVal(Time::ZERO)),
             Scalar::Int(v) => {
+                Err(de::Error::custom(format!("{v} has no unit; write e.g. \"{v}us\" (units: ps, ns, us, ms, s)")))
+            }
+            Scalar::UInt(v) => {
                 Err(de::Error::custom(format!("{v} has no unit; write e.g. \"{v}us\" (units: ps, ns, us, ms, s)")))
             }
             Scalar::Float(v) => {
@@ -92,6 +98,9 @@ impl<'de> Deserialize<'de> for RateVal {
                     Err(de::Error::custom(format!("\"{s}\": rates below 1Mbps are not supported")))
                 }
                 Ok(r) => Ok(RateVal(r)),
+                Err(e) if e.ends_with(BELOW_ONE_BPS) => {
+                    Err(de::Error::custom(format!("\"{s}\": rates below 1Mbps are not supported")))
+                }
                 Err(e) => Err(de::Error::custom(e)),
             },
             Scalar::Int(v) if v <= 0 => {
@@ -119,6 +128,7 @@ impl<'de> Deserialize<'de> for BytesVal {
         match scalar(d, "a size such as \"4KiB\" or 1500")? {
             Scalar::Str(s) => parse_bytes(&s).map(BytesVal).map_err(de::Error::custom),
             Scalar::Int(v) if v >= 0 => Ok(BytesVal(v as u64)),
+            Scalar::UInt(v) => Ok(BytesVal(v)),
             Scalar::Int(v) => Err(de::Error::custom(format!("{v}: a size cannot be negative"))),
             Scalar::Float(v) => {
                 Err(de::Error::custom(format!("{v}: a size is a whole number of bytes or a string such as \"4KiB\"")))
@@ -143,8 +153,14 @@ impl<'de> Deserialize<'de> for FlowSize {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         match scalar(d, "a size such as \"2MB\" or \"infinite\"")? {
             Scalar::Str(s) if s == "infinite" => Ok(FlowSize::Infinite),
-            Scalar::Str(s) => parse_bytes(&s).map(FlowSize::Bytes).map_err(de::Error::custom),
+            // "0MB" is as empty as 0, which is refused below.
+            Scalar::Str(s) => match parse_bytes(&s) {
+                Ok(0) => Err(de::Error::custom(format!("\"{s}\": a flow size must be positive"))),
+                Ok(b) => Ok(FlowSize::Bytes(b)),
+                Err(e) => Err(de::Error::custom(e)),
+            },
             Scalar::Int(v) if v > 0 => Ok(FlowSize::Bytes(v as u64)),
+            Scalar::UInt(v) => Ok(FlowSize::Bytes(v)),
             _ => Err(de::Error::custom("a flow size is a positive byte count, e.g. \"2MB\", or \"infinite\"")),
         }
     }
@@ -1175,6 +1191,7 @@ impl<'de> Deserialize<'de> for Selection {
         let item = |s: Scalar| match s {
             Scalar::Str(s) => Ok(SelectItem::Name(s)),
             Scalar::Int(v) if v >= 0 => Ok(SelectItem::Id(v as u64)),
+            Scalar::UInt(v) => Ok(SelectItem::Id(v)),
             Scalar::Int(v) => Err(de::Error::custom(format!("{v}: {what}"))),
             Scalar::Float(v) => Err(de::Error::custom(format!("{v}: {what}"))),
         };
@@ -1375,10 +1392,24 @@ fn json_error(e: serde_path_to_error::Error<serde_json::Error>) -> ScenarioError
     }
 }
 
+/// TOML's `nan` and `inf` have no JSON form (serde_json writes `null`), so a scenario
+/// holding one could run but its resolved JSON could not be read back; the Python layer
+/// refuses them too (`_scenario.scenario_json`).
+fn non_finite(v: &toml::Value, path: &str) -> Result<(), ScenarioError> {
+    match v {
+        toml::Value::Float(f) if !f.is_finite() => err(path, format!("{f} is not a finite number")),
+        toml::Value::Table(t) => t
+            .iter()
+            .try_for_each(|(k, v)| non_finite(v, &if path.is_empty() { k.clone() } else { format!("{path}.{k}") })),
+        toml::Value::Array(a) => a.iter().enumerate().try_for_each(|(i, v)| non_finite(v, &format!("{path}[{i}]"))),
+        _ => Ok(()),
+    }
+}
+
 impl Scenario {
     pub fn from_toml(text: &str) -> Result<Scenario, ScenarioError> {
         let de = toml::Deserializer::new(text);
-        serde_path_to_error::deserialize(de).map_err(|e| {
+        let scenario = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
             if path == "." || path.is_empty() {
                 // A syntax error: toml's full rendering shows the line and a caret.
@@ -1386,7 +1417,11 @@ impl Scenario {
             } else {
                 ScenarioError(plain(format!("{path}: {}", e.inner().message())))
             }
-        })
+        })?;
+        // The text is valid TOML by now, so this second parse only looks for the floats.
+        let table: toml::Table = text.parse().map_err(|e| ScenarioError(format!("scenario is not valid TOML: {e}")))?;
+        non_finite(&toml::Value::Table(table), "")?;
+        Ok(scenario)
     }
 
     pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
@@ -1447,5 +1482,43 @@ impl Scenario {
     /// The scenario with every default filled in, as JSON.
     pub fn resolved_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("scenario serialises")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const STAR: &str = "[topology]\nkind = \"star\"\nhosts = 4\n[[workload]]\nkind = \"incast\"\nsenders = 2\n";
+
+    /// Fuzz target `scenario` (issue 10): `size = "0MB"` was accepted as a 0-byte flow
+    /// while `size = 0` is refused, and the resolved JSON (`"size": 0`) then failed to parse.
+    #[test]
+    fn a_zero_flow_size_with_a_unit_is_refused_like_a_bare_zero() {
+        for size in ["0", "\"0MB\"", "\"0.0001B\""] {
+            let e = Scenario::from_toml(&format!("{STAR}size = {size}\n")).unwrap_err().0;
+            assert!(e.starts_with("workload[0].size") && e.contains("positive"), "{size}: {e}");
+        }
+    }
+
+    /// Found with the round trip above in mind: `nan`/`inf` in any float field resolved to
+    /// `null`, which no float field reads back.
+    #[test]
+    fn non_finite_floats_are_refused_naming_the_field() {
+        let base = "[topology]\nkind = \"star\"\nhosts = 4\n";
+        let e = Scenario::from_toml(&format!("{base}failed_links = nan\n")).unwrap_err().0;
+        assert_eq!(e, "topology.failed_links: NaN is not a finite number");
+        let e = Scenario::from_toml(&format!("{base}loss_rate = -inf\n")).unwrap_err().0;
+        assert_eq!(e, "topology.loss_rate: -inf is not a finite number");
+    }
+
+    /// A size that parses above i64::MAX ("1e19") resolves to a JSON integer that must
+    /// read back as the same size, not as a float, which sizes refuse.
+    #[test]
+    fn sizes_above_i64_max_survive_the_resolved_json() {
+        let s = Scenario::from_toml(&format!("{STAR}size = \"1e19\"\n")).unwrap();
+        let json = s.resolved_json();
+        assert!(json.contains("\"size\": 10000000000000000000"), "{json}");
+        assert_eq!(Scenario::from_json(&json).unwrap().resolved_json(), json);
     }
 }

@@ -79,17 +79,18 @@ fn parse_csv(text: &str) -> Result<Topology, String> {
             _ => None,
         })
     };
-    let hosts = count(true).max().map_or(0, |m| m + 1);
-    let switches = count(false).max().map_or(0, |m| m + 1);
-    for (kind, n, ids) in
-        [("host h", hosts, count(true).collect::<Vec<_>>()), ("switch s", switches, count(false).collect())]
-    {
-        let mut seen = vec![false; n as usize];
-        ids.iter().for_each(|&i| seen[i as usize] = true);
-        if let Some(gap) = seen.iter().position(|&s| !s) {
-            return Err(format!("{kind}{gap} has no link; number hosts and switches from 0 without gaps"));
+    // The node counts come from the ids used, not from the largest id: a vector indexed
+    // by the largest id would let one line `h4000000000,...` allocate gigabytes.
+    let number = |host: bool, kind: &str| {
+        let mut ids: Vec<u32> = count(host).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        match (0..).zip(&ids).find(|&(i, &id)| i != id) {
+            Some((gap, _)) => Err(format!("{kind}{gap} has no link; number hosts and switches from 0 without gaps")),
+            None => Ok(ids.len() as u32),
         }
-    }
+    };
+    let (hosts, switches) = (number(true, "host h")?, number(false, "switch s")?);
     assemble(hosts, switches, links)
 }
 
@@ -112,6 +113,17 @@ fn parse_hpcc(text: &str) -> Result<Topology, String> {
     };
     if switch_ids.len() as u64 != n_switches {
         return Err(format!("line 2: lists {} switch ids, the first line says {n_switches}", switch_ids.len()));
+    }
+    // Every host has one link line, so a node count beyond the switches plus the lines
+    // left is wrong, and refusing it first keeps `role` as small as the file.
+    let link_lines = lines.clone().count() as u64;
+    if nodes.saturating_sub(n_switches) > link_lines {
+        return Err(format!(
+            "line {}: {nodes} nodes of which {n_switches} switches leaves {} hosts, but the file has {link_lines} \
+             link lines and every host needs one",
+            i + 1,
+            nodes - n_switches
+        ));
     }
     // dcnsim's numbering: hosts 0..H in id order, then switches in the order listed.
     let mut role = vec![None; nodes as usize];
@@ -233,6 +245,26 @@ mod tests {
         assert_eq!((host_link.rate, host_link.latency), (Rate::gbps(200), Time::from_us(1)));
     }
 
+    /// Fuzz target `topology_file` (issue 10): a node count of 34444444444445 in the first
+    /// line allocated a role per node (220 TB) before reading a single link.
+    #[test]
+    fn hpcc_node_count_beyond_the_links_is_refused_before_allocating() {
+        let text = "34444444444445 2 4\n3 04\n 3 0100Gbs,s1,44444444440Gbp444a,sate4b\nh0,s\0\0\n,4";
+        let e = parse(text, TopologyFormat::Hpcc).unwrap_err();
+        assert!(e.contains("line 1: 34444444444445 nodes") && e.contains("3 link lines"), "{e}");
+    }
+
+    /// The same in the CSV format, found by reading the HPCC fix's neighbour: one host
+    /// numbered 4000000000 sized a vector by the largest id, and h4294967295 overflowed
+    /// `max + 1`. Ids are now counted, so a large one is just a gap.
+    #[test]
+    fn csv_huge_node_id_is_a_gap_not_an_allocation() {
+        let e = parse("a,b,rate,latency\nh4000000000,s0,1Gbps,1us\n", TopologyFormat::Csv).unwrap_err();
+        assert!(e.contains("host h0 has no link"), "{e}");
+        let e = parse("a,b,rate,latency\nh0,s4294967295,1Gbps,1us\n", TopologyFormat::Csv).unwrap_err();
+        assert!(e.contains("switch s0 has no link"), "{e}");
+    }
+
     #[test]
     fn csv_file_builds_a_dumbbell() {
         let text = "# two racks\na,b,rate,latency\nh0,s0,100Gbps,1us\nh1,s0,100Gbps,1us\nh2,s1,100Gbps,1us\ns0,s1,40Gbps,2us\n";
@@ -257,6 +289,7 @@ mod tests {
         let hpcc = |t: &str| parse(t, TopologyFormat::Hpcc).unwrap_err();
         assert!(hpcc("3 1 2\n2\n0 2 100Gbps 0.001ms 0\n1 2 100Gbps 0.001ms 0.01\n").contains("line 4: error rate"));
         assert!(hpcc("3 1 3\n2\n0 2 100Gbps 0.001ms 0\n1 2 100Gbps 0.001ms 0\n").contains("says 3 links"));
-        assert!(hpcc("3 1 1\n5\n").contains("switch id 5 is not below the node count 3"));
+        let links = "0 2 100Gbps 0.001ms 0\n1 2 100Gbps 0.001ms 0\n";
+        assert!(hpcc(&format!("3 1 2\n5\n{links}")).contains("switch id 5 is not below the node count 3"));
     }
 }

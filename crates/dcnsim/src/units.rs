@@ -171,6 +171,10 @@ pub fn parse_time(s: &str) -> Result<Time, String> {
     Ok(Time((v * scale).round() as u64))
 }
 
+/// `parse_rate`'s error for a positive rate that rounds to 0 bps; the scenario reader,
+/// whose floor is 1Mbps, recognises it to quote its own floor instead.
+pub(crate) const BELOW_ONE_BPS: &str = "rates below 1bps are not supported";
+
 /// Parses "100Gbps", "400Gb/s", "1.6Tbps", "10Mbps".
 pub fn parse_rate(s: &str) -> Result<Rate, String> {
     let (v, unit) = split_number(s).ok_or_else(|| format!("\"{s}\" is not a rate; write e.g. \"100Gbps\""))?;
@@ -186,7 +190,11 @@ pub fn parse_rate(s: &str) -> Result<Rate, String> {
     if !(v > 0.0) || !v.is_finite() {
         return Err(format!("\"{s}\": a rate must be positive"));
     }
-    Ok(Rate((v * scale).round() as u64))
+    // A positive rate below 0.5 bps would round to 0 bps, and serialising divides by it.
+    match (v * scale).round() as u64 {
+        0 => Err(format!("\"{s}\": {BELOW_ONE_BPS}")),
+        bps => Ok(Rate(bps)),
+    }
 }
 
 /// Parses "4KiB", "1MB", "1500B", "2GiB" or a bare integer number of bytes.
@@ -229,6 +237,14 @@ mod tests {
         assert_eq!(parse_bytes("4KiB").unwrap(), 4096);
         assert_eq!(parse_bytes("2MB").unwrap(), 2_000_000);
         assert_eq!(parse_bytes("1500").unwrap(), 1500);
+    }
+
+    /// Fuzz target `units` (issue 10): ".2 bps" was accepted as 0 bps, a division by zero
+    /// for every serialisation time on that link.
+    #[test]
+    fn a_rate_that_rounds_to_zero_is_refused() {
+        assert!(parse_rate(".2    bps").unwrap_err().contains(BELOW_ONE_BPS));
+        assert_eq!(parse_rate("0.5bps").unwrap(), Rate(1));
     }
 
     #[test]
