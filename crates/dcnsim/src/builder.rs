@@ -1042,6 +1042,8 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         injected_drops,
         prefetch: ports_len * std::mem::size_of::<crate::net::Port>() > crate::sim::PREFETCH_ABOVE_PORT_BYTES,
         done: false,
+        #[cfg(any(debug_assertions, feature = "invariants"))]
+        inv: Default::default(),
     })
 }
 

@@ -15,6 +15,7 @@ pub mod cc;
 pub mod conga;
 pub mod engine;
 pub mod eqds;
+mod invariants;
 pub mod laps;
 pub mod lb;
 pub mod net;

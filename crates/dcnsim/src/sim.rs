@@ -5,6 +5,7 @@
 use std::collections::VecDeque;
 
 use crate::engine::{Event, EventQueue, Rng};
+use crate::invariants::invariant;
 use crate::laps::{Outstanding, PathTable};
 use crate::net::pfc::{self, Pfc, PfcFrame};
 use crate::net::{flags, MarkDecision, MarkPoint, Packet, PacketArena, PacketKind, Port};
@@ -143,6 +144,9 @@ pub struct Simulation {
     /// `[faults] drop`: data packets whose first transmission is lost, sorted.
     pub(crate) injected_drops: Vec<crate::scenario::PacketId>,
     pub(crate) done: bool,
+    /// Issue 10's invariant checks (`invariants.rs`): only in debug and test builds.
+    #[cfg(any(debug_assertions, feature = "invariants"))]
+    pub(crate) inv: crate::invariants::Checker,
 }
 
 /// A packet's one-way latency in whole nanoseconds, as a LAPS ACK carries it (spec
@@ -185,7 +189,10 @@ impl Simulation {
                 self.prefetch_ahead();
             }
             match self.events.pop_until(limit) {
-                Some(ev) => self.dispatch(ev),
+                Some(ev) => {
+                    invariant!(self.inv_before_event(ev));
+                    self.dispatch(ev)
+                }
                 None => {
                     if self.events.is_empty() {
                         // Nothing left can ever happen (e.g. every flow is stuck or done).
@@ -199,6 +206,7 @@ impl Simulation {
         }
         if self.done {
             self.sample_at_end();
+            invariant!(self.inv_at_end());
         }
         self.done
     }
@@ -742,6 +750,7 @@ impl Simulation {
                 },
             }
             port.change_occupancy(now, size as i64);
+            invariant!(self.inv_queued(p, h, class, lossless));
         }
         if !held_back {
             self.wake_when_free(p);
@@ -768,6 +777,7 @@ impl Simulation {
         if self.trace.is_some() {
             self.trace_refused(p, h, EventKind::Trim);
         }
+        invariant!(self.inv_trimmed((self.arena.get(h).size - header) as u64));
         let pkt = self.arena.get_mut(h);
         pkt.size = header;
         pkt.flags |= flags::TRIMMED;
@@ -793,6 +803,7 @@ impl Simulation {
 
     #[inline]
     fn discard(&mut self, p: u32, h: u32, refused: bool) {
+        invariant!(self.inv_dropped(p, h));
         if self.packet_hooks {
             if let Some(f) = self.pfc.as_mut() {
                 // The PFC guarantee: nothing in a lossless class is ever dropped in a switch.
@@ -938,6 +949,7 @@ impl Simulation {
     }
 
     fn deliver(&mut self, h: u32) {
+        invariant!(self.inv_delivered(h));
         let pkt: Packet = *self.arena.get(h);
         self.arena.free(h);
         match pkt.kind {
@@ -984,6 +996,7 @@ impl Simulation {
             self.events.schedule(now + self.cfg.delayed_ack_timeout, Event::DelayedAck(f));
         }
         if out.finished_now {
+            invariant!(self.inv_flow(f));
             self.finished_flows += 1;
             if !self.flows[f as usize].is_infinite() {
                 self.unfinished_finite -= 1;
@@ -1134,6 +1147,7 @@ impl Simulation {
         if out.may_send {
             self.make_ready(f);
         }
+        invariant!(self.inv_flow(f));
     }
 
     /// The receiver answers a probe at once with a header-sized echo carrying its send
