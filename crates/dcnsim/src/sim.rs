@@ -1058,7 +1058,9 @@ impl Simulation {
             self.events.schedule(at, Event::Pull(host));
         }
         if let Some((f, cumulative)) = sent {
-            let entropy = self.flows[f as usize].entropy;
+            // A source-routed flow's replies carry a path index, not the hash entropy.
+            let flow = &self.flows[f as usize];
+            let (entropy, _) = self.source_routes.route(f, flow.entropy, !flow.lb.sprays());
             let pull = AckToSend { cum: cumulative, sacked_psn: 0, ece: false, sent_at: now, entropy, retx: false };
             self.send_reply(f, pull, PacketKind::Pull, 0);
         }
