@@ -1051,6 +1051,8 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         give_up_after: s.faults.give_up_after,
         prefetch: ports_len * std::mem::size_of::<crate::net::Port>() > crate::sim::PREFETCH_ABOVE_PORT_BYTES,
         done: false,
+        #[cfg(any(debug_assertions, feature = "invariants"))]
+        inv: Default::default(),
     })
 }
 

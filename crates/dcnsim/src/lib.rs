@@ -19,6 +19,7 @@ pub mod fault;
 /// Checks shared by the fuzz targets and their corpus replay test (issue 10).
 #[doc(hidden)]
 pub mod fuzzing;
+mod invariants;
 pub mod laps;
 pub mod lb;
 pub mod net;

@@ -5,6 +5,7 @@
 use std::collections::VecDeque;
 
 use crate::engine::{Event, EventQueue, Rng};
+use crate::invariants::invariant;
 use crate::laps::{Outstanding, PathTable};
 use crate::net::pfc::{self, Pfc, PfcFrame};
 use crate::net::{flags, MarkDecision, MarkPoint, Packet, PacketArena, PacketKind, Port};
@@ -151,6 +152,9 @@ pub struct Simulation {
     pub(crate) faults: Option<Box<crate::fault::FaultPlan>>,
     pub(crate) give_up_after: u32,
     pub(crate) done: bool,
+    /// Issue 10's invariant checks (`invariants.rs`): only in debug and test builds.
+    #[cfg(any(debug_assertions, feature = "invariants"))]
+    pub(crate) inv: crate::invariants::Checker,
 }
 
 /// A packet's one-way latency in whole nanoseconds, as a LAPS ACK carries it (spec
@@ -193,7 +197,10 @@ impl Simulation {
                 self.prefetch_ahead();
             }
             match self.events.pop_until(limit) {
-                Some(ev) => self.dispatch(ev),
+                Some(ev) => {
+                    invariant!(self.inv_before_event(ev));
+                    self.dispatch(ev)
+                }
                 None => {
                     if self.events.is_empty() {
                         // Nothing left can ever happen (e.g. every flow is stuck or done).
@@ -207,6 +214,7 @@ impl Simulation {
         }
         if self.done {
             self.sample_at_end();
+            invariant!(self.inv_at_end());
         }
         self.done
     }
@@ -839,6 +847,7 @@ impl Simulation {
                 },
             }
             port.change_occupancy(now, size as i64);
+            invariant!(self.inv_queued(p, h, class, lossless));
         }
         if !held_back {
             self.wake_when_free(p);
@@ -865,6 +874,7 @@ impl Simulation {
         if self.trace.is_some() {
             self.trace_refused(p, h, EventKind::Trim);
         }
+        invariant!(self.inv_trimmed((self.arena.get(h).size - header) as u64));
         let pkt = self.arena.get_mut(h);
         pkt.size = header;
         pkt.flags |= flags::TRIMMED;
@@ -892,6 +902,7 @@ impl Simulation {
     /// a lossless class cannot prevent.
     #[inline]
     fn discard(&mut self, p: u32, h: u32, refused: bool, link_dead: bool) {
+        invariant!(self.inv_dropped(p, h, link_dead));
         if self.packet_hooks {
             if let Some(f) = self.pfc.as_mut().filter(|_| !link_dead) {
                 // The PFC guarantee: nothing in a lossless class is ever dropped in a switch.
@@ -1037,6 +1048,7 @@ impl Simulation {
     }
 
     fn deliver(&mut self, h: u32) {
+        invariant!(self.inv_delivered(h));
         let pkt: Packet = *self.arena.get(h);
         self.arena.free(h);
         match pkt.kind {
@@ -1083,6 +1095,7 @@ impl Simulation {
             self.events.schedule(now + self.cfg.delayed_ack_timeout, Event::DelayedAck(f));
         }
         if out.finished_now {
+            invariant!(self.inv_flow(f));
             self.finished_flows += 1;
             let flow = &mut self.flows[f as usize];
             if flow.failed {
@@ -1150,7 +1163,9 @@ impl Simulation {
             self.events.schedule(at, Event::Pull(host));
         }
         if let Some((f, cumulative)) = sent {
-            let entropy = self.flows[f as usize].entropy;
+            // A source-routed flow's replies carry a path index, not the hash entropy.
+            let flow = &self.flows[f as usize];
+            let (entropy, _) = self.source_routes.route(f, flow.entropy, !flow.lb.sprays());
             let pull = AckToSend { cum: cumulative, sacked_psn: 0, ece: false, sent_at: now, entropy, retx: false };
             self.send_reply(f, pull, PacketKind::Pull, 0);
         }
@@ -1239,6 +1254,7 @@ impl Simulation {
         if out.may_send {
             self.make_ready(f);
         }
+        invariant!(self.inv_flow(f));
     }
 
     /// The receiver answers a probe at once with a header-sized echo carrying its send

@@ -94,11 +94,18 @@ pub struct PacketArena {
     live: usize,
     peak_live: usize,
     allocated_total: u64,
+    /// Issue 10: the data bytes ever allocated, the source side of byte conservation.
+    #[cfg(any(debug_assertions, feature = "invariants"))]
+    data_bytes_created: u64,
 }
 
 impl PacketArena {
     #[inline]
     pub fn alloc(&mut self, p: Packet) -> u32 {
+        #[cfg(any(debug_assertions, feature = "invariants"))]
+        if p.kind == PacketKind::Data {
+            self.data_bytes_created += p.size as u64;
+        }
         self.live += 1;
         self.allocated_total += 1;
         if self.live > self.peak_live {
@@ -136,6 +143,11 @@ impl PacketArena {
 
     pub fn peak_live(&self) -> usize {
         self.peak_live
+    }
+
+    #[cfg(any(debug_assertions, feature = "invariants"))]
+    pub fn data_bytes_created(&self) -> u64 {
+        self.data_bytes_created
     }
 
     /// Packets created over the whole run.

@@ -59,6 +59,11 @@ impl PrioQueues {
         self.queues.len()
     }
 
+    /// Every packet waiting, queue by queue (issue 10's invariant recount).
+    pub fn handles(&self) -> impl Iterator<Item = u32> + '_ {
+        self.queues.iter().flat_map(|q| q.iter().copied())
+    }
+
     pub fn is_empty(&self) -> bool {
         self.nonempty == 0
     }
