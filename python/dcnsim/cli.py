@@ -1,38 +1,82 @@
 """The ``dcnsim`` command: ``run`` a scenario, ``sweep`` many, ``report`` a result directory
 as an HTML page, ``bench`` the fixed benchmark scenarios, ``reproduce`` a paper.
 
-Exit codes: 0 success, 1 a benchmark failed, 2 bad input (scenario error, missing file;
-printed as ``error: ...`` without a traceback), 130 interrupted by Ctrl-C.
+Exit codes: 0 success, 1 a benchmark, soak or sweep point failed, 2 bad input (scenario
+error, missing file, refused path, size limit; printed as ``error: ...`` without a
+traceback), 3 the simulator core panicked (a bug; ``error: simulator panic ...``), 130
+interrupted by Ctrl-C (SIGINT), 143 stopped by SIGTERM. On 130 and 143 ``run`` and
+``sweep`` have written what finished, marked incomplete.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
 from dcnsim import _fmt
-from dcnsim._ext import ScenarioError, __version__
+from dcnsim._ext import ScenarioError, SimulationPanic, __version__
 from dcnsim._result import Result
 from dcnsim._run import RunInterrupted, run
 from dcnsim._scenario import load_scenario
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, delivered like Ctrl-C so that ``run`` and ``sweep`` keep what finished."""
+
+
+# The signal that stopped the command, for its exit code (128 + signal number).
+_stopped_by: Optional[int] = None
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    global _stopped_by
+    _stopped_by = signum
+    # A second SIGTERM while the partial results are being written kills at once, as
+    # a second Ctrl-C would be expected to.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    raise _Terminated()
+
+
+def _interrupted_code() -> int:
+    """130 after Ctrl-C, 143 after SIGTERM: the shell's 128 + signal number."""
+    return 128 + (_stopped_by or signal.SIGINT)
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Entry point of the ``dcnsim`` console script; returns the exit code."""
+    global _stopped_by
     args = _parser().parse_args(argv)
+    _stopped_by = None
+    # Python's default for SIGTERM is to die without unwinding, losing the partial
+    # results that Ctrl-C keeps; batch schedulers and `timeout` send SIGTERM. Handlers
+    # can only be set from the main thread (main() called from a worker thread keeps
+    # the default).
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.getsignal(signal.SIGTERM)
+    if in_main:
+        signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         return args.command(args)
     except ScenarioError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except SimulationPanic as exc:
+        print(f"error: {exc}\nThis is a bug in dcnsim: please report it with the scenario and the command.",
+              file=sys.stderr)
+        return 3
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+        print("interrupted" if _stopped_by is None else "terminated (SIGTERM)", file=sys.stderr)
+        return _interrupted_code()
+    finally:
+        if in_main:
+            signal.signal(signal.SIGTERM, previous)
 
 
 def _positive_int(text: str) -> int:
@@ -164,9 +208,9 @@ def _sweep_command(args: argparse.Namespace) -> int:
         return 2
     except SweepInterrupted as exc:
         done = int((exc.result.summary["status"] == "ok").sum())
-        print(f"interrupted: {done} of {len(exc.result.summary)} points done, merged into {args.out}; "
+        print(f"{_stop_word()}: {done} of {len(exc.result.summary)} points done, merged into {args.out}; "
               "run the same command again to finish", file=sys.stderr)
-        return 130
+        return _interrupted_code()
     s = result.summary
     failed = s[s["status"] != "ok"]
     print(f"sweep: {len(s) - len(failed)} of {len(s)} points ok; wrote {result.out}/flows.parquet "
@@ -210,8 +254,8 @@ def _run_command(args: argparse.Namespace) -> int:
     except RunInterrupted as exc:
         if not args.quiet:
             print(_summary_table(exc.result))
-        print(f"interrupted: wrote partial results (complete: false) to {out}", file=sys.stderr)
-        return 130
+        print(f"{_stop_word()}: wrote partial results (complete: false) to {out}", file=sys.stderr)
+        return _interrupted_code()
     if not args.quiet:
         print(_summary_table(result))
     print(f"wrote {out}")
@@ -220,6 +264,10 @@ def _run_command(args: argparse.Namespace) -> int:
 
         print(f"wrote {write_report(out)}")
     return 0
+
+
+def _stop_word() -> str:
+    return "interrupted" if _stopped_by is None else "terminated (SIGTERM)"
 
 
 def _report_command(args: argparse.Namespace) -> int:
