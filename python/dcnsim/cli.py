@@ -1,5 +1,6 @@
 """The ``dcnsim`` command: ``run`` a scenario, ``sweep`` many, ``report`` a result directory
-as an HTML page, ``bench`` the fixed benchmark scenarios, ``reproduce`` a paper.
+as an HTML page, ``bench`` the fixed benchmark scenarios, ``soak`` one long run for flat
+memory, ``reproduce`` a paper.
 
 Exit codes: 0 success, 1 a benchmark, soak or sweep point failed, 2 bad input (scenario
 error, missing file, refused path, size limit; printed as ``error: ...`` without a
@@ -22,6 +23,7 @@ from typing import Any, Optional, Sequence
 
 from dcnsim import _fmt
 from dcnsim._ext import ScenarioError, SimulationPanic, __version__
+from dcnsim._inputs import default_out_name
 from dcnsim._result import Result
 from dcnsim._run import RunInterrupted, run
 from dcnsim._scenario import load_scenario
@@ -106,6 +108,9 @@ def _parser() -> argparse.ArgumentParser:
         "--set", dest="overrides", metavar="KEY=VALUE", action="append", default=[],
         help="override a scenario field, e.g. --set topology.hosts=128 --set workload.0.size=4MB (repeatable)",
     )
+    run_cmd.add_argument("--allow-dir", dest="allow_dirs", metavar="DIR", action="append", default=[],
+                        help="also let the scenario read files (CDFs, flow lists, topologies) under DIR; by default "
+                        "only its own directory tree and workloads/ directories (repeatable; or DCNSIM_ALLOW_DIRS)")
     run_cmd.add_argument("--quiet", action="store_true", help="no progress bar and no summary table")
     run_cmd.add_argument("--report", action="store_true",
                          help="also write DIR/report.html, the interactive report page (see `dcnsim report`)")
@@ -140,6 +145,9 @@ def _parser() -> argparse.ArgumentParser:
                            "for a LocalCluster of --jobs worker processes")
     sweep_cmd.add_argument("--timeout", type=float, metavar="SECONDS",
                            help="wall-time limit per point; a point over it is recorded as timed out")
+    sweep_cmd.add_argument("--allow-dir", dest="allow_dirs", metavar="DIR", action="append", default=[],
+                        help="also let the sweep read files (CDFs, flow lists, topologies) under DIR; by default "
+                        "only its own directory tree and workloads/ directories (repeatable; or DCNSIM_ALLOW_DIRS)")
     sweep_cmd.add_argument("--fresh", action="store_true", help="run every point again, even those already done")
     sweep_cmd.set_defaults(command=_sweep_command)
 
@@ -162,6 +170,22 @@ def _parser() -> argparse.ArgumentParser:
                            help="instead, time each sweep in DIR/sweeps/ with 1 and with 2 local workers and "
                            "report the speed-up")
     bench_cmd.set_defaults(command=_bench_command)
+
+    soak_cmd = commands.add_parser(
+        "soak", help="one long run: check that memory stays flat after warm-up",
+        description="Run one long scenario (default: Poisson web-search flows at 60 %% load on a 128-host fat "
+        "tree, benches/soak/) and sample events, wall time and resident memory (RSS) at every tenth of its "
+        "simulated duration. Fails (exit 1) when RSS at 100 %% exceeds RSS at 10 %% (after warm-up) by more "
+        "than the tolerance.",
+    )
+    soak_cmd.add_argument("file", metavar="FILE", nargs="?", help="scenario TOML file (default: the soak scenario)")
+    size = soak_cmd.add_mutually_exclusive_group()
+    size.add_argument("--size", choices=["ci", "nightly"], default="ci",
+                      help="ci: 20 ms simulated, ~8e7 events; nightly: 300 ms, ~1.2e9 events (default ci)")
+    size.add_argument("--duration", metavar="TIME", help="simulated duration instead of --size, e.g. 100ms")
+    soak_cmd.add_argument("--tolerance", type=float, metavar="FRACTION", default=None,
+                          help="allowed RSS growth from 10 %% to 100 %% (default 0.05)")
+    soak_cmd.set_defaults(command=_soak_command)
 
     repro_cmd = commands.add_parser(
         "reproduce", help="re-run a paper's evaluation and compare with its numbers",
@@ -202,7 +226,8 @@ def _sweep_command(args: argparse.Namespace) -> int:
         print("error: --jobs: allowed 1 or more", file=sys.stderr)
         return 2
     try:
-        result = sweep(args.file, args.out, jobs=args.jobs, dask=args.dask, timeout=args.timeout, fresh=args.fresh)
+        result = sweep(args.file, args.out, jobs=args.jobs, dask=args.dask, timeout=args.timeout, fresh=args.fresh,
+                       allow_dirs=args.allow_dirs)
     except FileNotFoundError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -218,6 +243,21 @@ def _sweep_command(args: argparse.Namespace) -> int:
     for _, row in failed.iterrows():
         print(f"  point {row['index']} ({row['point']}): {row['status']}: {row['error']}", file=sys.stderr)
     return 0 if failed.empty else 1
+
+
+def _soak_command(args: argparse.Namespace) -> int:
+    from dcnsim import _soak
+
+    duration = args.duration or _soak.SIZES[args.size]
+    tolerance = _soak.DEFAULT_TOLERANCE if args.tolerance is None else args.tolerance
+    try:
+        print(_soak.HEADER, flush=True)
+        result = _soak.soak(args.file or _soak.SCENARIO, duration, tolerance=tolerance, stream=sys.stdout)
+    except OSError as exc:
+        print(f"error: cannot read scenario {args.file}: {exc.strerror}", file=sys.stderr)
+        return 2
+    print(_soak.verdict(result), flush=True)
+    return 0 if result.flat else 1
 
 
 def _reproduce_command(args: argparse.Namespace) -> int:
@@ -248,9 +288,9 @@ def _run_command(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"error: cannot read scenario {args.file}: {exc.strerror}", file=sys.stderr)
         return 2
-    out = Path(args.out) if args.out else Path("results") / str(spec.get("name") or Path(args.file).stem)
+    out = Path(args.out) if args.out else Path("results") / default_out_name(spec.get("name"), Path(args.file).stem)
     try:
-        result = run(spec, out=out, progress=not args.quiet, base_dir=base_dir)
+        result = run(spec, out=out, progress=not args.quiet, base_dir=base_dir, allow_dirs=args.allow_dirs)
     except RunInterrupted as exc:
         if not args.quiet:
             print(_summary_table(exc.result))
