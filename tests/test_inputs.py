@@ -194,6 +194,7 @@ def test_a_sweep_over_the_point_limit_is_refused_before_expanding() -> None:
 def test_an_oversized_data_file_is_refused(layout: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_inputs, "MAX_DATA_FILE_BYTES", len(FLOWS_CSV) - 1)
     size = len(FLOWS_CSV)
-    with pytest.raises(dcnsim.ScenarioError, match=rf"^workload\.0\.file: .*flows\.csv: {size} bytes, over the {size - 1}-byte"):
+    with pytest.raises(dcnsim.ScenarioError,
+                       match=rf"^workload\.0\.file: .*flows\.csv: {size} bytes, over the {size - 1}-byte"):
         dcnsim.run(_scenario(layout, "flows.csv"))
 

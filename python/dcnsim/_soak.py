@@ -15,7 +15,7 @@ most RSS at 10 % times ``1 + tolerance``: 10 % is past the warm-up (queues fille
 windows grown, the allocator's pools sized).
 
 Sizes: ``ci`` (20 ms simulated, about 8e7 events, ~20 s on one core) and ``nightly``
-(300 ms, about 1.2e9 events); ``--duration`` sets any other.
+(300 ms, about 1.3e9 events, ~5 min); ``--duration`` sets any other.
 """
 
 from __future__ import annotations
@@ -126,7 +126,8 @@ def soak(
     return SoakResult(str(spec.get("name") or Path(scenario).stem), duration, samples, tolerance)
 
 
-HEADER = f"{'at':>5}  {'sim time':>10}  {'events':>14}  {'flows done':>10}  {'wall':>9}  {'events/s':>9}  {'RSS MiB':>8}"
+HEADER = (f"{'at':>5}  {'sim time':>10}  {'events':>14}  {'flows done':>10}  {'wall':>9}  {'events/s':>9}"
+          f"  {'RSS MiB':>8}")
 
 
 def _row(s: Sample) -> str:

@@ -109,8 +109,8 @@ def _parser() -> argparse.ArgumentParser:
         help="override a scenario field, e.g. --set topology.hosts=128 --set workload.0.size=4MB (repeatable)",
     )
     run_cmd.add_argument("--allow-dir", dest="allow_dirs", metavar="DIR", action="append", default=[],
-                        help="also let the scenario read files (CDFs, flow lists, topologies) under DIR; by default "
-                        "only its own directory tree and workloads/ directories (repeatable; or DCNSIM_ALLOW_DIRS)")
+                         help="also let the scenario read files (CDFs, flow lists, topologies) under DIR; by default "
+                         "only its own directory tree and workloads/ directories (repeatable; or DCNSIM_ALLOW_DIRS)")
     run_cmd.add_argument("--quiet", action="store_true", help="no progress bar and no summary table")
     run_cmd.add_argument("--report", action="store_true",
                          help="also write DIR/report.html, the interactive report page (see `dcnsim report`)")
@@ -146,8 +146,8 @@ def _parser() -> argparse.ArgumentParser:
     sweep_cmd.add_argument("--timeout", type=float, metavar="SECONDS",
                            help="wall-time limit per point; a point over it is recorded as timed out")
     sweep_cmd.add_argument("--allow-dir", dest="allow_dirs", metavar="DIR", action="append", default=[],
-                        help="also let the sweep read files (CDFs, flow lists, topologies) under DIR; by default "
-                        "only its own directory tree and workloads/ directories (repeatable; or DCNSIM_ALLOW_DIRS)")
+                           help="also let the sweep read files (CDFs, flow lists, topologies) under DIR; by default "
+                           "only its own directory tree and workloads/ directories (repeatable; or DCNSIM_ALLOW_DIRS)")
     sweep_cmd.add_argument("--fresh", action="store_true", help="run every point again, even those already done")
     sweep_cmd.set_defaults(command=_sweep_command)
 
@@ -181,7 +181,7 @@ def _parser() -> argparse.ArgumentParser:
     soak_cmd.add_argument("file", metavar="FILE", nargs="?", help="scenario TOML file (default: the soak scenario)")
     size = soak_cmd.add_mutually_exclusive_group()
     size.add_argument("--size", choices=["ci", "nightly"], default="ci",
-                      help="ci: 20 ms simulated, ~8e7 events; nightly: 300 ms, ~1.2e9 events (default ci)")
+                      help="ci: 20 ms simulated, ~8e7 events; nightly: 300 ms, ~1.3e9 events (default ci)")
     size.add_argument("--duration", metavar="TIME", help="simulated duration instead of --size, e.g. 100ms")
     soak_cmd.add_argument("--tolerance", type=float, metavar="FRACTION", default=None,
                           help="allowed RSS growth from 10 %% to 100 %% (default 0.05)")
