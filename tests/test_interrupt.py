@@ -75,13 +75,17 @@ def test_a_stopped_run_writes_partial_results_and_exits_128_plus_signal(
 
 
 @pytest.mark.core
-def test_a_sigterm_sweep_keeps_its_finished_points_and_resumes_without_them(
-    tmp_path: Path, child_env: dict[str, str]
+@pytest.mark.parametrize("signum, code, word", [(signal.SIGINT, 130, "interrupted"),
+                                               (signal.SIGTERM, 143, "terminated (SIGTERM)")],
+                         ids=["SIGINT", "SIGTERM"])
+def test_a_stopped_sweep_keeps_its_finished_points_and_resumes_without_them(
+    tmp_path: Path, child_env: dict[str, str], signum: int, code: int, word: str
 ) -> None:
     out = tmp_path / "out"
     proc = subprocess.Popen(
         [sys.executable, "-m", "dcnsim", "sweep", str(SWEEP_TINY), "--out", str(out), "--jobs", "1"],
         cwd=tmp_path, env=child_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+        preexec_fn=_default_sigint,
     )
     try:
         deadline = time.monotonic() + 120
@@ -89,15 +93,15 @@ def test_a_sigterm_sweep_keeps_its_finished_points_and_resumes_without_them(
             assert proc.poll() is None, "the sweep ended before it could be stopped"
             assert time.monotonic() < deadline, "no progress"
             time.sleep(0.05)
-        proc.send_signal(signal.SIGTERM)
+        proc.send_signal(signum)
         _, stderr = proc.communicate(timeout=120)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
     err = stderr.decode(errors="replace")
-    assert proc.returncode == 143, err
-    assert "Traceback" not in err and "terminated (SIGTERM)" in err, err
+    assert proc.returncode == code, err
+    assert "Traceback" not in err and f"{word}: " in err, err
     finished = {p.parent.name: p.stat().st_mtime_ns for p in out.glob("runs/*/done.json")}
     assert 3 <= len(finished) < 12
     summary = pd.read_parquet(out / "summary.parquet")
