@@ -99,14 +99,16 @@ def soak(
 ) -> SoakResult:
     """Run ``scenario`` for ``duration`` of simulated time, sampling at every tenth.
 
-    With ``stream``, each sample is printed as it is taken (a nightly soak runs for
-    minutes). Raises ScenarioError for an invalid scenario or duration.
+    With ``stream``, a header and then each sample are printed as they are taken (a
+    nightly soak runs for minutes). Raises ScenarioError for an invalid scenario or duration.
     """
     spec, base_dir = load_scenario(scenario, [f"duration={duration}"])
     check_inputs(spec, base_dir)
     started = time.perf_counter()
     sim = core().Simulation(scenario_json(spec), str(base_dir))
     horizon = sim.horizon_ps
+    if stream is not None:
+        stream.write(HEADER + "\n")
     samples: list[Sample] = []
     step = 10_000_000
     for tenth in _CHECKPOINTS:

@@ -250,11 +250,12 @@ def _soak_command(args: argparse.Namespace) -> int:
 
     duration = args.duration or _soak.SIZES[args.size]
     tolerance = _soak.DEFAULT_TOLERANCE if args.tolerance is None else args.tolerance
+    # The default scenario lives in the source checkout (benches/soak/), not in a wheel.
+    scenario = args.file or _soak.SCENARIO
     try:
-        print(_soak.HEADER, flush=True)
-        result = _soak.soak(args.file or _soak.SCENARIO, duration, tolerance=tolerance, stream=sys.stdout)
+        result = _soak.soak(scenario, duration, tolerance=tolerance, stream=sys.stdout)
     except OSError as exc:
-        print(f"error: cannot read scenario {args.file}: {exc.strerror}", file=sys.stderr)
+        print(f"error: cannot read scenario {scenario}: {exc.strerror}", file=sys.stderr)
         return 2
     print(_soak.verdict(result), flush=True)
     return 0 if result.flat else 1
