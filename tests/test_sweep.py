@@ -160,3 +160,38 @@ def test_a_point_over_its_timeout_is_recorded_and_keeps_what_it_simulated(tmp_pa
     # A timed-out point is tried again on the next run of the sweep.
     again = dcnsim.sweep(sweep, tmp_path / "out", jobs=1, progress=False)
     assert again.complete and (again.summary["sim_time_us"] == 2000).all()
+
+
+def _panic_on_seed_2(spec: dict[str, Any], base_dir: str, run_dir: str, timeout: Any) -> dict[str, Any]:
+    # Runs in a spawned worker: the core's test hook makes this point's run panic at 100 us.
+    from dcnsim._ext import core
+
+    if spec["seed"] != 2:
+        return _REAL_RUN_POINT(spec, base_dir, run_dir, timeout)
+    module = core()
+    real = module.Simulation
+
+    def hooked(*args: Any) -> Any:
+        sim = real(*args)
+        sim._panic_at_for_test(100_000_000)
+        return sim
+
+    module.Simulation = hooked
+    try:
+        return _REAL_RUN_POINT(spec, base_dir, run_dir, timeout)
+    finally:
+        module.Simulation = real
+
+
+def test_a_core_panic_fails_its_point_not_the_sweep(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # pyo3's own PanicException is a BaseException: run_point's `except Exception` would
+    # miss it and the whole sweep would stop; dcnsim.SimulationPanic is an Exception.
+    monkeypatch.setattr(_sweep, "run_point", _panic_on_seed_2)
+    sweep = _tiny_dict()
+    sweep["axes"] = {"seeds": 2}
+    result = dcnsim.sweep(sweep, tmp_path / "out", jobs=1, progress=False)
+    s = result.summary.set_index("seed")
+    assert s.loc[1, "status"] == "ok" and s.loc[2, "status"] == "error" and not result.complete
+    error = s.loc[2, "error"]
+    assert error.startswith("SimulationPanic: simulator panic while running scenario"), error
+    assert "(seed 2) at sim time 100000000 ps" in error and "_panic_at_for_test" in error

@@ -14,7 +14,7 @@ per-flow completion times as a pandas DataFrame, sampled time series and a summa
 The same from a shell: ``dcnsim run examples/quickstart.toml --set transport.cc=swift``.
 """
 
-from dcnsim._ext import ScenarioError, __version__
+from dcnsim._ext import ScenarioError, SimulationPanic, __version__
 from dcnsim._report import ReportError
 from dcnsim._report import write_report as report
 from dcnsim._result import Result
@@ -27,6 +27,7 @@ __all__ = [
     "ReportError",
     "RunInterrupted",
     "ScenarioError",
+    "SimulationPanic",
     "SweepInterrupted",
     "SweepResult",
     "__version__",

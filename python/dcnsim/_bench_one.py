@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from dcnsim._ext import ScenarioError, core
+from dcnsim._inputs import check_inputs
 from dcnsim._run import drive
 from dcnsim._scenario import load_scenario, scenario_json
 
@@ -39,6 +40,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 2
     try:
         spec, base_dir = load_scenario(args[0])
+        check_inputs(spec, base_dir)
         baseline = _current_rss_bytes()
         started = time.perf_counter()
         sim = core().Simulation(scenario_json(spec), str(base_dir))

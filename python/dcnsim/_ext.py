@@ -23,6 +23,7 @@ except ImportError as exc:
 
 if _core is not None:
     ScenarioError = _core.ScenarioError
+    SimulationPanic = _core.SimulationPanic
     __version__: str = _core.__version__
 else:
 
@@ -31,6 +32,13 @@ else:
 
         Stand-in with the same meaning as ``dcnsim._core.ScenarioError``, used only while
         the extension is not built, so that scenario loading can still report errors.
+        """
+
+    class SimulationPanic(RuntimeError):  # type: ignore[no-redef]
+        """The simulator core panicked (a bug); stand-in for ``dcnsim._core.SimulationPanic``.
+
+        Nothing raises it while the extension is not built; it exists so that
+        ``except dcnsim.SimulationPanic`` is valid code in any checkout.
         """
 
     __version__ = "0+unbuilt"

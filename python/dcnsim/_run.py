@@ -5,10 +5,11 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
-from typing import Any, Iterable, Optional, TextIO, Union
+from typing import Any, Iterable, Optional, Sequence, TextIO, Union
 
 from dcnsim import _fmt
 from dcnsim._ext import core
+from dcnsim._inputs import check_inputs
 from dcnsim._result import Result
 from dcnsim._scenario import StrPath, apply_overrides, load_scenario, scenario_json
 
@@ -43,6 +44,7 @@ def run(
     out: Optional[StrPath] = None,
     progress: bool = False,
     base_dir: Optional[StrPath] = None,
+    allow_dirs: Sequence[StrPath] = (),
 ) -> Result:
     """Simulate a scenario and return its :class:`Result`.
 
@@ -50,6 +52,9 @@ def run(
     ``key=value`` strings as for ``dcnsim run --set`` (see :func:`apply_overrides`).
     Relative file paths inside the scenario are resolved against ``base_dir``, which
     defaults to the scenario file's directory (or the working directory for a dict).
+    The files the scenario names must lie inside that directory's tree, a
+    ``workloads/`` directory, ``allow_dirs`` or ``$DCNSIM_ALLOW_DIRS`` (the rule is in
+    :mod:`dcnsim._inputs`); others are refused with a ScenarioError before anything runs.
     With ``out`` the result directory is written too; with ``progress`` a progress bar
     goes to stderr.
 
@@ -68,6 +73,7 @@ def run(
     if base_dir is not None:
         root = Path(base_dir)
 
+    check_inputs(spec, root, allow_dirs)
     started = time.perf_counter()
     sim = core().Simulation(scenario_json(spec), str(root))
     interrupted = False

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Iterable, Union
 
 from dcnsim._ext import ScenarioError
+from dcnsim._inputs import read_spec_file
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -39,15 +40,17 @@ def load_scenario(path: StrPath, overrides: Iterable[str] = ()) -> tuple[dict[st
     >>> spec["topology"]["hosts"]  # doctest: +SKIP
     64
 
-    Raises FileNotFoundError if the file does not exist and ScenarioError if it is not
-    valid TOML or an override cannot be applied.
+    Raises FileNotFoundError if the file does not exist and ScenarioError if it is over
+    the size limit (see :mod:`dcnsim._inputs`), not valid TOML or an override cannot be
+    applied. The paths the scenario names are checked by :func:`dcnsim.run`, after
+    overrides, since an override can change them.
     """
     file = Path(path)
-    with file.open("rb") as f:
-        try:
-            spec = tomllib.load(f)
-        except tomllib.TOMLDecodeError as exc:
-            raise ScenarioError(f"{file}: not valid TOML: {exc}") from None
+    text = read_spec_file(file, "scenario")
+    try:
+        spec = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ScenarioError(f"{file}: not valid TOML: {exc}") from None
     return apply_overrides(spec, overrides), file.resolve().parent
 
 

@@ -45,6 +45,7 @@ from typing import Any, Callable, Iterator, Optional, Sequence, Union
 
 from dcnsim._ext import ScenarioError
 from dcnsim._files import write_text_atomic
+from dcnsim._inputs import allowed_dirs, check_inputs, check_path, check_point_count, read_spec_file
 from dcnsim._scenario import StrPath, scenario_json, set_path, tomllib
 
 # ---------------------------------------------------------------------------------------
@@ -70,17 +71,22 @@ def point_key(spec: dict[str, Any]) -> str:
     return hashlib.sha256(scenario_json(body).encode()).hexdigest()[:16]
 
 
-def load_sweep(source: Union[StrPath, dict[str, Any]]) -> tuple[dict[str, Any], dict[str, Any], Path]:
-    """Read a sweep (file or dict): returns (base scenario, axes table, base directory)."""
+def load_sweep(
+    source: Union[StrPath, dict[str, Any]], allow_dirs: Sequence[StrPath] = ()
+) -> tuple[dict[str, Any], dict[str, Any], Path]:
+    """Read a sweep (file or dict): returns (base scenario, axes table, base directory).
+
+    A ``base`` file must lie where a scenario's inputs may (:mod:`dcnsim._inputs`),
+    relative to the sweep file's directory."""
     if isinstance(source, dict):
         sweep, root = source, Path.cwd()
     else:
         path = Path(source)
-        with path.open("rb") as f:
-            try:
-                sweep = tomllib.load(f)
-            except tomllib.TOMLDecodeError as exc:
-                raise ScenarioError(f"{path}: not valid TOML: {exc}") from None
+        text = read_spec_file(path, "sweep")
+        try:
+            sweep = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise ScenarioError(f"{path}: not valid TOML: {exc}") from None
         root = path.resolve().parent
     unknown = set(sweep) - {"base", "axes"}
     if unknown:
@@ -88,13 +94,14 @@ def load_sweep(source: Union[StrPath, dict[str, Any]]) -> tuple[dict[str, Any], 
     base = sweep.get("base")
     if isinstance(base, str):
         base_path = root / base
+        check_path("sweep.base", base, root, allowed_dirs(root, allow_dirs))
         if not base_path.is_file():
             raise ScenarioError(f"sweep.base: {base_path} is not a file")
-        with base_path.open("rb") as f:
-            try:
-                base = tomllib.load(f)
-            except tomllib.TOMLDecodeError as exc:
-                raise ScenarioError(f"sweep.base: {base_path}: not valid TOML: {exc}") from None
+        text = read_spec_file(base_path, "scenario")
+        try:
+            base = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise ScenarioError(f"sweep.base: {base_path}: not valid TOML: {exc}") from None
         root = base_path.resolve().parent
     elif not isinstance(base, dict):
         raise ScenarioError("sweep.base: required, a scenario file path or an inline [base] table")
@@ -128,8 +135,10 @@ def expand(base: dict[str, Any], axes: dict[str, Any]) -> list[Point]:
     if clash or (seeds is not None and "seed" in set(grid) | set(zipped)):
         raise ScenarioError(f"sweep.axes: a key is varied twice ({', '.join(sorted(clash) or ['seed'])})")
 
-    grid_points = [dict(zip(grid, combo)) for combo in itertools.product(*grid.values())] if grid else [{}]
     n_zip = lengths.pop() if lengths else 0
+    # Counted before the product is built: ten axes of ten values would be 1e10 dicts.
+    check_point_count([*(len(v) for v in grid.values()), n_zip or 1, seeds or 1])
+    grid_points = [dict(zip(grid, combo)) for combo in itertools.product(*grid.values())] if grid else [{}]
     zip_points = [{k: v[i] for k, v in zipped.items()} for i in range(n_zip)] or [{}]
     seed_points = [{"seed": s} for s in range(1, seeds + 1)] if seeds else [{}]
 
@@ -151,12 +160,16 @@ def _label(values: dict[str, Any]) -> str:
     return ", ".join(f"{k}={v}" for k, v in values.items()) or "the base scenario"
 
 
-def validate(points: Sequence[Point], base_dir: Path) -> None:
-    """Build every point in the core (no simulation), so a bad one fails before any runs."""
+def validate(points: Sequence[Point], base_dir: Path, allow_dirs: Sequence[StrPath] = ()) -> None:
+    """Build every point in the core (no simulation), so a bad one fails before any runs;
+    first check the files each names (an axis may vary them) against the allowed
+    directories."""
     from dcnsim._ext import core
 
+    roots = allowed_dirs(base_dir, allow_dirs)
     for p in points:
         try:
+            check_inputs(p.spec, base_dir, roots=roots)
             core().Simulation(scenario_json(p.spec), str(base_dir))
         except ScenarioError as exc:
             raise ScenarioError(f"sweep point {p.index} ({p.label()}): {exc}") from None
@@ -344,21 +357,25 @@ def sweep(
     fresh: bool = False,
     progress: bool = True,
     stream: Any = sys.stderr,
+    allow_dirs: Sequence[StrPath] = (),
 ) -> SweepResult:
     """Run a sweep (a TOML file or the same structure as a dict) into ``out``.
 
     ``jobs`` workers (default: the number of CPUs) run the points, locally or, with
     ``dask`` (a scheduler address or ``"local"``), on Dask. Points already complete in
     ``out`` are skipped unless ``fresh``. Returns the merged tables, also written as
-    ``out/flows.parquet`` and ``out/summary.parquet``.
+    ``out/flows.parquet`` and ``out/summary.parquet``. Files named by the sweep and its
+    points must lie in the sweep's directory tree, a ``workloads/`` directory,
+    ``allow_dirs`` or ``$DCNSIM_ALLOW_DIRS``; a sweep has at most 10,000 points
+    (:mod:`dcnsim._inputs`).
 
     >>> import dcnsim
     >>> res = dcnsim.sweep("examples/sweep_tiny.toml", "results/sweep-tiny", jobs=2)  # doctest: +SKIP
     >>> res.summary.groupby("transport.cc")["slowdown_p99"].mean()  # doctest: +SKIP
     """
-    base, axes, base_dir = load_sweep(source)
+    base, axes, base_dir = load_sweep(source, allow_dirs)
     points = expand(base, axes)
-    validate(points, base_dir)
+    validate(points, base_dir, allow_dirs)
     out_dir = Path(out)
     runs = out_dir / "runs"
     runs.mkdir(parents=True, exist_ok=True)

@@ -1,38 +1,84 @@
 """The ``dcnsim`` command: ``run`` a scenario, ``sweep`` many, ``report`` a result directory
-as an HTML page, ``bench`` the fixed benchmark scenarios, ``reproduce`` a paper.
+as an HTML page, ``bench`` the fixed benchmark scenarios, ``soak`` one long run for flat
+memory, ``reproduce`` a paper.
 
-Exit codes: 0 success, 1 a benchmark failed, 2 bad input (scenario error, missing file;
-printed as ``error: ...`` without a traceback), 130 interrupted by Ctrl-C.
+Exit codes: 0 success, 1 a benchmark, soak or sweep point failed, 2 bad input (scenario
+error, missing file, refused path, size limit; printed as ``error: ...`` without a
+traceback), 3 the simulator core panicked (a bug; ``error: simulator panic ...``), 130
+interrupted by Ctrl-C (SIGINT), 143 stopped by SIGTERM. On 130 and 143 ``run`` and
+``sweep`` have written what finished, marked incomplete.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
 from dcnsim import _fmt
-from dcnsim._ext import ScenarioError, __version__
+from dcnsim._ext import ScenarioError, SimulationPanic, __version__
+from dcnsim._inputs import default_out_name
 from dcnsim._result import Result
 from dcnsim._run import RunInterrupted, run
 from dcnsim._scenario import load_scenario
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, delivered like Ctrl-C so that ``run`` and ``sweep`` keep what finished."""
+
+
+# The signal that stopped the command, for its exit code (128 + signal number).
+_stopped_by: Optional[int] = None
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    global _stopped_by
+    _stopped_by = signum
+    # A second SIGTERM while the partial results are being written kills at once, as
+    # a second Ctrl-C would be expected to.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    raise _Terminated()
+
+
+def _interrupted_code() -> int:
+    """130 after Ctrl-C, 143 after SIGTERM: the shell's 128 + signal number."""
+    return 128 + (_stopped_by or signal.SIGINT)
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Entry point of the ``dcnsim`` console script; returns the exit code."""
+    global _stopped_by
     args = _parser().parse_args(argv)
+    _stopped_by = None
+    # Python's default for SIGTERM is to die without unwinding, losing the partial
+    # results that Ctrl-C keeps; batch schedulers and `timeout` send SIGTERM. Handlers
+    # can only be set from the main thread (main() called from a worker thread keeps
+    # the default).
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.getsignal(signal.SIGTERM)
+    if in_main:
+        signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         return args.command(args)
     except ScenarioError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except SimulationPanic as exc:
+        print(f"error: {exc}\nThis is a bug in dcnsim: please report it with the scenario and the command.",
+              file=sys.stderr)
+        return 3
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+        print("interrupted" if _stopped_by is None else "terminated (SIGTERM)", file=sys.stderr)
+        return _interrupted_code()
+    finally:
+        if in_main:
+            signal.signal(signal.SIGTERM, previous)
 
 
 def _positive_int(text: str) -> int:
@@ -62,6 +108,9 @@ def _parser() -> argparse.ArgumentParser:
         "--set", dest="overrides", metavar="KEY=VALUE", action="append", default=[],
         help="override a scenario field, e.g. --set topology.hosts=128 --set workload.0.size=4MB (repeatable)",
     )
+    run_cmd.add_argument("--allow-dir", dest="allow_dirs", metavar="DIR", action="append", default=[],
+                         help="also let the scenario read files (CDFs, flow lists, topologies) under DIR; by default "
+                         "only its own directory tree and workloads/ directories (repeatable; or DCNSIM_ALLOW_DIRS)")
     run_cmd.add_argument("--quiet", action="store_true", help="no progress bar and no summary table")
     run_cmd.add_argument("--report", action="store_true",
                          help="also write DIR/report.html, the interactive report page (see `dcnsim report`)")
@@ -96,6 +145,9 @@ def _parser() -> argparse.ArgumentParser:
                            "for a LocalCluster of --jobs worker processes")
     sweep_cmd.add_argument("--timeout", type=float, metavar="SECONDS",
                            help="wall-time limit per point; a point over it is recorded as timed out")
+    sweep_cmd.add_argument("--allow-dir", dest="allow_dirs", metavar="DIR", action="append", default=[],
+                           help="also let the sweep read files (CDFs, flow lists, topologies) under DIR; by default "
+                           "only its own directory tree and workloads/ directories (repeatable; or DCNSIM_ALLOW_DIRS)")
     sweep_cmd.add_argument("--fresh", action="store_true", help="run every point again, even those already done")
     sweep_cmd.set_defaults(command=_sweep_command)
 
@@ -118,6 +170,22 @@ def _parser() -> argparse.ArgumentParser:
                            help="instead, time each sweep in DIR/sweeps/ with 1 and with 2 local workers and "
                            "report the speed-up")
     bench_cmd.set_defaults(command=_bench_command)
+
+    soak_cmd = commands.add_parser(
+        "soak", help="one long run: check that memory stays flat after warm-up",
+        description="Run one long scenario (default: Poisson web-search flows at 60 %% load on a 128-host fat "
+        "tree, benches/soak/) and sample events, wall time and resident memory (RSS) at every tenth of its "
+        "simulated duration. Fails (exit 1) when RSS at 100 %% exceeds RSS at 10 %% (after warm-up) by more "
+        "than the tolerance.",
+    )
+    soak_cmd.add_argument("file", metavar="FILE", nargs="?", help="scenario TOML file (default: the soak scenario)")
+    size = soak_cmd.add_mutually_exclusive_group()
+    size.add_argument("--size", choices=["ci", "nightly"], default="ci",
+                      help="ci: 20 ms simulated, ~8e7 events; nightly: 300 ms, ~1.3e9 events (default ci)")
+    size.add_argument("--duration", metavar="TIME", help="simulated duration instead of --size, e.g. 100ms")
+    soak_cmd.add_argument("--tolerance", type=float, metavar="FRACTION", default=None,
+                          help="allowed RSS growth from 10 %% to 100 %% (default 0.05)")
+    soak_cmd.set_defaults(command=_soak_command)
 
     repro_cmd = commands.add_parser(
         "reproduce", help="re-run a paper's evaluation and compare with its numbers",
@@ -158,15 +226,16 @@ def _sweep_command(args: argparse.Namespace) -> int:
         print("error: --jobs: allowed 1 or more", file=sys.stderr)
         return 2
     try:
-        result = sweep(args.file, args.out, jobs=args.jobs, dask=args.dask, timeout=args.timeout, fresh=args.fresh)
+        result = sweep(args.file, args.out, jobs=args.jobs, dask=args.dask, timeout=args.timeout, fresh=args.fresh,
+                       allow_dirs=args.allow_dirs)
     except FileNotFoundError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except SweepInterrupted as exc:
         done = int((exc.result.summary["status"] == "ok").sum())
-        print(f"interrupted: {done} of {len(exc.result.summary)} points done, merged into {args.out}; "
+        print(f"{_stop_word()}: {done} of {len(exc.result.summary)} points done, merged into {args.out}; "
               "run the same command again to finish", file=sys.stderr)
-        return 130
+        return _interrupted_code()
     s = result.summary
     failed = s[s["status"] != "ok"]
     print(f"sweep: {len(s) - len(failed)} of {len(s)} points ok; wrote {result.out}/flows.parquet "
@@ -174,6 +243,22 @@ def _sweep_command(args: argparse.Namespace) -> int:
     for _, row in failed.iterrows():
         print(f"  point {row['index']} ({row['point']}): {row['status']}: {row['error']}", file=sys.stderr)
     return 0 if failed.empty else 1
+
+
+def _soak_command(args: argparse.Namespace) -> int:
+    from dcnsim import _soak
+
+    duration = args.duration or _soak.SIZES[args.size]
+    tolerance = _soak.DEFAULT_TOLERANCE if args.tolerance is None else args.tolerance
+    # The default scenario lives in the source checkout (benches/soak/), not in a wheel.
+    scenario = args.file or _soak.SCENARIO
+    try:
+        result = _soak.soak(scenario, duration, tolerance=tolerance, stream=sys.stdout)
+    except OSError as exc:
+        print(f"error: cannot read scenario {scenario}: {exc.strerror}", file=sys.stderr)
+        return 2
+    print(_soak.verdict(result), flush=True)
+    return 0 if result.flat else 1
 
 
 def _reproduce_command(args: argparse.Namespace) -> int:
@@ -204,14 +289,14 @@ def _run_command(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"error: cannot read scenario {args.file}: {exc.strerror}", file=sys.stderr)
         return 2
-    out = Path(args.out) if args.out else Path("results") / str(spec.get("name") or Path(args.file).stem)
+    out = Path(args.out) if args.out else Path("results") / default_out_name(spec.get("name"), Path(args.file).stem)
     try:
-        result = run(spec, out=out, progress=not args.quiet, base_dir=base_dir)
+        result = run(spec, out=out, progress=not args.quiet, base_dir=base_dir, allow_dirs=args.allow_dirs)
     except RunInterrupted as exc:
         if not args.quiet:
             print(_summary_table(exc.result))
-        print(f"interrupted: wrote partial results (complete: false) to {out}", file=sys.stderr)
-        return 130
+        print(f"{_stop_word()}: wrote partial results (complete: false) to {out}", file=sys.stderr)
+        return _interrupted_code()
     if not args.quiet:
         print(_summary_table(result))
     print(f"wrote {out}")
@@ -220,6 +305,10 @@ def _run_command(args: argparse.Namespace) -> int:
 
         print(f"wrote {write_report(out)}")
     return 0
+
+
+def _stop_word() -> str:
+    return "interrupted" if _stopped_by is None else "terminated (SIGTERM)"
 
 
 def _report_command(args: argparse.Namespace) -> int:
