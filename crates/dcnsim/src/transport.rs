@@ -134,6 +134,7 @@ pub struct Sender {
     /// Timeouts since the receiver was last heard from (an ACK or NACK): a flow whose
     /// receiver answers is not cut off, however slowly it progresses.
     pub timeouts_in_a_row: u32,
+    timeout_counted_at: Time,
     pub rto_deadline: Time,
     /// Time of the pending `Rto` event (`Time::MAX`: none). A deadline that moves
     /// earlier gets a new event; stale ones are ignored when they fire.
@@ -403,6 +404,7 @@ impl Flow {
                 rto: fixed_rto.unwrap_or(cfg.rto_initial),
                 backoff: 0,
                 timeouts_in_a_row: 0,
+                timeout_counted_at: Time::ZERO,
                 rto_deadline: Time::MAX,
                 rto_event_at: Time::MAX,
                 next_send_at: Time::ZERO,
@@ -945,7 +947,13 @@ impl Flow {
     pub fn on_timeout(&mut self, now: Time, cfg: &TransportConfig) -> bool {
         let timed_out = self.declare_timeout(now, cfg);
         if timed_out {
-            self.sender.timeouts_in_a_row += 1;
+            // Timers that expire packets one by one (`TimeoutPolicy::Expired`) fire in
+            // bursts; a burst within one RTO is one timeout here.
+            let s = &mut self.sender;
+            if now >= s.timeout_counted_at + s.rto {
+                s.timeouts_in_a_row += 1;
+                s.timeout_counted_at = now;
+            }
             match self.lb {
                 LbName::Reps => self.reps.on_timeout(now, &cfg.reps),
                 LbName::Plb => self.plb.on_timeout(now, &cfg.plb),
