@@ -1726,7 +1726,6 @@ impl Simulation {
         t.push("retransmits", Column::I64(retx));
         t.push("drops", Column::I64(drops));
         t.push("finished", Column::Bool(finished));
-        t.push("failed", Column::Bool(failed));
         t.push("cc", Column::Str(cc));
         t.push("lb", Column::Str(lb));
         t.push("tx_packets", Column::I64(tx_packets));
@@ -1744,6 +1743,7 @@ impl Simulation {
         t.push("group", Column::I64((0..self.flows.len()).map(group).collect()));
         // 0: none; larger = more important (per-priority results, e.g. coflow CCT by level).
         t.push("priority", Column::I64(self.flows.iter().map(|f| f.priority as i64).collect()));
+        t.push("failed", Column::Bool(failed));
         t
     }
 
