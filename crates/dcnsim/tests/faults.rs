@@ -53,7 +53,19 @@ fn assert_every_byte_delivered_once(s: &Simulation) {
     assert_eq!(s.arena.live(), held, "packets neither queued nor on a wire leaked");
 }
 
-const ONE_FLOW: (&str, &str) = ("one.csv", "src,dst,size,start\n0,1,4MB,0\n");
+const ONE_FLOW: &str = "src,dst,size,start\n0,1,4MB,0\n";
+
+/// `hosts` hosts on one 100 Gbps switch running the flows of `flows_csv`, with
+/// `transport` and `faults` (TOML table bodies) added.
+fn star(hosts: u32, transport: &str, flows_csv: &str, faults: &str) -> Simulation {
+    common::sim_with_files(
+        &format!(
+            "[topology]\nkind = \"star\"\nhosts = {hosts}\nlink_rate = \"100Gbps\"\n\
+             [transport]\n{transport}\n[[workload]]\nkind = \"flows\"\nfile = \"flows.csv\"\n{faults}"
+        ),
+        &[("flows.csv", flows_csv)],
+    )
+}
 
 fn fct(s: &Simulation, f: usize) -> Time {
     s.flows[f].receiver.finish.unwrap() - s.flows[f].start
@@ -178,24 +190,11 @@ fn a_failed_switch_is_routed_around_and_recovers() {
 /// packet's serialisation at each rate change.
 #[test]
 fn a_degraded_link_slows_a_flow_by_the_bytes_it_could_not_send() {
-    let mut s = common::sim_with_files(
-        r#"
-        [topology]
-        kind = "star"
-        hosts = 2
-        link_rate = "100Gbps"
-        [transport]
-        cc = "none"
-        [[workload]]
-        kind = "flows"
-        file = "one.csv"
-        [[faults.link]]
-        between = ["h0", "s0"]
-        at = "100us"
-        until = "200us"
-        rate = "50Gbps"
-        "#,
-        &[ONE_FLOW],
+    let mut s = star(
+        2,
+        "cc = \"none\"",
+        ONE_FLOW,
+        "[[faults.link]]\nbetween = [\"h0\", \"s0\"]\nat = \"100us\"\nuntil = \"200us\"\nrate = \"50Gbps\"",
     );
     s.run();
     assert_every_byte_delivered_once(&s);
@@ -204,7 +203,6 @@ fn a_degraded_link_slows_a_flow_by_the_bytes_it_could_not_send() {
     let got = fct(&s, 0);
     let mtu_at_half = Time::from_ns((s.cfg.mtu as u64 * 8).div_ceil(50));
     let off = if got > expected { got - expected } else { expected - got };
-    eprintln!("degraded: FCT {got}, ideal {} + 50us = {expected}", f.ideal_fct);
     assert!(off <= mtu_at_half + mtu_at_half, "FCT {got} vs ideal + half the window {expected}");
     assert_eq!(s.ports[0].rate, dcnsim::Rate::gbps(100), "the rate is restored after the window");
 }
@@ -213,25 +211,11 @@ fn a_degraded_link_slows_a_flow_by_the_bytes_it_could_not_send() {
 /// flow recovers every one of them.
 #[test]
 fn a_loss_burst_loses_packets_only_inside_its_window() {
-    let mut s = common::sim_with_files(
-        r#"
-        [topology]
-        kind = "star"
-        hosts = 2
-        link_rate = "100Gbps"
-        [transport]
-        cc = "dctcp"
-        rto_min = "50us"
-        [[workload]]
-        kind = "flows"
-        file = "one.csv"
-        [[faults.link]]
-        between = ["h0", "s0"]
-        at = "100us"
-        until = "130us"
-        loss_rate = 0.2
-        "#,
-        &[ONE_FLOW],
+    let mut s = star(
+        2,
+        "cc = \"dctcp\"\nrto_min = \"50us\"",
+        ONE_FLOW,
+        "[[faults.link]]\nbetween = [\"h0\", \"s0\"]\nat = \"100us\"\nuntil = \"130us\"\nloss_rate = 0.2",
     );
     s.run_until(Time::from_us(100));
     assert_eq!(s.counters.drops, 0);
@@ -248,26 +232,11 @@ fn a_loss_burst_loses_packets_only_inside_its_window() {
 /// row and is reported failed; every other flow completes and the run ends.
 #[test]
 fn a_flow_cut_off_for_good_is_reported_failed_and_the_run_ends() {
-    let mut s = common::sim_with_files(
-        r#"
-        [topology]
-        kind = "star"
-        hosts = 4
-        link_rate = "100Gbps"
-        [transport]
-        cc = "dctcp"
-        rto_min = "50us"
-        rto_max = "1ms"
-        [[workload]]
-        kind = "flows"
-        file = "two.csv"
-        [faults]
-        give_up_after = 5
-        [[faults.link]]
-        between = ["h0", "s0"]
-        at = "50us"
-        "#,
-        &[("two.csv", "src,dst,size,start\n0,1,4MB,0\n2,3,4MB,0\n")],
+    let mut s = star(
+        4,
+        "cc = \"dctcp\"\nrto_min = \"50us\"\nrto_max = \"1ms\"",
+        "src,dst,size,start\n0,1,4MB,0\n2,3,4MB,0\n",
+        "[faults]\ngive_up_after = 5\n[[faults.link]]\nbetween = [\"h0\", \"s0\"]\nat = \"50us\"",
     );
     s.run();
     assert!(s.is_done());
