@@ -272,7 +272,7 @@ impl Simulation {
 #[cfg(all(test, any(debug_assertions, feature = "invariants")))]
 mod tests {
     //! Each invariant fires on deliberately corrupted state, so none of them is vacuous.
-    use crate::net::{flags, Packet, PacketKind};
+    use crate::net::{Packet, PacketKind};
     use crate::Time;
 
     fn star(extra: &str) -> crate::Simulation {
@@ -293,19 +293,7 @@ mod tests {
     }
 
     fn data(flow: u32, size: u32) -> Packet {
-        Packet {
-            flow,
-            psn: 0,
-            sacked_psn: 0,
-            size,
-            dst: 0,
-            entropy: 0,
-            sent_at: Time::ZERO,
-            kind: PacketKind::Data,
-            flags: flags::ECT,
-            priority: 0,
-            hop: 0,
-        }
+        Packet::test_data(flow, 0, size)
     }
 
     /// An uncorrupted run passes every check, at the end too.

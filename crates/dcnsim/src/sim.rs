@@ -1896,19 +1896,7 @@ mod tests {
         let mut s = crate::from_toml(toml, std::path::Path::new(".")).unwrap();
         let p = s.routing.host_down_port[0];
         s.ports[p as usize].busy_until = Time::from_us(1);
-        let data = |psn| Packet {
-            flow: 0,
-            psn,
-            sacked_psn: 0,
-            size: 4160,
-            dst: 0,
-            entropy: 0,
-            sent_at: Time::ZERO,
-            kind: PacketKind::Data,
-            flags: flags::ECT,
-            priority: 0,
-            hop: 0,
-        };
+        let data = |psn| Packet::test_data(0, psn, 4160);
         for psn in 0..3 {
             let h = s.arena.alloc(data(psn));
             s.enqueue(p, h);
