@@ -19,6 +19,15 @@
 //! needs: its size less the speculative window plus one per trimmed header. A packet lost
 //! outright (no trimming) is not pulled for; the sender's timeout grants it credit for
 //! what it then retransmits.
+//!
+//! Pulls are cumulative, so a lost pull is made good by the next one, except the last:
+//! then the sender has everything acknowledged, data left, no credit and, without more,
+//! no timer, while the receiver has pulled for everything it owes. The paper and the spec
+//! do not say how EQDS leaves this state; NDP, which EQDS derives from, leaves it by the
+//! sender's timeout. Here the sender keeps its retransmission timer running while it is
+//! stalled for credit, and when it fires grants itself one speculative window (the
+//! credit a flow starts with) for what is left. The receiver still pulls only up to
+//! what the flow needs, so nothing is sent twice.
 
 use std::collections::VecDeque;
 
@@ -62,6 +71,11 @@ pub struct SenderCredit {
     /// Credit the sender gave itself for retransmissions after a timeout.
     pub self_granted: u32,
     pub sent: u32,
+    /// Everything sent is acknowledged, data is left and no credit: the retransmission
+    /// timer runs as a stall timer.
+    pub stalled: bool,
+    /// Stall timers that fired (credit the sender granted itself after a lost pull).
+    pub stall_timeouts: u32,
 }
 
 impl SenderCredit {
@@ -77,6 +91,15 @@ impl SenderCredit {
         let more = cumulative > self.pulled;
         self.pulled = self.pulled.max(cumulative);
         more
+    }
+    /// The stall timer fired with `unsent` packets left: grants credit for one
+    /// speculative window of them (at least one packet).
+    pub fn on_stall_timeout(&mut self, unsent: u32) {
+        self.stalled = false;
+        self.stall_timeouts += 1;
+        let have = self.speculative + self.pulled + self.self_granted;
+        let grant = self.speculative.max(1).min(unsent);
+        self.self_granted += (self.sent + grant).saturating_sub(have);
     }
 }
 
@@ -220,6 +243,25 @@ mod tests {
         let (s, a) = p.tick(t0 + gap + gap, 0, |_| false);
         assert_eq!(s, Some((0, 2)));
         assert_eq!(a, PacerAction::Nothing, "nothing more owed");
+    }
+
+    /// A sender of 20 packets with a speculative window of 4 that sent 12 and heard pulls
+    /// up to 7 (the 8th, its last, was lost) grants itself 4 more; once those are sent
+    /// with 2 left, 2.
+    #[test]
+    fn a_stall_timeout_grants_one_speculative_window() {
+        let mut c = SenderCredit::new(4);
+        c.on_pull(7);
+        c.sent = 11;
+        assert!(!c.may_send());
+        c.stalled = true;
+        c.on_stall_timeout(9);
+        assert_eq!((c.speculative + c.pulled + c.self_granted - c.sent, c.stalled), (4, false));
+        c.sent = 15;
+        c.stalled = true;
+        c.on_stall_timeout(2);
+        assert_eq!(c.speculative + c.pulled + c.self_granted - c.sent, 2);
+        assert_eq!(c.stall_timeouts, 2);
     }
 
     /// A flow of 12 packets with 10 speculative needs 2 pulls, plus one per trimmed header.

@@ -1358,6 +1358,9 @@ impl Simulation {
         }
         if !flow.has_outstanding() {
             flow.sender.rto_deadline = Time::MAX;
+            if flow.on_credit_stall() {
+                self.make_ready(f);
+            }
             return;
         }
         if flow.on_timeout(now, &self.cfg) {
@@ -1820,6 +1823,11 @@ impl Simulation {
             ("probe_packets", c.probe_packets as f64),
             ("probe_bytes", c.probe_bytes as f64),
             ("pulls", self.pulls.as_ref().map_or(0, |p| p.pulls_sent) as f64),
+            (
+                "pull_stalls",
+                self.flows.iter().filter_map(|f| f.sender.credit.as_ref()).map(|c| c.stall_timeouts as u64).sum::<u64>()
+                    as f64,
+            ),
             ("retransmits", self.flows.iter().map(|f| f.sender.retransmits).sum::<u64>() as f64),
             ("peak_packets_in_flight", self.arena.peak_live() as f64),
             ("sim_time_us", self.now().as_us_f64()),

@@ -631,6 +631,11 @@ impl Flow {
         s.in_flight += size as u64;
         if let Some(c) = s.credit.as_mut() {
             c.sent += 1;
+            if c.stalled {
+                // Credit came: the stall timer becomes this packet's retransmission timer.
+                c.stalled = false;
+                s.rto_deadline = Time::MAX;
+            }
         }
         if let Some(rate) = s.pacing_rate() {
             s.next_send_at = now + rate.serialization(size as u64);
@@ -821,7 +826,12 @@ impl Flow {
             s.release_buffers();
         }
         if done || s.cum_acked == s.next_new && s.retx.is_empty() {
-            s.rto_deadline = Time::MAX;
+            // EQDS: a sender stalled for credit keeps its timer (eqds.rs: a lost last pull).
+            let stalled = !done && s.credit.as_ref().is_some_and(|c| !c.may_send());
+            if let Some(c) = s.credit.as_mut() {
+                c.stalled = stalled;
+            }
+            s.rto_deadline = if stalled { now + s.rto } else { Time::MAX };
         } else if (progressed || lost_any) && s.timeout_policy != TimeoutPolicy::Expired {
             // RFC 6298 (5.3): restart on new data acknowledged. `Expired` keeps the timer
             // on the oldest transmission still out (spec smartt-nscc.md §2.9): a deadline
@@ -1093,6 +1103,22 @@ impl Flow {
     }
 
     /// Outstanding data exists (the timer matters).
+    /// EQDS: the timer fired while the sender was stalled for credit with nothing
+    /// outstanding; it grants itself credit (`SenderCredit::on_stall_timeout`). Returns
+    /// whether it was such a stall.
+    pub fn on_credit_stall(&mut self) -> bool {
+        let s = &mut self.sender;
+        let unsent = s.n_pkts - s.next_new;
+        match s.credit.as_mut() {
+            Some(c) if c.stalled => {
+                c.on_stall_timeout(unsent);
+                s.rto_deadline = Time::MAX;
+                true
+            }
+            _ => false,
+        }
+    }
+
     pub fn has_outstanding(&self) -> bool {
         let s = &self.sender;
         s.cum_acked < s.next_new
