@@ -177,7 +177,20 @@ def test_f12ab_cells_split_the_load_between_coflows_and_file_requests():
     assert (w[1]["mappers"], w[1]["reducers"]) == (20, 1), "file requests: 20 senders, one receiver"
     # Swift's floor is the paper's 100 Mbps (§3.3): 0.15 packet at 100 Gbps and 12 us.
     assert phys["transport"]["swift"]["min_cwnd_pkts"] == pytest.approx(100e6 * 12e-6 / 8 / 1000, rel=0.01)
+    # Fig. 12's other bars (spec §3), full runs only: single-queue Swift with targets of
+    # 4 ... 32 us from the lowest level to the highest and no target scaling, D2TCP with
+    # RED 400 / 1600 KiB at pmax 0.2, LEDBAT, PrioPlus over LEDBAT.
+    sw = full[("40%", rp.SWIFT_LEVELS, 1)]["transport"]
+    assert sw["cc"] == "swift" and sw["swift"]["level_targets"] == [f"{t}us" for t in (4, 8, 12, 16, 20, 24, 28, 32)]
+    assert sw["swift"]["fs_range"] == "0us"
+    d2 = full[("70%", rp.D2TCP, 3)]
+    assert d2["transport"]["cc"] == "d2tcp" and d2["switch"]["scheduler"] == "fifo"
+    assert (d2["switch"]["ecn"]["kmin"], d2["switch"]["ecn"]["kmax"], d2["switch"]["ecn"]["pmax"]) == ("400KiB", "1600KiB", 0.2)
+    assert full[("40%", rp.LEDBAT, 1)]["transport"]["cc"] == "ledbat"
+    ppl = full[("40%", rp.PP_LEDBAT, 1)]["transport"]
+    assert ppl["cc"] == "prioplus" and ppl["prioplus"]["underlying"] == "ledbat" and ppl["prioplus"]["filter"] == 1
     quick = rp.build_cells(["F12AB"], 1, True, exp_dir, "test")
+    assert {c.variant for c in quick} == {rp.SWIFT_FLAT, rp.PP, rp.PHYS}, "quick: the AC16 schemes only"
     assert {c.spec["workload"][0]["stop"] for c in quick} == {rp.F12AB_QUICK_STOP}
     assert {c.point for c in quick} == set(rp.F12AB_LOADS)
 
@@ -203,7 +216,7 @@ def test_quick_and_full_cells():
     full = rp.build_cells(list(rp.EXPERIMENTS), 9, False, exp_dir, "test")
     per = {k: sum(c.exp == k for c in full) for k in rp.EXPERIMENTS}
     assert per == {"F11": 9 * (4 * 3 + 3 + 2 * 2), "F14": 9 * 4, "F13": 3 * 31 * 4, "F10D": 3 * (13 * 4 + 3),
-                   "M1": 2, "M2": 2, "M4": 1, "AC14": 2, "F12C": 9 * 3 * 2, "F12AB": rp.F12AB_SEEDS * 3 * 2}
+                   "M1": 2, "M2": 2, "M4": 1, "AC14": 2, "F12C": 9 * 3 * 2, "F12AB": rp.F12AB_SEEDS * 7 * 2}
     assert {c.seed for c in full if c.exp in ("F13", "F10D")} == {1, 2, 3}
     assert {c.seed for c in full if c.exp in ("M1", "M2", "M4", "AC14")} == {1}
     by = {(c.exp, c.point, c.variant, c.seed): c.spec for c in full}

@@ -565,12 +565,39 @@ F12AB_PAPER_DIFF = {"40%": (0.09, 0.15, 0.12), "70%": (math.nan, math.nan, 0.21)
 F12AB_TOLERANCE = {"40%": 0.08, "70%": 0.10}  # AC16
 
 
+SWIFT_LEVELS = "Swift (per-level targets)"
+LEDBAT = "LEDBAT"
+PP_LEDBAT = "PrioPlus+LEDBAT"
+# Spec §3: the single-queue Swift baseline's targets, 4 ... 32 us over the base RTT from the
+# lowest level to the highest, target scaling off; LEDBAT's are the same (its defaults).
+F12AB_SWIFT_LEVEL_TARGETS_US = tuple(4 + 4 * i for i in range(8))
+# Spec §3: D2TCP marks with RED at 400 / 1600 KiB, pmax 0.2 (as F14).
+D2TCP_ECN = 'switch.ecn={ enabled = true, kmin = "400KiB", kmax = "1600KiB", pmax = 0.2 }'
+
+
 def f12ab_runs(quick: bool) -> list[Run]:
     """Swift (no priorities: one FIFO queue), PrioPlus+Swift (one queue), Physical+Swift (8
     strict-priority queues), at 40 % (arrivals for 10 ms) and 70 % (5 ms); each workload
-    (coflows, file requests) carries half the load. Quick: arrivals for 0.3 ms."""
-    schemes = ((SWIFT_FLAT, ("transport.cc=swift",)), (PP, ("transport.cc=prioplus",)),
-               (PHYS, ("transport.cc=swift", 'switch.scheduler="priority"', "switch.priority.queues=8")))
+    (coflows, file requests) carries half the load. Quick: arrivals for 0.3 ms.
+
+    The full run adds Fig. 12's other bars (spec §3), each in one queue: Swift with
+    per-level targets, D2TCP (deadlines 1.5x the ideal FCT at the top level to 12x at the
+    lowest), LEDBAT with per-level targets, and PrioPlus over LEDBAT (the artefact's
+    ``filter = 1``, the top 2 levels starting at once; its W_LS preset 1 / 1 / 0.25 x 3 /
+    0.125 x 3 is the default one for 8 levels, but only the top level is unlimited, where
+    the artefact makes the top 2 "high")."""
+    targets = ", ".join(f'"{t}us"' for t in F12AB_SWIFT_LEVEL_TARGETS_US)
+    schemes = [(SWIFT_FLAT, ("transport.cc=swift",)), (PP, ("transport.cc=prioplus",)),
+               (PHYS, ("transport.cc=swift", 'switch.scheduler="priority"', "switch.priority.queues=8"))]
+    if not quick:
+        schemes += [
+            (SWIFT_LEVELS, ("transport.cc=swift", f"transport.swift.level_targets=[{targets}]",
+                            'transport.swift.fs_range="0us"')),
+            (D2TCP, ("transport.cc=d2tcp", D2TCP_ECN)),
+            (LEDBAT, ("transport.cc=ledbat",)),
+            (PP_LEDBAT, ("transport.cc=prioplus", 'transport.prioplus.underlying="ledbat"',
+                         "transport.prioplus.filter=1", "transport.prioplus.direct_start_levels=2")),
+        ]
     out = []
     for point, (load, stop) in F12AB_LOADS.items():
         stop = F12AB_QUICK_STOP if quick else stop
@@ -1331,9 +1358,7 @@ def f12ab_block(g: Grid) -> list[str]:
         lines.append("")
         levels = list(range(8, 0, -1))
         rows = [["scheme", "reading"] + [f"L{p}" for p in levels] + ["high 4", "low 4", "all"]]
-        for v in (PP, PHYS):
-            if v not in sp:
-                continue
+        for v in [v for v in (PP, PHYS) if v in sp] + [v for v in sp if v not in (PP, PHYS)]:
             for reading in ("means", "ratios", "p99"):
                 d = sp[v][reading]
                 rows.append([v, {"means": "ratio of means", "ratios": "mean of ratios", "p99": "p99"}[reading]]
