@@ -118,9 +118,46 @@ pub fn units(data: &[u8]) {
     let _ = parse_bytes(text);
 }
 
+/// Hosts a `simulate` input may ask for: building a fabric is linear in its size, so larger
+/// ones only slow the fuzzer down without reaching other code.
+pub const BUILD_MAX_HOSTS: u32 = 64;
+/// Simulated time a built `simulate` input runs for.
+pub const BUILD_RUN: crate::units::Time = crate::units::Time::from_us(50);
+
+/// Target `simulate`: a scenario the parser accepts goes through the builder, which must
+/// either refuse it with an error naming a field or build a simulation that then runs for
+/// `BUILD_RUN` without panicking (with the `invariants` feature, as the fuzz crate builds
+/// it, every invariant of `invariants.rs` is checked on the way). Inputs are limited to
+/// small fabrics (`BUILD_MAX_HOSTS`) and to files inside an empty directory (no `/`, so
+/// no absolute path or `..` reaches the file system): every file a scenario names is
+/// missing, which the builder must report as an error.
+pub fn simulate(data: &[u8]) {
+    let Some(text) = text(data) else { return };
+    if text.contains('/') {
+        return;
+    }
+    let Ok(scenario) = Scenario::from_toml(text) else { return };
+    if scenario.topology.hosts > BUILD_MAX_HOSTS {
+        return;
+    }
+    let empty = std::env::temp_dir().join("dcnsim-fuzz-build-empty");
+    match crate::builder::build(&scenario, &empty) {
+        Err(e) => {
+            // `field: reason`, as every scenario error reads (`scenario::err`).
+            let named =
+                e.0.split_once(':').is_some_and(|(field, why)| !field.trim().is_empty() && !why.trim().is_empty());
+            assert!(named, "an error that names no field: {:?}", e.0);
+        }
+        Ok(mut sim) => {
+            sim.run_until(BUILD_RUN);
+        }
+    }
+}
+
 /// The targets by name, for the replay test: `fuzz/corpus/<name>/` holds each one's corpus.
-pub const TARGETS: [(&str, fn(&[u8])); 5] = [
+pub const TARGETS: [(&str, fn(&[u8])); 6] = [
     ("scenario", scenario),
+    ("simulate", simulate),
     ("topology_file", topology_file),
     ("flow_list", flow_list),
     ("size_cdf", size_cdf),
