@@ -128,6 +128,14 @@ fn link_failure_and_recovery_nscc_reps() {
     link_failure_and_recovery("nscc", "reps", true);
 }
 
+/// Receiver-driven credit: the dead link also swallows pulls (here each lost pull is made
+/// good by a later cumulative one; `eqds.rs::a_lost_last_pull_does_not_stall_the_flow`
+/// covers a lost last pull).
+#[test]
+fn link_failure_and_recovery_eqds_ops() {
+    link_failure_and_recovery("eqds", "ops", true);
+}
+
 /// A flapping link: three down/up windows, each followed by routing after the detection
 /// delay; flows ride it out.
 #[test]
