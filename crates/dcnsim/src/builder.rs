@@ -15,6 +15,7 @@ use crate::observe::{resolve_flows, resolve_metrics, Observer, PortIndex};
 use crate::routing::Routing;
 use crate::scenario::{err, FailureModel, FlowSize, InitialWindow, Scenario, ScenarioError, TopologyKind};
 use crate::scenario::{LbName, LbPaths, PfcCfg, PfcClass, PriorityService, QueueCount, RepsParams, Scheduler};
+use crate::scenario::{LossLinks, LossPackets};
 use crate::sim::{ArRule, Counters, Simulation};
 use crate::stats::{ideal_fct, FlowMonitor, Hop};
 use crate::topology::{self, FatTreeShape, Tier, TierLinks, Topology};
@@ -209,10 +210,10 @@ fn build_topology(s: &Scenario, base_dir: &Path) -> Result<Topology, ScenarioErr
         return err("topology.tiers", "only for kind = \"fat_tree\" (2 or 3) or \"leaf_spine\" (2)");
     }
     if t.kind == TopologyKind::Star {
-        if t.loss_rate > 0.0 {
+        if t.loss_rate > 0.0 && t.loss_links == LossLinks::Switch {
             return err(
                 "topology.loss_rate",
-                "a star has no switch-to-switch links to lose packets on; use a dumbbell or a fat tree",
+                "a star has no switch-to-switch links to lose packets on; use a dumbbell or a fat tree, or loss_links = \"all\"",
             );
         }
         if t.failed_links > 0.0 {
@@ -613,7 +614,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
                     p.drr = Some(Box::new(Drr::new(s.switch.drr.quantum.0, [w[0] as u64, w[1] as u64], p.buffer)));
                 }
             }
-            if c.tier != Tier::Host {
+            if c.tier != Tier::Host || s.topology.loss_links == LossLinks::All {
                 p.loss_rate = s.topology.loss_rate;
             }
             node_ports[from as usize].push(ports.len() as u32);
@@ -1046,6 +1047,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         laps,
         forward_hooks,
         conga,
+        loss_data_only: s.topology.loss_packets == LossPackets::Data,
         injected_drops,
         faults,
         give_up_after: s.faults.give_up_after,

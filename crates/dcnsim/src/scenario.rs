@@ -241,6 +241,30 @@ pub enum FailureModel {
     Independent,
 }
 
+/// `topology.loss_links`: the links `loss_rate` applies to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LossLinks {
+    /// Switch-to-switch links only (host links are lossless).
+    #[default]
+    Switch,
+    /// Every link, host links too: the LAPS artefact drops at every link receive (spec
+    /// `laps.md` §8.12).
+    All,
+}
+
+/// `topology.loss_packets`: the packets `loss_rate` can lose.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LossPackets {
+    /// Every packet: data, ACKs, NACKs, CNPs, pulls.
+    #[default]
+    All,
+    /// Data packets (trimmed headers and probes included) only; replies always arrive
+    /// (spec `laps.md` §8.12's "per data packet per link traversal").
+    Data,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TopologyKind {
@@ -364,9 +388,14 @@ pub struct TopologyCfg {
     pub failed_links: f64,
     #[serde(default)]
     pub failure_model: FailureModel,
-    /// Probability that a packet is lost on each switch-to-switch link it crosses.
+    /// Probability that a packet is lost on each link it crosses (of the links and
+    /// packets `loss_links` and `loss_packets` choose).
     #[serde(default)]
     pub loss_rate: f64,
+    #[serde(default)]
+    pub loss_links: LossLinks,
+    #[serde(default)]
+    pub loss_packets: LossPackets,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

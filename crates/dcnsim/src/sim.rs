@@ -147,6 +147,8 @@ pub struct Simulation {
     /// Whether a packet a switch forwards has anything to do besides being queued (PFC's
     /// ingress accounting, CONGA's estimators): one test on the hot path for both.
     pub(crate) forward_hooks: bool,
+    /// `topology.loss_packets = "data"`: random link loss spares replies.
+    pub(crate) loss_data_only: bool,
     /// `[faults] drop`: data packets whose first transmission is lost, sorted.
     pub(crate) injected_drops: Vec<crate::scenario::PacketId>,
     pub(crate) faults: Option<Box<crate::fault::FaultPlan>>,
@@ -671,6 +673,9 @@ impl Simulation {
             self.counters.fault_drops += 1;
             self.discard(p, h, false, true);
             return true;
+        }
+        if self.loss_data_only && self.arena.get(h).kind != PacketKind::Data {
+            return false;
         }
         if self.rng_loss.next_f64() < loss {
             self.drop_packet(p, h);

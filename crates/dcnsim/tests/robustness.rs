@@ -307,3 +307,58 @@ fn drr_gives_each_class_its_weighted_share() {
     assert!((fifo - 0.25).abs() < 0.05, "FIFO share {fifo}");
     assert!((drr - 0.5).abs() < 0.05, "DRR share {drr}");
 }
+
+/// `topology.loss_links` and `loss_packets` (spec `laps.md` §8.12): on a 2-host star with
+/// loss on every link, each port loses the packets crossing it with probability p
+/// (binomial, checked within 4σ of p × its transmissions); with `loss_packets = "data"`
+/// the ports that carry only ACKs lose nothing, and with the default `"all"` they lose
+/// their share too. Every byte still arrives once.
+#[test]
+fn loss_on_every_link_and_for_data_only_hits_the_chosen_links_and_packets() {
+    let p = 0.01;
+    for packets in ["data", "all"] {
+        let mut s = common::sim_with_files(
+            &format!(
+                r#"
+            seed = 5
+            [topology]
+            kind = "star"
+            hosts = 2
+            link_rate = "10Gbps"
+            loss_rate = {p}
+            loss_links = "all"
+            loss_packets = "{packets}"
+            [transport]
+            cc = "dctcp"
+            rto_min = "200us"
+            [[workload]]
+            kind = "flows"
+            file = "flows.csv"
+            "#
+            ),
+            &[("flows.csv", "src,dst,size,start\n0,1,20MB,0\n")],
+        );
+        s.run();
+        assert_all_delivered(&s);
+        // Data crosses host 0's NIC and the switch's port to host 1; ACKs the other two.
+        let data_ports = [s.routing.host_up_port[0], s.routing.host_down_port[1]];
+        let ack_ports = [s.routing.host_up_port[1], s.routing.host_down_port[0]];
+        for port in data_ports.iter().chain(if packets == "all" { &ack_ports[..] } else { &[] }) {
+            let st = &s.ports[*port as usize].stats;
+            let (n, k) = (st.tx_packets as f64, st.drops as f64);
+            let sigma = (n * p * (1.0 - p)).sqrt();
+            assert!(n > 2000.0, "port {port}: {n} packets");
+            assert!(
+                (k - n * p).abs() <= 4.0 * sigma,
+                "{packets}: port {port} lost {k} of {n}, expected {:.1} ± {:.1}",
+                n * p,
+                4.0 * sigma
+            );
+        }
+        if packets == "data" {
+            for port in ack_ports {
+                assert_eq!(s.ports[port as usize].stats.drops, 0, "ACK port {port} loses nothing");
+            }
+        }
+    }
+}
