@@ -79,9 +79,15 @@ def test_quick_and_full_cells(tmp_path):
     assert per == {"E1": 3 * 6, "E2": 3 * 6, "E3": 3 * 6, "E4": 3 * 6, "E5": 2 * 7, "E6": 7, "AL": 3 * 6}
     full = rl.build_cells(list(rl.EXPERIMENTS), 3, False, exp_dir, "test", flows_dir=tmp_path)
     per = {k: sum(c.exp == k for c in full) for k in rl.EXPERIMENTS}
-    # Full: 6 loads x 6 schemes x 3 seeds; E5 2 x 7 x 3; E6 (3 + 4 betas + 3) x 3; AL 3 x 6 x 3.
-    assert per == {"E1": 108, "E2": 108, "E3": 108, "E4": 108, "E5": 42, "E6": 30, "AL": 54}
+    # Full: 6 loads x 6 schemes x 3 seeds; E5 3 x 7 x 3 (drop 0, 1e-6, and the artefact's 1e-5 at
+    # every link); E6 (3 + 4 betas + 3) x 3; AL 3 x 6 x 3.
+    assert per == {"E1": 108, "E2": 108, "E3": 108, "E4": 108, "E5": 63, "E6": 30, "AL": 54}
     by = {(c.exp, c.point, c.scheme, c.seed): c for c in full}
+    # Spec §8.12: the artefact drops with probability about 1e-5 at every link receive.
+    art = by[("E5", rl.E5_POINT_A, rl.ECMP, 3)].spec["topology"]
+    assert (art["loss_rate"], art["loss_links"]) == (1e-5, "all")
+    assert by[("E5", "drop 1e-06", rl.ECMP, 3)].spec["topology"].get("loss_links", "switch") == "switch"
+    assert not any(c.point == rl.E5_POINT_A for c in quick), "quick: the paper's two drop rates only"
     laps = by[("E1", "load 0.80", rl.LAPS_P, 2)].spec
     assert laps["transport"]["cc"] == "laps" and laps["transport"]["lb"] == "laps"
     assert laps["transport"]["laps"] == {"latency_scale": "raw_us", "gate": "paper", "probe": "paper",
