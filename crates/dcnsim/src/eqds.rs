@@ -245,8 +245,8 @@ mod tests {
         assert_eq!(a, PacerAction::Nothing, "nothing more owed");
     }
 
-    /// A sender of 20 packets with a speculative window of 4 that sent 12 and heard pulls
-    /// up to 7 (the 8th, its last, was lost) grants itself 4 more; once those are sent
+    /// A sender of 17 packets with a speculative window of 4 that sent 11 and heard pulls
+    /// up to 7 (the 8th, its last, was lost) grants itself 4 more; once those are sent,
     /// with 2 left, 2.
     #[test]
     fn a_stall_timeout_grants_one_speculative_window() {
@@ -255,7 +255,7 @@ mod tests {
         c.sent = 11;
         assert!(!c.may_send());
         c.stalled = true;
-        c.on_stall_timeout(9);
+        c.on_stall_timeout(6);
         assert_eq!((c.speculative + c.pulled + c.self_granted - c.sent, c.stalled), (4, false));
         c.sent = 15;
         c.stalled = true;

@@ -1102,7 +1102,6 @@ impl Flow {
         (reply, !have)
     }
 
-    /// Outstanding data exists (the timer matters).
     /// EQDS: the timer fired while the sender was stalled for credit with nothing
     /// outstanding; it grants itself credit (`SenderCredit::on_stall_timeout`). Returns
     /// whether it was such a stall.
@@ -1119,6 +1118,7 @@ impl Flow {
         }
     }
 
+    /// Outstanding data exists (the timer matters).
     pub fn has_outstanding(&self) -> bool {
         let s = &self.sender;
         s.cum_acked < s.next_new
