@@ -49,7 +49,7 @@ fn assert_every_byte_delivered_once(s: &Simulation) {
         assert!(f.receiver.finish.is_some(), "flow {} unfinished ({} of {} bytes)", f.id, f.receiver.delivered, f.size);
         assert_eq!(f.receiver.delivered, f.size, "flow {} delivered each byte once", f.id);
     }
-    let held: usize = s.ports.iter().map(|p| p.queue.len() + p.ctrl.len() + p.pipe.len()).sum();
+    let held = common::packets_held(s);
     assert_eq!(s.arena.live(), held, "packets neither queued nor on a wire leaked");
 }
 

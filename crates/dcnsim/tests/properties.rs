@@ -50,6 +50,19 @@ struct Case {
     fault: Option<Fault>,
 }
 
+impl Case {
+    /// Only lossy links can make a flow hopeless (`GIVE_UP_AFTER`): elsewhere a flow given
+    /// up is an error.
+    fn may_fail(&self) -> bool {
+        self.loss_rate > 0.0
+    }
+}
+
+/// The flow was given up and never delivered its last byte.
+fn given_up(f: &dcnsim::transport::Flow) -> bool {
+    f.failed && f.receiver.finish.is_none()
+}
+
 /// A timed fault (`[faults]`): host 0's link, or switch `s<switch>` (rejected, so skipped,
 /// where no such switch exists), down from `at_us` for `down_us`, routing reacting after
 /// `detect_us`. It always ends, so every flow must still complete.
@@ -211,7 +224,7 @@ fn run(text: &str, may_fail: bool) -> Result<Option<Simulation>, TestCaseError> 
 /// some wire.
 fn check_conservation(s: &Simulation) -> Result<(), TestCaseError> {
     for f in &s.flows {
-        if f.failed && f.receiver.finish.is_none() {
+        if given_up(f) {
             prop_assert!(
                 f.receiver.delivered < f.size,
                 "failed flow {} delivered {} of {}",
@@ -223,17 +236,7 @@ fn check_conservation(s: &Simulation) -> Result<(), TestCaseError> {
             prop_assert_eq!(f.receiver.delivered, f.size, "flow {} delivered each byte once", f.id);
         }
     }
-    let held: usize = s
-        .ports
-        .iter()
-        .map(|p| {
-            p.queue.len()
-                + p.ctrl.len()
-                + p.pipe.len()
-                + p.drr.as_ref().map_or(0, |d| d.queues[0].len() + d.queues[1].len())
-                + p.prio.as_ref().map_or(0, |q| q.handles().count())
-        })
-        .sum();
+    let held = common::packets_held(s);
     prop_assert_eq!(s.arena.live(), held, "packets neither queued nor on a wire leaked");
     Ok(())
 }
@@ -270,7 +273,7 @@ fn random_scenarios_terminate_conserve_bytes_and_are_deterministic() {
         (std::cell::Cell::new(0u32), std::cell::Cell::new(0u32), std::cell::Cell::new(0u32));
     let result = runner.run(&case(), |c| {
         let text = toml(&c);
-        let may_fail = c.loss_rate > 0.0;
+        let may_fail = c.may_fail();
         let Some(first) =
             run(&text, may_fail).map_err(|e| TestCaseError::fail(format!("{e}\n--- scenario ---\n{text}")))?
         else {
@@ -287,8 +290,7 @@ fn random_scenarios_terminate_conserve_bytes_and_are_deterministic() {
             return Err(TestCaseError::reject("the builder rejects this combination"));
         };
         check_conservation(&first).map_err(|e| TestCaseError::fail(format!("{e}\n--- scenario ---\n{text}")))?;
-        failed
-            .set(failed.get() + first.flows.iter().filter(|f| f.failed && f.receiver.finish.is_none()).count() as u32);
+        failed.set(failed.get() + first.flows.iter().filter(|f| given_up(f)).count() as u32);
         let second = run(&text, may_fail)?.expect("built once, builds again");
         prop_assert_eq!(fingerprint(&first), fingerprint(&second), "same scenario, same seed:\n{}", text);
         accepted.set(accepted.get() + 1);
@@ -335,7 +337,7 @@ fn survey() {
         let c = strategy.new_tree(&mut runner).unwrap().current();
         let text = toml(&c);
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            run(&text, c.loss_rate > 0.0).and_then(|s| match s {
+            run(&text, c.may_fail()).and_then(|s| match s {
                 Some(s) => check_conservation(&s),
                 None => Ok(()),
             })

@@ -35,7 +35,7 @@ fn assert_all_delivered(s: &dcnsim::Simulation) {
     }
     // The run ends when the last byte arrives, with some ACKs still on their way; every
     // packet the arena still holds must be in some queue or on some wire (no leak).
-    let held: usize = s.ports.iter().map(|p| p.queue.len() + p.pipe.len()).sum();
+    let held = common::packets_held(s);
     assert_eq!(s.arena.live(), held, "packets neither queued nor on a wire leaked");
 }
 

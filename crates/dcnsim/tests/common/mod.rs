@@ -6,6 +6,22 @@ use dcnsim::{Simulation, Time};
 pub mod rail;
 pub mod smartt;
 
+/// Packets some port still holds: in its data FIFO, control queue, DRR classes or
+/// priority queues, or on its wire. At the end of a run every packet the arena has
+/// not freed must be one of these (none leaked).
+pub fn packets_held(s: &Simulation) -> usize {
+    s.ports
+        .iter()
+        .map(|p| {
+            p.queue.len()
+                + p.ctrl.len()
+                + p.pipe.len()
+                + p.drr.as_ref().map_or(0, |d| d.queues[0].len() + d.queues[1].len())
+                + p.prio.as_ref().map_or(0, |q| q.handles().count())
+        })
+        .sum()
+}
+
 pub fn sim(toml: &str) -> Simulation {
     dcnsim::from_toml(toml, std::path::Path::new(".")).unwrap_or_else(|e| panic!("scenario rejected: {e}"))
 }
