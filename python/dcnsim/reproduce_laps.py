@@ -195,7 +195,7 @@ LOSS = 1e-6  # the paper's 0.0001 %, here per switch-to-switch link crossed
 # (host links and ACKs included). Full E5 runs it as a third point, to see whether the
 # artefact's heavier loss explains the baselines' B2 numbers.
 LOSS_A = 1e-5
-E5_POINT_A = "drop 1e-05 every link [A]"
+E5_POINT_A = f"drop {LOSS_A:g} every link [A]"
 QUICK_LLM_BYTES = 8 * MB
 ARTEFACT_PAIR_FACTOR = 0.0091 * 143  # the dragonfly's per-pair factor (spec §5.3, §8.8): 1.30
 ARTEFACT_PERCENT_SCALE = 0.01  # the artefact's un-normalised percent-scale CDFs (spec §8.8)

@@ -392,6 +392,8 @@ PHYS = "Physical+Swift"
 PHYS_STAR = "Physical*+Swift"
 PHYS_NOCC = "Physical* w/o CC"
 D2TCP = "D2TCP"
+# Spec §3: D2TCP marks with RED at 400 / 1600 KiB, pmax 0.2 (F14 and F12AB).
+D2TCP_ECN = 'switch.ecn={ enabled = true, kmin = "400KiB", kmax = "1600KiB", pmax = 0.2 }'
 SWIFT = "Swift"
 
 F11_NS = (2, 4, 6, 8)
@@ -435,8 +437,7 @@ def f14_runs(quick: bool) -> list[Run]:
     return [
         Run("12 levels", PP, stop + ("transport.cc=prioplus",)),
         Run("12 levels", PHYS_STAR, stop + ("transport.cc=swift",) + star),
-        Run("12 levels", D2TCP, stop + ("transport.cc=d2tcp",
-                                         'switch.ecn={ enabled = true, kmin = "400KiB", kmax = "1600KiB", pmax = 0.2 }')),
+        Run("12 levels", D2TCP, stop + ("transport.cc=d2tcp", D2TCP_ECN)),
         Run("12 levels", PHYS_NOCC, stop + ("transport.cc=none",) + star),
     ]
 
@@ -571,8 +572,6 @@ PP_LEDBAT = "PrioPlus+LEDBAT"
 # Spec §3: the single-queue Swift baseline's targets, 4 ... 32 us over the base RTT from the
 # lowest level to the highest, target scaling off; LEDBAT's are the same (its defaults).
 F12AB_SWIFT_LEVEL_TARGETS_US = tuple(4 + 4 * i for i in range(8))
-# Spec §3: D2TCP marks with RED at 400 / 1600 KiB, pmax 0.2 (as F14).
-D2TCP_ECN = 'switch.ecn={ enabled = true, kmin = "400KiB", kmax = "1600KiB", pmax = 0.2 }'
 
 
 def f12ab_runs(quick: bool) -> list[Run]:
