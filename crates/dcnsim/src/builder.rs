@@ -436,6 +436,9 @@ fn validate_numbers(s: &Scenario) -> Result<(), ScenarioError> {
     if let Err((field, msg)) = tr.ledbat.validate() {
         return err(&format!("transport.ledbat.{field}"), msg);
     }
+    if let Err((field, msg)) = tr.hpcc.validate() {
+        return err(&format!("transport.hpcc.{field}"), msg);
+    }
     if let Err((field, msg)) = tr.mprdma.validate() {
         return err(&format!("transport.mprdma.{field}"), msg);
     }
@@ -996,7 +999,10 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         }
         None => None,
     };
-    let packet_hooks = pfc.is_some() || trace.is_some();
+    // HPCC's telemetry: a table beside the packet arena, only when some flow reads it.
+    let int =
+        specs.iter().any(|f| f.cc == crate::scenario::CcName::Hpcc).then(Box::<crate::net::int::IntTable>::default);
+    let packet_hooks = pfc.is_some() || trace.is_some() || int.is_some();
 
     let ports_len = ports.len();
     let conga = specs
@@ -1041,6 +1047,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         observer,
         pfc,
         trace,
+        int,
         packet_hooks,
         port_tiers,
         source_routes,

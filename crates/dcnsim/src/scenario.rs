@@ -554,6 +554,8 @@ pub enum CcName {
     D2tcp,
     /// LAPS's latency-driven rate control (`cc/laps.rs`); only with `lb = "laps"`.
     Laps,
+    /// HPCC, in-band telemetry driven (`cc/hpcc.rs`).
+    Hpcc,
 }
 
 impl CcName {
@@ -574,6 +576,7 @@ impl CcName {
             CcName::Eqds => "eqds",
             CcName::D2tcp => "d2tcp",
             CcName::Laps => "laps",
+            CcName::Hpcc => "hpcc",
         }
     }
 }
@@ -975,6 +978,9 @@ pub struct TransportCfg {
     /// LEDBAT (`[transport.ledbat]`; also PrioPlus's when `prioplus.underlying = "ledbat"`).
     #[serde(default)]
     pub ledbat: LedbatParams,
+    /// HPCC (`[transport.hpcc]`).
+    #[serde(default)]
+    pub hpcc: crate::cc::hpcc::HpccParams,
     /// How lost packets are recovered: selective (`"sack"`) or RoCE's go-back-N.
     #[serde(default)]
     pub loss_recovery: LossRecovery,

@@ -128,7 +128,9 @@ pub struct Simulation {
     pub pfc: Option<Box<Pfc>>,
     /// `[trace]`: the packet trace of chosen flows and ports.
     pub(crate) trace: Option<Box<Trace>>,
-    /// PFC or a trace is on. The per-packet work either needs (at enqueue and at
+    /// In-band telemetry (`net/int.rs`), when some flow runs HPCC.
+    pub(crate) int: Option<Box<crate::net::int::IntTable>>,
+    /// PFC, a trace or INT is on. The per-packet work either needs (at enqueue and at
     /// transmission) sits behind this one flag, so a run with neither pays the single
     /// predictable branch that PFC alone cost before traces existed.
     pub(crate) packet_hooks: bool,
@@ -456,6 +458,9 @@ impl Simulation {
             };
             let mut pkt = self.flows[f as usize].emit(now, entropy);
             pkt.flags |= routed;
+            if self.int.is_some() && self.flows[f as usize].sender.cc.wants_int() {
+                pkt.flags |= flags::INT;
+            }
             if laps {
                 self.laps_sent(&pkt);
             }
@@ -986,8 +991,36 @@ impl Simulation {
         if self.pfc.is_some() {
             self.pfc_release(p, h);
         }
+        if self.int.is_some() {
+            self.int_transmit(p, h);
+        }
         if self.trace.as_ref().is_some_and(|t| t.wants(p, self.arena.get(h).flow)) {
             self.trace_transmit(p, h);
+        }
+    }
+
+    /// INT: a telemetry-gathering data packet starts its transmission on port `p`; a
+    /// switch port appends its record, the sender's NIC starts the packet's stack.
+    #[cold]
+    #[inline(never)]
+    fn int_transmit(&mut self, p: u32, h: u32) {
+        let pkt = self.arena.get(h);
+        if pkt.kind != PacketKind::Data || !pkt.has(flags::INT) {
+            return;
+        }
+        let size = pkt.size as u64;
+        let port = &self.ports[p as usize];
+        let int = self.int.as_mut().expect("checked by the caller");
+        if port.node < self.n_hosts {
+            int.start(h);
+        } else {
+            let hop = crate::net::int::IntHop {
+                qlen: port.queued_bytes,
+                tx_bytes: port.stats.tx_bytes + size,
+                ts: self.events.now(),
+                rate: port.rate,
+            };
+            int.push(h, hop);
         }
     }
 
@@ -1055,18 +1088,21 @@ impl Simulation {
     fn deliver(&mut self, h: u32) {
         invariant!(self.inv_delivered(h));
         let pkt: Packet = *self.arena.get(h);
+        // The slot's INT records (`net/int.rs`) outlive the free: nothing is allocated
+        // before the receiver's reply or the sender's `on_int` reads them.
         self.arena.free(h);
         match pkt.kind {
             PacketKind::Data if pkt.has(flags::TRIMMED) => self.receive_trimmed(&pkt),
-            PacketKind::Data => self.receive_data(&pkt),
-            PacketKind::Ack => self.receive_ack(&pkt),
+            PacketKind::Data => self.receive_data(&pkt, h),
+            PacketKind::Ack => self.receive_ack(&pkt, h),
             PacketKind::Nack => self.receive_nack(&pkt),
             PacketKind::Cnp => self.receive_cnp(&pkt),
             PacketKind::Pull => self.receive_pull(&pkt),
         }
     }
 
-    fn receive_data(&mut self, pkt: &Packet) {
+    /// Data packet `pkt` (freed slot `h`) reached its receiver.
+    fn receive_data(&mut self, pkt: &Packet, h: u32) {
         let now = self.now();
         let f = pkt.flow;
         if pkt.has(flags::PROBE) {
@@ -1079,9 +1115,14 @@ impl Simulation {
             self.laps_received(f, pkt, &mut out.acks);
         }
         // CONGA's path metric goes back with the ACK (nothing where CONGA is off).
-        let echo = pkt.flags & flags::PATH_METRIC;
+        // INT's records likewise (`send_reply` copies them).
+        let echo = pkt.flags & (flags::PATH_METRIC | flags::INT);
         for a in out.acks.into_iter().flatten() {
-            self.send_reply(f, a, PacketKind::Ack, echo);
+            let reply = self.make_reply(f, a, PacketKind::Ack, echo);
+            if echo & flags::INT != 0 {
+                self.int.as_mut().expect("INT packets only with the table").copy(h, reply);
+            }
+            self.enqueue(self.routing.host_up_port[self.flows[f as usize].dst as usize], reply);
         }
         if pkt.has(flags::CE) && self.flows[f as usize].cnp_due(now) {
             let cnp = AckToSend {
@@ -1206,6 +1247,13 @@ impl Simulation {
     /// An ACK, NACK, CNP or pull from flow `f`'s receiver back to its sender, with
     /// `extra` flags.
     fn send_reply(&mut self, f: u32, a: AckToSend, kind: PacketKind, extra: u16) {
+        let h = self.make_reply(f, a, kind, extra);
+        self.enqueue(self.routing.host_up_port[self.flows[f as usize].dst as usize], h);
+    }
+
+    /// The packet `send_reply` sends, not yet queued at the receiver's NIC.
+    #[inline]
+    fn make_reply(&mut self, f: u32, a: AckToSend, kind: PacketKind, extra: u16) -> u32 {
         let flow = &self.flows[f as usize];
         let pkt = Packet {
             flow: f,
@@ -1224,13 +1272,12 @@ impl Simulation {
             priority: flow.priority,
             hop: 0,
         };
-        let port = self.routing.host_up_port[flow.dst as usize];
-        let h = self.arena.alloc(pkt);
         self.counters.ack_packets += 1;
-        self.enqueue(port, h);
+        self.arena.alloc(pkt)
     }
 
-    fn receive_ack(&mut self, pkt: &Packet) {
+    /// ACK `pkt` (freed slot `h`) reached its sender.
+    fn receive_ack(&mut self, pkt: &Packet, h: u32) {
         let now = self.now();
         let f = pkt.flow;
         // The path state LAPS and CONGA learn from ACKs is the host pair's: it is kept
@@ -1243,6 +1290,10 @@ impl Simulation {
         let flow = &mut self.flows[f as usize];
         if flow.sender_done() {
             return;
+        }
+        if pkt.has(flags::INT) {
+            let int = self.int.as_ref().expect("INT packets only with the table");
+            flow.sender.cc.on_int(now, pkt.psn, flow.sender.next_new, int.hops(h));
         }
         if pkt.has(flags::PROBE) {
             let rtt = flow.measured_delay(now.saturating_sub(pkt.sent_at));

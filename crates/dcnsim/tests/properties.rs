@@ -99,7 +99,7 @@ fn topology() -> impl Strategy<Value = (&'static str, u32, bool)> {
 
 const CCS: &[&str] = &[
     "newreno", "dctcp", "swift", "lswift", "mswift", "nscc", "mnscc", "prioplus", "none", "dcqcn", "mprdma", "ledbat",
-    "eqds", "d2tcp", "laps",
+    "eqds", "d2tcp", "laps", "hpcc",
 ];
 const LBS: &[&str] = &["ecmp", "ops", "reps", "ar", "rr", "plb", "letflow", "rps", "conga", "laps"];
 

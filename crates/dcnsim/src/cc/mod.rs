@@ -5,6 +5,7 @@
 
 pub mod dcqcn;
 pub mod dctcp;
+pub mod hpcc;
 pub mod laps;
 pub mod ledbat;
 pub mod median;
@@ -209,6 +210,13 @@ pub trait CongestionControl: Send {
     /// Source-routed flows that track their paths (LAPS): after each ACK, the latest
     /// one-way latency of every candidate path.
     fn on_path_latencies(&mut self, _now: Time, _latencies: &[Time]) {}
+    /// Whether data packets gather in-band telemetry (`net/int.rs`) for `on_int`.
+    fn wants_int(&self) -> bool {
+        false
+    }
+    /// An ACK echoed the telemetry its data packet gathered, one record per switch egress
+    /// port in path order; called before `on_ack` for the same ACK.
+    fn on_int(&mut self, _now: Time, _cum_ack: u32, _snd_nxt: u32, _hops: &[crate::net::int::IntHop]) {}
 }
 
 /// Standard TCP growth: slow start below `ssthresh`, else +1 MSS per window of
@@ -257,6 +265,7 @@ pub fn make(
         CcName::Prioplus => Box::new(prioplus::PrioPlus::with_params(&t.prioplus, &t.swift, &t.ledbat, info)),
         CcName::Ledbat => Box::new(ledbat::Ledbat::new(&t.ledbat, info)),
         CcName::Laps => Box::new(laps::Laps::new(&t.laps, info)),
+        CcName::Hpcc => Box::new(hpcc::Hpcc::new(&t.hpcc, info)),
     }
 }
 

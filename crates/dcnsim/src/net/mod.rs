@@ -1,5 +1,6 @@
 //! The network model: packets, ports (queue + serialiser + propagation pipe) and nodes.
 
+pub mod int;
 pub mod packet;
 pub mod pfc;
 pub mod port;

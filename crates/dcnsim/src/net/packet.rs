@@ -44,6 +44,9 @@ pub mod flags {
     /// bits), echoed by its ACK (`conga.rs`).
     pub const PATH_METRIC: u16 = 7 << PATH_METRIC_SHIFT;
     pub const PATH_METRIC_SHIFT: u16 = 10;
+    /// Data: switches append in-band telemetry (`net/int.rs`, HPCC). ACK: it echoes the
+    /// telemetry of its data packet.
+    pub const INT: u16 = 1 << 13;
 }
 
 /// One packet. Data and ACKs share the struct so a port needs only one queue type.
