@@ -189,6 +189,10 @@ def test_f12ab_cells_split_the_load_between_coflows_and_file_requests():
     assert full[("40%", rp.LEDBAT, 1)]["transport"]["cc"] == "ledbat"
     ppl = full[("40%", rp.PP_LEDBAT, 1)]["transport"]
     assert ppl["cc"] == "prioplus" and ppl["prioplus"]["underlying"] == "ledbat" and ppl["prioplus"]["filter"] == 1
+    # App. A.4 / Fig. 18 (H12): HPCC in one queue at 70 % only.
+    assert full[("70%", rp.HPCC, 1)]["transport"]["cc"] == "hpcc"
+    assert full[("70%", rp.HPCC, 1)]["switch"]["scheduler"] == "fifo"
+    assert ("40%", rp.HPCC, 1) not in full
     quick = rp.build_cells(["F12AB"], 1, True, exp_dir, "test")
     assert {c.variant for c in quick} == {rp.SWIFT_FLAT, rp.PP, rp.PHYS}, "quick: the AC16 schemes only"
     assert {c.spec["workload"][0]["stop"] for c in quick} == {rp.F12AB_QUICK_STOP}
@@ -211,12 +215,12 @@ def test_quick_and_full_cells():
     quick = rp.build_cells(list(rp.EXPERIMENTS), 1, True, exp_dir, "test")
     assert len({c.key for c in quick}) == len(quick)
     per = {k: sum(c.exp == k for c in quick) for k in rp.EXPERIMENTS}
-    assert per == {"F11": 3, "F14": 4, "F13": 8, "F10D": 9, "M1": 2, "M2": 2, "M4": 1, "AC14": 2, "F12C": 3,
+    assert per == {"F11": 4, "F14": 4, "F13": 8, "F10D": 9, "M1": 2, "M2": 2, "M4": 1, "AC14": 2, "F12C": 3,
                    "F12AB": 6}
     full = rp.build_cells(list(rp.EXPERIMENTS), 9, False, exp_dir, "test")
     per = {k: sum(c.exp == k for c in full) for k in rp.EXPERIMENTS}
-    assert per == {"F11": 9 * (4 * 3 + 3 + 2 * 2), "F14": 9 * 4, "F13": 3 * 31 * 4, "F10D": 3 * (13 * 4 + 3),
-                   "M1": 2, "M2": 2, "M4": 1, "AC14": 2, "F12C": 9 * 3 * 2, "F12AB": rp.F12AB_SEEDS * 7 * 2}
+    assert per == {"F11": 9 * (4 * 3 + 4 + 2 * 2), "F14": 9 * 4, "F13": 3 * 31 * 4, "F10D": 3 * (13 * 4 + 3),
+                   "M1": 2, "M2": 2, "M4": 1, "AC14": 2, "F12C": 9 * 3 * 2, "F12AB": rp.F12AB_SEEDS * (7 * 2 + 1)}
     assert {c.seed for c in full if c.exp in ("F13", "F10D")} == {1, 2, 3}
     assert {c.seed for c in full if c.exp in ("M1", "M2", "M4", "AC14")} == {1}
     by = {(c.exp, c.point, c.variant, c.seed): c.spec for c in full}
@@ -226,6 +230,11 @@ def test_quick_and_full_cells():
     assert pp["transport"]["prioplus"]["stop_below_pkts"] == 0.1
     assert pp["switch"]["pfc"]["xoff"] == rp.dt_xoff(1)
     assert "stop_below_pkts" not in by[("F11", "N=8", rp.PP_P, 1)]["transport"]["prioplus"]
+    # App. A.3 (H10): HPCC in PrioPlus's one lossless queue, at N = 8 only.
+    hpcc = by[("F11", "N=8", rp.HPCC, 1)]
+    assert hpcc["transport"]["cc"] == "hpcc" and hpcc["switch"]["scheduler"] == "fifo"
+    assert hpcc["switch"]["pfc"]["xoff"] == rp.dt_xoff(1)
+    assert not any(k[0] == "F11" and k[2] == rp.HPCC and k[1] != "N=8" for k in by)
     phys = by[("F11", "N=6", rp.PHYS, 3)]
     assert phys["transport"]["cc"] == "swift" and phys["switch"]["scheduler"] == "priority"
     assert phys["switch"]["priority"]["queues"] == 8 and phys["switch"]["pfc"]["xoff"] == rp.dt_xoff(6)
@@ -346,17 +355,17 @@ def test_quick_end_to_end(tmp_path):
     assert "AC16" not in not_run
     assert "AC17" not in not_run
     assert "## Ours vs the paper" in table
-    for h in ("H1 ", "H3 ", "H5 ", "H6 ", "H7 ", "H8 ", "H9 ", "H15", "H19", "H24"):
+    for h in ("H1 ", "H3 ", "H5 ", "H6 ", "H7 ", "H8 ", "H9 ", "H10", "H12", "H15", "H19", "H24"):
         assert h in table
     for key in rp.EXPERIMENTS:
         assert f"## {key}" in table
     runs = (tmp_path / "runs.csv").read_text().splitlines()
-    assert len(runs) == 1 + 40
+    assert len(runs) == 1 + 41
     for png in ("fig11_fct_vs_n.png", "fig14_normalised_fct.png", "fig13_fct_gap.png", "fig10d_utilisation.png",
                 "motivation_throughput.png", "fig12c_training_speedup.png", "fig12ab_coflow_speedup.png"):
         assert (tmp_path / png).is_file(), png
     # A second invocation takes every run from the cache and writes the same table.
     err = io.StringIO()
     _, again = rp.reproduce_prioplus(quick=True, jobs=1, out=str(tmp_path), stream=err)
-    assert "40 cached, 0 to run" in err.getvalue()
+    assert "41 cached, 0 to run" in err.getvalue()
     assert again == table

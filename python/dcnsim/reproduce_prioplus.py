@@ -395,6 +395,7 @@ D2TCP = "D2TCP"
 # Spec §3: D2TCP marks with RED at 400 / 1600 KiB, pmax 0.2 (F14 and F12AB).
 D2TCP_ECN = 'switch.ecn={ enabled = true, kmin = "400KiB", kmax = "1600KiB", pmax = 0.2 }'
 SWIFT = "Swift"
+HPCC = "HPCC"
 
 F11_NS = (2, 4, 6, 8)
 F11_NS_MORE = (12, 16)  # PrioPlus and Physical* only (Physical has 8 queues)
@@ -420,6 +421,10 @@ def f11_runs(quick: bool) -> list[Run]:
         if n <= 8:
             out.append(Run(f"N={n}", PHYS, stop + phys + _prio(n), params))
         out.append(Run(f"N={n}", PHYS_STAR, stop + star + _prio(n), params))
+        if n == 8:
+            # App. A.3 / Fig. 16 (H10): HPCC in the one lossless queue PrioPlus uses.
+            out.append(Run(f"N={n}", HPCC, stop + _prio(n) + (
+                "transport.cc=hpcc", f"switch.pfc={{ xoff = {dt_xoff(1)} }}"), params))
         if n == 8 and not quick:
             out.append(Run(f"N={n}", PP_P, stop + pp_p + _prio(n), params))
             out.append(Run(f"N={n}", PP_NOISE, stop + pp + _prio(n) + (
@@ -601,7 +606,9 @@ def f12ab_runs(quick: bool) -> list[Run]:
     for point, (load, stop) in F12AB_LOADS.items():
         stop = F12AB_QUICK_STOP if quick else stop
         traffic = tuple(f"workload.{i}.{k}={v}" for i in (0, 1) for k, v in (("load", load / 2), ("stop", stop)))
-        out += [Run(point, v, traffic + o, (("load", load),), max_seeds=F12AB_SEEDS) for v, o in schemes]
+        # App. A.4 / Fig. 18 (H12): HPCC in one queue, at 70 % only (the paper's point).
+        extra = [(HPCC, ("transport.cc=hpcc",))] if point == "70%" and not quick else []
+        out += [Run(point, v, traffic + o, (("load", load),), max_seeds=F12AB_SEEDS) for v, o in schemes + extra]
     return out
 
 
@@ -1419,6 +1426,11 @@ def headlines(grids: dict[str, Grid]) -> list[Headline]:
     rise = [c for c in checks_f11(g) if c.name.startswith("Physical+Swift")] if g else []
     out.append(Headline("H4", "Physical+Swift beyond 6 priorities", "FCT rises sharply",
                         f"N = 8 / best N ≤ 6: {rise[0].ours}" if rise else "n/a"))
+    a = _ratio(st, "N=8", HPCC, PP, "all", 1)
+    p = _ratio(st, "N=8", HPCC, PP, "all", 2)
+    out.append(Headline("H10", "flow scheduling, N = 8: HPCC FCT (all flows) vs PrioPlus+Swift",
+                        "avg ≥ 15 % worse; p99 ≥ 11 % worse", "n/a" if math.isnan(a) else
+                        f"avg {_pct_worse(a)}; p99 {_pct_worse(p)}"))
     g = grids.get("F12AB")
     hi, lo, al = f12ab_diff(g, "40%")
     out.append(Headline("H5", "coflow 40 %: speedup PrioPlus − Physical, overall (high 4, low 4)",
@@ -1427,6 +1439,15 @@ def headlines(grids: dict[str, Grid]) -> list[Headline]:
     al70 = f12ab_diff(g, "70%")[2]
     out.append(Headline("H6", "coflow 70 %: speedup PrioPlus − Physical, overall", "+21 %",
                         "n/a" if not math.isfinite(al70) else f"{al70 * 100:+.0f} %"))
+    sp70 = f12ab_speedups(g, "70%")
+    if PP in sp70 and HPCC in sp70:
+        # Speedups share the baseline, so their quotient is HPCC's CCT over PrioPlus's.
+        ours = (f"avg {_pct_worse(sp70[PP]['means']['all'] / sp70[HPCC]['means']['all'])}; "
+                f"p99 {_pct_worse(sp70[PP]['p99']['all'] / sp70[HPCC]['p99']['all'])}")
+    else:
+        ours = "n/a"
+    out.append(Headline("H12", "coflow 70 %: HPCC CCT vs PrioPlus+Swift (level-averaged speedups)",
+                        "avg 24 % worse; p99 15 % worse", ours))
     th, tl, ta = f12ab_diff(g, "40%", "p99")
     out.append(Headline("H7", "coflow tail (p99) at 40 %: PrioPlus − Physical, overall (high 4, low 4)",
                         "−2 % (high −17, low +6)", "n/a" if not math.isfinite(ta) else
