@@ -625,11 +625,6 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         }
     }
 
-    let pfc = match s.switch.pfc.as_ref().filter(|p| p.enabled) {
-        Some(c) => Some(Box::new(build_pfc(c, &ports, n_hosts, s.switch.buffer.0, s.topology.mtu.0)?)),
-        None => None,
-    };
-
     // Failed cables: a seeded choice among switch-to-switch cables.
     let fabric: Vec<usize> = (0..topo.cables.len()).filter(|&i| topo.cables[i].tier != Tier::Host).collect();
     let mut rng = Rng::stream(s.seed, "failures");
@@ -738,6 +733,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
 
     // Priority levels: the highest level any flow has (0: priorities unused).
     let levels = specs.iter().map(|f| f.priority).max().unwrap_or(0);
+    let mut priority_queues = 0;
     if s.switch.scheduler == Scheduler::Priority {
         let pq = &s.switch.priority;
         let n = match pq.queues {
@@ -768,7 +764,12 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         for p in ports.iter_mut().filter(|p| p.node >= n_hosts) {
             p.prio = Some(Box::new(PrioQueues::new(n, service.clone())));
         }
+        priority_queues = n;
     }
+    let pfc = match s.switch.pfc.as_ref().filter(|p| p.enabled) {
+        Some(c) => Some(Box::new(build_pfc(c, &ports, n_hosts, s.switch.buffer.0, s.topology.mtu.0, priority_queues)?)),
+        None => None,
+    };
 
     let noise = match &tr.delay_noise {
         Some(c) => Some(
@@ -1105,10 +1106,33 @@ fn fault_plan(
     Ok(Some(Box::new(plan)))
 }
 
-fn build_pfc(c: &PfcCfg, ports: &[Port], n_hosts: u32, buffer: u64, mtu: u64) -> Result<Pfc, ScenarioError> {
-    if ports.len() >= 1 << 30 {
-        return err("switch.pfc", "supports networks of fewer than 2^30 ports");
+/// PFC from `[switch.pfc]`; `priority_queues`: the switches' physical priority queues
+/// (0: one data queue), which `per_priority` pauses one by one.
+fn build_pfc(
+    c: &PfcCfg,
+    ports: &[Port],
+    n_hosts: u32,
+    buffer: u64,
+    mtu: u64,
+    priority_queues: usize,
+) -> Result<Pfc, ScenarioError> {
+    if ports.len() >= pfc::MAX_PORTS {
+        return err("switch.pfc", format!("supports networks of fewer than {} ports", pfc::MAX_PORTS));
     }
+    let per_priority_queues = if c.per_priority {
+        if priority_queues == 0 {
+            return err("switch.pfc.per_priority", "needs physical priority queues (switch.scheduler = \"priority\")");
+        }
+        if pfc::PRIORITY_BASE + priority_queues > pfc::MAX_CLASSES {
+            return err(
+                "switch.pfc.per_priority",
+                format!("{priority_queues} priority queues: allowed at most {}", pfc::MAX_CLASSES - pfc::PRIORITY_BASE),
+            );
+        }
+        priority_queues
+    } else {
+        0
+    };
     let mut lossless = 0u8;
     for class in &c.lossless {
         lossless |= 1
@@ -1147,5 +1171,5 @@ fn build_pfc(c: &PfcCfg, ports: &[Port], n_hosts: u32, buffer: u64, mtu: u64) ->
         }
         thresholds.push(Some(PfcThresholds { xoff, xon, headroom }));
     }
-    Ok(Pfc::new(lossless, thresholds))
+    Ok(Pfc::new(lossless, per_priority_queues, thresholds))
 }

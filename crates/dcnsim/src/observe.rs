@@ -15,7 +15,7 @@
 
 use std::collections::HashMap;
 
-use crate::net::pfc::{self, Pfc};
+use crate::net::pfc::Pfc;
 use crate::net::Port;
 use crate::scenario::{err, ScenarioError, SelectItem, Selection};
 use crate::stats::{Column, FlowMonitor, Table};
@@ -338,7 +338,7 @@ impl PortReading {
     fn read(port: &Port, p: u32, now: Time, pfc: Option<&Pfc>) -> PortReading {
         let s = &port.stats;
         let (pause_frames, paused) = match pfc {
-            Some(f) => (f.stats[p as usize].pause_frames, f.paused_time(p, pfc::DATA, now)),
+            Some(f) => (f.stats[p as usize].pause_frames, f.data_paused_time(p, now)),
             None => (0, Time::ZERO),
         };
         PortReading {

@@ -506,6 +506,11 @@ pub struct PfcCfg {
     /// Default: xoff − 2 MTU (the spec's choice).
     #[serde(default)]
     pub xon: Option<BytesVal>,
+    /// Pause each physical priority queue on its own (802.1Qbb's per-priority PAUSE;
+    /// needs `scheduler = "priority"`): each level of an ingress link is counted against
+    /// `xoff` and paused alone. Off: every level shares one data class.
+    #[serde(default)]
+    pub per_priority: bool,
 }
 
 fn default_lossless() -> Vec<PfcClass> {

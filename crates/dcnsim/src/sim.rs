@@ -429,7 +429,40 @@ impl Simulation {
         }
     }
 
-    /// The next data packet from the host's flows, round robin.
+    /// PFC holds back some classes at `host`'s NIC (`paused`, a class mask without `DATA`):
+    /// with per-priority PFC, the next packet of a flow of a level not paused. The
+    /// held-back flows keep their places at the head of the round robin.
+    #[cold]
+    #[inline(never)]
+    fn host_pull_unpaused(&mut self, host: u32, paused: u64) -> Option<u32> {
+        let paused_queues = paused >> pfc::PRIORITY_BASE;
+        if paused_queues == 0 {
+            return self.host_pull(host);
+        }
+        let pfc = self.pfc.as_ref().expect("per-priority pauses come from PFC");
+        let flows = &self.flows;
+        let held: Vec<u32> = self.host_ready[host as usize]
+            .iter()
+            .copied()
+            .filter(|&f| {
+                paused_queues & (1 << (pfc.priority_class(flows[f as usize].priority) - pfc::PRIORITY_BASE)) != 0
+            })
+            .collect();
+        if held.is_empty() {
+            return self.host_pull(host);
+        }
+        self.host_ready[host as usize].retain(|f| !held.contains(f));
+        let h = self.host_pull(host);
+        for &f in held.iter().rev() {
+            self.host_ready[host as usize].push_front(f);
+        }
+        h
+    }
+
+    /// The next data packet from the host's flows, round robin. Always inlined: the hot
+    /// call is `port_start`'s, and the cold one in `host_pull_unpaused` must not make the
+    /// compiler keep it out of line.
+    #[inline(always)]
     fn host_pull(&mut self, host: u32) -> Option<u32> {
         let now = self.now();
         while let Some(f) = self.host_ready[host as usize].pop_front() {
@@ -541,7 +574,8 @@ impl Simulation {
             h
         } else if let Some(pq) = port.prio.as_mut().filter(|_| !data_paused) {
             // Physical priority queues: ECN at dequeue sees the packet's own queue.
-            let Some((h, q)) = pq.pop(|h| arena.get(h).size as u64) else { return };
+            // Per-priority PFC: bit q of `paused >> PRIORITY_BASE` holds back queue q.
+            let Some((h, q)) = pq.pop(!(paused >> pfc::PRIORITY_BASE), |h| arena.get(h).size as u64) else { return };
             let queue_left = pq.bytes[q];
             let size = arena.get(h).size;
             port.change_occupancy(now, -(size as i64));
@@ -568,7 +602,8 @@ impl Simulation {
             h
         } else if from_host && !data_paused {
             let node = port.node;
-            match self.host_pull(node) {
+            let pulled = if paused == 0 { self.host_pull(node) } else { self.host_pull_unpaused(node, paused) };
+            match pulled {
                 Some(h) => h,
                 None => return,
             }
@@ -872,7 +907,7 @@ impl Simulation {
             self.trace_enqueue(p, h);
         }
         match &self.pfc {
-            Some(f) => (f.holds(h), f.is_paused(p, pfc::class_of(self.arena.get(h)))),
+            Some(f) => (f.holds(h), f.is_paused(p, f.class_of(self.arena.get(h)))),
             None => (false, false),
         }
     }
@@ -941,8 +976,9 @@ impl Simulation {
     #[inline(never)]
     fn pfc_admit(&mut self, ingress: u32, h: u32) {
         let pkt = self.arena.get(h);
-        let (class, size) = (pfc::class_of(pkt), pkt.size as u64);
-        if let Some(frame) = self.pfc.as_mut().and_then(|f| f.arrive(ingress, h, class, size)) {
+        let Some(pfc) = self.pfc.as_mut() else { return };
+        let (class, size) = (pfc.class_of(pkt), pkt.size as u64);
+        if let Some(frame) = pfc.arrive(ingress, h, class, size) {
             self.send_pfc_frame(frame);
         }
     }
@@ -953,8 +989,9 @@ impl Simulation {
     #[inline(never)]
     fn pfc_release(&mut self, _p: u32, h: u32) {
         let pkt = self.arena.get(h);
-        let (class, size) = (pfc::class_of(pkt), pkt.size as u64);
-        if let Some(frame) = self.pfc.as_mut().and_then(|f| f.depart(h, class, size)) {
+        let Some(pfc) = self.pfc.as_mut() else { return };
+        let (class, size) = (pfc.class_of(pkt), pkt.size as u64);
+        if let Some(frame) = pfc.depart(h, class, size) {
             self.send_pfc_frame(frame);
         }
     }

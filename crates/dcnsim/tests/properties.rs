@@ -152,7 +152,20 @@ const CDF: &str = "1000 0\n4000 0.3\n20000 0.6\n100000 0.9\n300000 1\n";
 fn toml(c: &Case) -> String {
     let (topo, _, _) = c.topology;
     let failed = if c.failed_links > 0.0 { format!("failed_links = {}\n", c.failed_links) } else { String::new() };
-    let priority = if c.cc == "prioplus" { "priority = 1\n" } else { "" };
+    // Half the PFC cases pause per priority over 4 strict-priority queues (the seed decides,
+    // so the drawn cases are the same as without this split); their flows get levels by size
+    // (Poisson) or one of the 4 levels. PrioPlus keeps its one level.
+    let per_priority = c.pfc && c.seed % 2 == 0 && c.cc != "prioplus";
+    let priority = if c.cc == "prioplus" {
+        "priority = 1\n".to_string()
+    } else if per_priority {
+        match c.workload {
+            Workload::Poisson { .. } => "priority = { levels = 4, max = \"300KB\" }\n".to_string(),
+            _ => format!("priority = {}\n", 1 + (c.seed / 2) % 4),
+        }
+    } else {
+        String::new()
+    };
     let workload = match c.workload {
         Workload::Permutation { size_kb } => format!("kind = \"permutation\"\nsize = \"{size_kb}KB\"\n"),
         Workload::Incast { senders, size_kb } => {
@@ -162,7 +175,13 @@ fn toml(c: &Case) -> String {
             format!("kind = \"poisson\"\ncdf = \"cdf.txt\"\nload = {load}\nstop = \"{stop_us}us\"\n")
         }
     };
-    let pfc = if c.pfc { "[switch.pfc]\nenabled = true\n" } else { "" };
+    let pfc = match (c.pfc, per_priority) {
+        (false, _) => "",
+        (true, false) => "[switch.pfc]\nenabled = true\n",
+        (true, true) => {
+            "scheduler = \"priority\"\npriority = { queues = 4 }\n[switch.pfc]\nenabled = true\nper_priority = true\n"
+        }
+    };
     // A flow that times out this often in a row is given up (reported failed, see `run`).
     let fault = match &c.fault {
         None => format!("[faults]\ngive_up_after = {GIVE_UP_AFTER}\n"),

@@ -13,10 +13,14 @@
 //! is never refused by the output buffer, so the class never drops. What bounds it is
 //! `xoff + headroom` per ingress link, which the scenario checks are large enough for.
 //!
-//! Classes follow the port's two queues: `DATA` (the data FIFO or both DRR classes) and
-//! `CONTROL` (the priority queue of ACKs, NACKs and trimmed headers). Real PFC has eight
-//! priorities carried in the VLAN tag; two suffice for every scenario here, and a finer
-//! mapping only has to change `class_of`.
+//! Classes follow the port's queues: `DATA` (the data FIFO or both DRR classes) and
+//! `CONTROL` (the priority queue of ACKs, NACKs and trimmed headers). With
+//! `per_priority` (802.1Qbb proper: a PAUSE names one priority; spec `prioplus.md` §3,
+//! "PFC per priority") and physical priority queues, data of queue q travels in class
+//! `PRIORITY_BASE + q` instead of `DATA`, so a switch pauses only the level whose
+//! ingress count crossed `xoff`: the upstream port keeps serving the other queues, and a
+//! host's NIC keeps sending its flows of other levels. Without it every data packet shares
+//! `DATA`, and a PAUSE stops all levels of a link at once.
 //!
 //! Simplifications, each on purpose: a frame is sent as soon as the reverse port finishes
 //! the packet it is serialising (802.1Qbb lets MAC control frames jump the queue) and its
@@ -26,22 +30,14 @@
 use crate::net::Packet;
 use crate::units::Time;
 
-/// Number of PFC priority classes modelled.
-pub const CLASSES: usize = 2;
 /// Data packets (the port's data queue).
 pub const DATA: usize = 0;
 /// ACKs, NACKs, trimmed headers, CNPs (the port's priority queue).
 pub const CONTROL: usize = 1;
-
-/// Which priority class a packet travels in.
-#[inline]
-pub fn class_of(pkt: &Packet) -> usize {
-    if pkt.is_control() {
-        CONTROL
-    } else {
-        DATA
-    }
-}
+/// `per_priority`: data of physical priority queue q travels in class `PRIORITY_BASE + q`.
+pub const PRIORITY_BASE: usize = 2;
+/// Most classes: masks are `u64`.
+pub const MAX_CLASSES: usize = 64;
 
 /// A PAUSE or RESUME to deliver to an upstream output port.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -52,17 +48,21 @@ pub struct PfcFrame {
     pub pause: bool,
 }
 
+/// Ports a PFC network may have: a frame packs its port into the 25 bits `encode` leaves.
+pub const MAX_PORTS: usize = 1 << 25;
+
 impl PfcFrame {
-    /// The frame packed into one `u32` event payload (port, class bit, pause bit), so the
-    /// event type stays 8 bytes. Ports are fewer than 2^30 (checked when PFC is built).
+    /// The frame packed into one `u32` event payload (port, 6-bit class, pause bit), so
+    /// the event type stays 8 bytes. Ports are fewer than `MAX_PORTS` (checked when PFC is
+    /// built).
     #[inline]
     pub fn encode(self) -> u32 {
-        self.port << 2 | (self.class as u32) << 1 | self.pause as u32
+        self.port << 7 | (self.class as u32) << 1 | self.pause as u32
     }
 
     #[inline]
     pub fn decode(v: u32) -> PfcFrame {
-        PfcFrame { port: v >> 2, class: ((v >> 1) & 1) as u8, pause: v & 1 != 0 }
+        PfcFrame { port: v >> 7, class: ((v >> 1) & 63) as u8, pause: v & 1 != 0 }
     }
 }
 
@@ -75,12 +75,11 @@ pub struct PfcThresholds {
 }
 
 /// Counters of one port seen as the upstream end of a link: PAUSE/RESUME frames it
-/// received and how long each class was held.
+/// received.
 #[derive(Clone, Debug, Default)]
 pub struct PfcPortStats {
     pub pause_frames: u64,
     pub resume_frames: u64,
-    pub paused_time: [Time; CLASSES],
     /// Largest ingress count of any lossless class at the far switch, in bytes.
     pub max_ingress: u64,
 }
@@ -89,17 +88,26 @@ const NOT_HELD: u32 = u32::MAX;
 
 pub struct Pfc {
     /// Bit c set: class c is lossless (accounted and paused).
-    lossless: u8,
+    lossless: u64,
+    /// Classes per port: 2, or `PRIORITY_BASE` + the priority queues with `per_priority`.
+    classes: usize,
+    /// `per_priority`: the switches' priority queue count (data of level l goes to class
+    /// `PRIORITY_BASE + clamp(l, 1, n) − 1`); 0 without.
+    priority_queues: usize,
     /// Per port p (the link p carries into a switch): its thresholds; `None` when p's far
     /// end is a host (hosts never pause anyone).
     thresholds: Vec<Option<PfcThresholds>>,
-    /// Per ingress port and class: bytes in the far switch that arrived over it.
-    ingress_bytes: Vec<[u64; CLASSES]>,
+    /// Per ingress port and class (`classes` per port): bytes in the far switch that
+    /// arrived over it.
+    ingress_bytes: Vec<u64>,
     /// Per ingress port: classes for which a PAUSE was sent and no RESUME yet.
-    pause_sent: Vec<u8>,
+    pause_sent: Vec<u64>,
     /// Per output port: classes it may not start serving (a PAUSE arrived).
-    paused: Vec<u8>,
-    paused_since: Vec<[Time; CLASSES]>,
+    paused: Vec<u64>,
+    /// Per output port and class: when the pause in force began, and the time paused
+    /// before it.
+    paused_since: Vec<Time>,
+    paused_total: Vec<Time>,
     /// Per ingress port: when the reverse direction of its link has finished sending the
     /// last PAUSE/RESUME for it, so that the next one leaves after it (`frame_departs`).
     frames_free_at: Vec<Time>,
@@ -111,15 +119,28 @@ pub struct Pfc {
 }
 
 impl Pfc {
-    pub fn new(lossless: u8, thresholds: Vec<Option<PfcThresholds>>) -> Pfc {
+    /// `lossless`: bit `DATA` and/or `CONTROL`; with `priority_queues` > 0 (per-priority
+    /// PFC) a lossless `DATA` makes every priority class lossless.
+    pub fn new(lossless: u8, priority_queues: usize, thresholds: Vec<Option<PfcThresholds>>) -> Pfc {
+        assert!(PRIORITY_BASE + priority_queues <= MAX_CLASSES, "at most {} priority classes", MAX_CLASSES - 2);
         let n = thresholds.len();
+        let classes = PRIORITY_BASE + priority_queues;
+        let mut mask = lossless as u64;
+        if mask & (1 << DATA) != 0 {
+            for q in 0..priority_queues {
+                mask |= 1 << (PRIORITY_BASE + q);
+            }
+        }
         Pfc {
-            lossless,
+            lossless: mask,
+            classes,
+            priority_queues,
             thresholds,
-            ingress_bytes: vec![[0; CLASSES]; n],
+            ingress_bytes: vec![0; n * classes],
             pause_sent: vec![0; n],
             paused: vec![0; n],
-            paused_since: vec![[Time::ZERO; CLASSES]; n],
+            paused_since: vec![Time::ZERO; n * classes],
+            paused_total: vec![Time::ZERO; n * classes],
             frames_free_at: vec![Time::ZERO; n],
             held: Vec::new(),
             stats: vec![PfcPortStats::default(); n],
@@ -132,9 +153,34 @@ impl Pfc {
         self.lossless & (1 << class) != 0
     }
 
+    /// Which class a packet travels in.
+    #[inline]
+    pub fn class_of(&self, pkt: &Packet) -> usize {
+        if pkt.is_control() {
+            CONTROL
+        } else if self.priority_queues > 0 {
+            self.priority_class(pkt.priority)
+        } else {
+            DATA
+        }
+    }
+
+    /// `per_priority`: the class of data at priority `level` (the switches' queue of that
+    /// level, as `PrioQueues::classify` picks it).
+    #[inline]
+    pub fn priority_class(&self, level: u8) -> usize {
+        PRIORITY_BASE + (level as usize).clamp(1, self.priority_queues) - 1
+    }
+
+    /// Whether data is paused per priority (then `DATA` is never paused).
+    #[inline]
+    pub fn per_priority(&self) -> bool {
+        self.priority_queues > 0
+    }
+
     /// Classes output port `p` may not serve, as a bit mask.
     #[inline]
-    pub fn paused_mask(&self, p: u32) -> u8 {
+    pub fn paused_mask(&self, p: u32) -> u64 {
         self.paused[p as usize]
     }
 
@@ -162,7 +208,7 @@ impl Pfc {
         }
         self.held[h as usize] = ingress;
         let i = ingress as usize;
-        let count = &mut self.ingress_bytes[i][class];
+        let count = &mut self.ingress_bytes[i * self.classes + class];
         let before = *count;
         *count += size;
         let after = *count;
@@ -172,7 +218,7 @@ impl Pfc {
         if after > limit {
             self.headroom_overflows += after - limit.max(before);
         }
-        let bit = 1u8 << class;
+        let bit = 1u64 << class;
         if after > th.xoff && self.pause_sent[i] & bit == 0 {
             self.pause_sent[i] |= bit;
             return Some(PfcFrame { port: ingress, class: class as u8, pause: true });
@@ -189,9 +235,9 @@ impl Pfc {
             return None;
         }
         let i = ingress as usize;
-        let count = &mut self.ingress_bytes[i][class];
+        let count = &mut self.ingress_bytes[i * self.classes + class];
         *count -= size;
-        let bit = 1u8 << class;
+        let bit = 1u64 << class;
         let th = self.thresholds[i].expect("held packets have thresholds");
         if self.pause_sent[i] & bit != 0 && *count <= th.xon {
             self.pause_sent[i] &= !bit;
@@ -219,7 +265,8 @@ impl Pfc {
     pub fn apply(&mut self, f: PfcFrame, now: Time) -> bool {
         let p = f.port as usize;
         let c = f.class as usize;
-        let bit = 1u8 << c;
+        let bit = 1u64 << c;
+        let slot = p * self.classes + c;
         let st = &mut self.stats[p];
         // A switch alternates PAUSE and RESUME per link and class, and they arrive in order
         // (`frame_departs`), so each frame finds the opposite state; anything else would
@@ -234,14 +281,14 @@ impl Pfc {
             st.pause_frames += 1;
             if self.paused[p] & bit == 0 {
                 self.paused[p] |= bit;
-                self.paused_since[p][c] = now;
+                self.paused_since[slot] = now;
             }
             false
         } else {
             st.resume_frames += 1;
             if self.paused[p] & bit != 0 {
                 self.paused[p] &= !bit;
-                st.paused_time[c] = st.paused_time[c] + (now - self.paused_since[p][c]);
+                self.paused_total[slot] = self.paused_total[slot] + (now - self.paused_since[slot]);
                 return true;
             }
             false
@@ -251,17 +298,29 @@ impl Pfc {
     /// How long port `p` has held back `class` in all, up to `now` (a pause still in
     /// force counts until `now`).
     pub fn paused_time(&self, p: u32, class: usize, now: Time) -> Time {
-        let done = self.stats[p as usize].paused_time[class];
+        let slot = p as usize * self.classes + class;
+        let done = self.paused_total[slot];
         if self.paused[p as usize] & (1 << class) != 0 {
-            done + (now - self.paused_since[p as usize][class])
+            done + (now - self.paused_since[slot])
         } else {
             done
         }
     }
 
+    /// How long port `p` has held back data, up to `now`: `DATA`'s paused time, or with
+    /// `per_priority` the priority classes' paused times summed (two levels paused for
+    /// 1 µs count 2 µs).
+    pub fn data_paused_time(&self, p: u32, now: Time) -> Time {
+        if self.per_priority() {
+            (PRIORITY_BASE..self.classes).fold(Time::ZERO, |t, c| t + self.paused_time(p, c, now))
+        } else {
+            self.paused_time(p, DATA, now)
+        }
+    }
+
     /// Bytes currently counted against ingress port `p` for `class`.
     pub fn ingress_bytes(&self, p: u32, class: usize) -> u64 {
-        self.ingress_bytes[p as usize][class]
+        self.ingress_bytes[p as usize * self.classes + class]
     }
 
     pub fn thresholds(&self, p: u32) -> Option<PfcThresholds> {
@@ -282,7 +341,7 @@ mod tests {
     use super::*;
 
     fn one_link(xoff: u64, xon: u64, headroom: u64) -> Pfc {
-        Pfc::new(1 << DATA, vec![Some(PfcThresholds { xoff, xon, headroom })])
+        Pfc::new(1 << DATA, 0, vec![Some(PfcThresholds { xoff, xon, headroom })])
     }
 
     /// PAUSE exactly when the count first exceeds xoff, once; RESUME exactly when it first
@@ -311,7 +370,7 @@ mod tests {
         let mut pfc = one_link(1, 0, 0);
         assert_eq!(pfc.arrive(0, 0, CONTROL, 100_000), None);
         assert!(!pfc.holds(0));
-        let mut hostward = Pfc::new(1, vec![None]);
+        let mut hostward = Pfc::new(1, 0, vec![None]);
         assert_eq!(hostward.arrive(0, 0, DATA, 100_000), None);
     }
 
@@ -320,7 +379,7 @@ mod tests {
     /// in the order sent; frames for other links do not wait for them.
     #[test]
     fn frames_on_one_link_keep_their_order() {
-        let mut pfc = Pfc::new(1 << DATA, vec![Some(PfcThresholds { xoff: 1, xon: 0, headroom: 1 }); 2]);
+        let mut pfc = Pfc::new(1 << DATA, 0, vec![Some(PfcThresholds { xoff: 1, xon: 0, headroom: 1 }); 2]);
         let ser = Time::from_ps(5_120); // 64 B at 100 Gb/s
         let ready = Time::from_ns(1_000);
         assert_eq!(pfc.frame_departs(0, ready, ser), ready);
@@ -328,6 +387,32 @@ mod tests {
         assert_eq!(pfc.frame_departs(1, ready, ser), ready, "another link's frames are independent");
         let later = Time::from_ns(2_000);
         assert_eq!(pfc.frame_departs(0, later, ser), later, "an idle link sends at once");
+    }
+
+    /// Per priority: each level of an ingress link has its own count and its own PAUSE;
+    /// control stays in its class, and a lossless DATA makes every level lossless.
+    #[test]
+    fn per_priority_classes_count_and_pause_each_level_alone() {
+        let mut pfc = Pfc::new(1 << DATA, 4, vec![Some(PfcThresholds { xoff: 5_000, xon: 1_000, headroom: 9_000 })]);
+        let mut pkt = crate::net::Packet::test_data(0, 0, 3_000);
+        let class = |pfc: &Pfc, pkt: &crate::net::Packet| pfc.class_of(pkt);
+        pkt.priority = 0;
+        assert_eq!(class(&pfc, &pkt), PRIORITY_BASE, "no level: the bottom queue");
+        pkt.priority = 9;
+        assert_eq!(class(&pfc, &pkt), PRIORITY_BASE + 3, "above the queues: the top one");
+        pkt.priority = 2;
+        let low = class(&pfc, &pkt);
+        pkt.priority = 4;
+        let high = class(&pfc, &pkt);
+        assert!(pfc.is_lossless(low) && pfc.is_lossless(high) && !pfc.is_lossless(CONTROL));
+        assert_eq!(pfc.arrive(0, 0, low, 3_000), None);
+        assert_eq!(pfc.arrive(0, 1, high, 3_000), None, "6 kB in all, but 3 kB per level");
+        assert_eq!(pfc.arrive(0, 2, low, 3_000), Some(PfcFrame { port: 0, class: low as u8, pause: true }));
+        assert!(pfc.apply(PfcFrame { port: 0, class: low as u8, pause: true }, Time::ZERO) == false);
+        assert_eq!(pfc.paused_mask(0), 1 << low, "only the low level stops");
+        assert_eq!(pfc.depart(0, low, 3_000), None);
+        assert_eq!(pfc.depart(2, low, 3_000), Some(PfcFrame { port: 0, class: low as u8, pause: false }));
+        assert_eq!(pfc.ingress_bytes(0, high), 3_000);
     }
 
     /// Bytes beyond xoff + headroom are reported, so a test can assert the headroom held.
@@ -341,8 +426,11 @@ mod tests {
 
     #[test]
     fn frames_survive_the_event_encoding() {
-        for f in [PfcFrame { port: 0, class: 1, pause: true }, PfcFrame { port: (1 << 30) - 1, class: 0, pause: false }]
-        {
+        for f in [
+            PfcFrame { port: 0, class: 1, pause: true },
+            PfcFrame { port: MAX_PORTS as u32 - 1, class: 0, pause: false },
+            PfcFrame { port: 12_345, class: MAX_CLASSES as u8 - 1, pause: true },
+        ] {
             assert_eq!(PfcFrame::decode(f.encode()), f);
         }
     }
@@ -356,7 +444,7 @@ mod tests {
         assert!(pfc.is_paused(0, DATA));
         assert!(pfc.apply(PfcFrame { pause: false, ..f }, Time::from_us(4)));
         assert!(!pfc.is_paused(0, DATA));
-        assert_eq!(pfc.stats[0].paused_time[DATA], Time::from_us(3));
+        assert_eq!(pfc.paused_time(0, DATA, Time::from_us(4)), Time::from_us(3));
         assert_eq!((pfc.stats[0].pause_frames, pfc.stats[0].resume_frames), (1, 1));
         assert_eq!(pfc.paused_time(0, DATA, Time::from_us(9)), Time::from_us(3));
         pfc.apply(f, Time::from_us(10));

@@ -8,8 +8,10 @@
 //! sends), or deficit round robin weighted per queue. The "ideal physical" mode is simply
 //! as many queues as the scenario has levels.
 //!
-//! Not modelled (spec §3 "Switch features"): PFC with its per-queue headroom and the
-//! Dynamic-Threshold buffer sharing; the shared buffer here is plain drop-tail.
+//! With per-priority PFC (`net/pfc.rs`) a paused queue is passed over: `pop` serves only
+//! the queues its `eligible` mask allows. Not modelled (spec §3 "Switch features"): the
+//! Dynamic-Threshold buffer sharing; PFC's thresholds are static per ingress link and
+//! queue.
 
 use std::collections::VecDeque;
 
@@ -81,19 +83,23 @@ impl PrioQueues {
         self.nonempty |= 1 << q;
     }
 
-    /// The next packet to send and its queue; `size` gives a packet's bytes.
+    /// The next packet to send and its queue, from the queues `eligible` allows (bit q:
+    /// queue q; a PFC-paused queue is left out); `size` gives a packet's bytes.
     #[inline]
-    pub fn pop(&mut self, size: impl Fn(u32) -> u64) -> Option<(u32, usize)> {
-        if self.nonempty == 0 {
+    pub fn pop(&mut self, eligible: u64, size: impl Fn(u32) -> u64) -> Option<(u32, usize)> {
+        let ready = self.nonempty & eligible;
+        if ready == 0 {
             return None;
         }
         let q = match &self.service {
-            PrioService::Strict => 63 - self.nonempty.leading_zeros() as usize,
+            PrioService::Strict => 63 - ready.leading_zeros() as usize,
             PrioService::Drr { quantum, weights } => {
                 let n = self.queues.len();
                 loop {
                     let q = self.turn;
-                    if self.nonempty & (1 << q) == 0 {
+                    // A paused queue loses its turn like an empty one (and its deficit:
+                    // DRR's rule for a queue with nothing to send).
+                    if ready & (1 << q) == 0 {
                         self.deficit[q] = 0;
                         self.turn = (q + 1) % n;
                         self.turn_open = false;
@@ -137,7 +143,7 @@ mod tests {
             let q = p.classify(level);
             p.push(q, h, 100);
         }
-        let order: Vec<u32> = std::iter::from_fn(|| p.pop(|_| 100).map(|(h, _)| h)).collect();
+        let order: Vec<u32> = std::iter::from_fn(|| p.pop(u64::MAX, |_| 100).map(|(h, _)| h)).collect();
         assert_eq!(order, vec![3, 6, 1, 4, 2, 0, 5]);
         assert!(p.is_empty());
         assert_eq!(p.bytes, vec![0; 4]);
@@ -154,6 +160,20 @@ mod tests {
         assert_eq!(p.classify(20), 7);
     }
 
+    /// A queue left out of `eligible` (paused by PFC) is passed over, and served again
+    /// once allowed.
+    #[test]
+    fn ineligible_queues_are_passed_over() {
+        for service in [PrioService::Strict, PrioService::Drr { quantum: 100, weights: vec![1, 1] }] {
+            let mut p = PrioQueues::new(2, service);
+            p.push(1, 10, 100);
+            p.push(0, 20, 100);
+            assert_eq!(p.pop(0b01, |_| 100), Some((20, 0)), "queue 1 paused");
+            assert_eq!(p.pop(0b01, |_| 100), None, "only the paused queue holds packets");
+            assert_eq!(p.pop(u64::MAX, |_| 100), Some((10, 1)));
+        }
+    }
+
     /// Weighted DRR over always-backlogged queues sends bytes in proportion to the weights.
     #[test]
     fn drr_shares_bytes_by_weight() {
@@ -164,7 +184,7 @@ mod tests {
         }
         let mut sent = [0u64; 3];
         for _ in 0..8000 {
-            let (_, q) = p.pop(|_| 1000).unwrap();
+            let (_, q) = p.pop(u64::MAX, |_| 1000).unwrap();
             sent[q] += 1000;
         }
         let total: u64 = sent.iter().sum();
