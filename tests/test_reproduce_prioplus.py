@@ -171,6 +171,7 @@ def test_f12ab_cells_split_the_load_between_coflows_and_file_requests():
     assert full[("40%", rp.PP, 1)]["transport"]["cc"] == "prioplus"
     phys = full[("70%", rp.PHYS, 2)]
     assert phys["switch"]["scheduler"] == "priority" and phys["switch"]["priority"]["queues"] == 8
+    assert phys["switch"]["pfc"]["per_priority"], "each physical queue paused on its own"
     assert full[("40%", rp.SWIFT_FLAT, 1)]["switch"]["scheduler"] == "fifo"
     w = full[("40%", rp.PP, 1)]["workload"]
     assert w[0]["priority"] == {"edges": ["0.5MB", "1MB", "6MB", "10MB", "25MB", "42MB", "137MB"]}
@@ -238,6 +239,9 @@ def test_quick_and_full_cells():
     phys = by[("F11", "N=6", rp.PHYS, 3)]
     assert phys["transport"]["cc"] == "swift" and phys["switch"]["scheduler"] == "priority"
     assert phys["switch"]["priority"]["queues"] == 8 and phys["switch"]["pfc"]["xoff"] == rp.dt_xoff(6)
+    assert phys["switch"]["pfc"]["per_priority"]
+    assert by[("F11", "N=8", rp.PHYS_STAR, 1)]["switch"]["pfc"]["per_priority"]
+    assert not pp["switch"]["pfc"].get("per_priority", False), "one data queue: one class"
     assert phys["seed"] == 3
     star = by[("F11", "N=16", rp.PHYS_STAR, 1)]
     assert star["switch"]["priority"]["queues"] == "ideal"

@@ -396,6 +396,9 @@ D2TCP = "D2TCP"
 D2TCP_ECN = 'switch.ecn={ enabled = true, kmin = "400KiB", kmax = "1600KiB", pmax = 0.2 }'
 SWIFT = "Swift"
 HPCC = "HPCC"
+# Physical priority queues are each lossless on their own (spec §3: "per-queue PFC"): a
+# PAUSE stops one level of a link, not all (README, switch.pfc.per_priority).
+PER_PRIORITY_PFC = "switch.pfc.per_priority=true"
 
 F11_NS = (2, 4, 6, 8)
 F11_NS_MORE = (12, 16)  # PrioPlus and Physical* only (Physical has 8 queues)
@@ -413,9 +416,9 @@ def f11_runs(quick: bool) -> list[Run]:
     ns = (8,) if quick else F11_NS + F11_NS_MORE
     for n in ns:
         phys = ("transport.cc=swift", 'switch.scheduler="priority"', "switch.priority.queues=8",
-                f"switch.pfc={{ xoff = {dt_xoff(min(n, 8))} }}")
+                f"switch.pfc={{ xoff = {dt_xoff(min(n, 8))}, per_priority = true }}")
         star = ("transport.cc=swift", 'switch.scheduler="priority"', 'switch.priority.queues="ideal"',
-                f"switch.pfc={{ xoff = {dt_xoff(n, headroom_carved=False)} }}")
+                f"switch.pfc={{ xoff = {dt_xoff(n, headroom_carved=False)}, per_priority = true }}")
         params = (("n", n),)
         out.append(Run(f"N={n}", PP, stop + pp + _prio(n), params))
         if n <= 8:
@@ -431,14 +434,14 @@ def f11_runs(quick: bool) -> list[Run]:
                 'transport.delay_noise={ cdf = "../../workloads/delay_noise_nic.cdf" }',), params))
             out.append(Run(f"N={n}", PHYS_NOCC, stop + _prio(n) + (
                 "transport.cc=none", 'switch.scheduler="priority"', 'switch.priority.queues="ideal"',
-                f"switch.pfc={{ xoff = {dt_xoff(n, headroom_carved=False)} }}"), params))
+                f"switch.pfc={{ xoff = {dt_xoff(n, headroom_carved=False)}, per_priority = true }}"), params))
     return out
 
 
 def f14_runs(quick: bool) -> list[Run]:
     stop = tuple(f"workload.{i}.stop=500us" for i in range(12)) if quick else ()
     star = ('switch.scheduler="priority"', 'switch.priority.queues="ideal"',
-            f"switch.pfc={{ xoff = {dt_xoff(12, headroom_carved=False)} }}")
+            f"switch.pfc={{ xoff = {dt_xoff(12, headroom_carved=False)}, per_priority = true }}")
     return [
         Run("12 levels", PP, stop + ("transport.cc=prioplus",)),
         Run("12 levels", PHYS_STAR, stop + ("transport.cc=swift",) + star),
@@ -554,7 +557,7 @@ def f12c_runs(quick: bool) -> list[Run]:
     in one queue, Physical+Swift on 8 strict-priority queues, on the [A] fabric; the full
     run repeats them on the [P]-like one. Quick: [A] only (one seed), the runs take seconds."""
     schemes = ((SWIFT_FLAT, ("transport.cc=swift",)), (PP, ("transport.cc=prioplus",)),
-               (PHYS, ("transport.cc=swift", 'switch.scheduler="priority"', "switch.priority.queues=8")))
+               (PHYS, ("transport.cc=swift", 'switch.scheduler="priority"', "switch.priority.queues=8", PER_PRIORITY_PFC)))
     fabrics = ((F12C_A, ()),) if quick else ((F12C_A, ()), (F12C_P, F12C_P_FABRIC))
     return [Run(point, v, extra + o) for point, extra in fabrics for v, o in schemes]
 
@@ -592,7 +595,7 @@ def f12ab_runs(quick: bool) -> list[Run]:
     the artefact makes the top 2 "high")."""
     targets = ", ".join(f'"{t}us"' for t in F12AB_SWIFT_LEVEL_TARGETS_US)
     schemes = [(SWIFT_FLAT, ("transport.cc=swift",)), (PP, ("transport.cc=prioplus",)),
-               (PHYS, ("transport.cc=swift", 'switch.scheduler="priority"', "switch.priority.queues=8"))]
+               (PHYS, ("transport.cc=swift", 'switch.scheduler="priority"', "switch.priority.queues=8", PER_PRIORITY_PFC))]
     if not quick:
         schemes += [
             (SWIFT_LEVELS, ("transport.cc=swift", f"transport.swift.level_targets=[{targets}]",
@@ -1711,8 +1714,7 @@ def _header(outcome: Outcome[Cell, RunResult, Grid]) -> list[str]:
         "the dynamic-threshold share of the 2.64 MB switch buffer, PFC headroom carved per lossless queue for "
         "Physical+Swift, free for Physical*), ACKs at top priority. PrioPlus = PrioPlus over Swift with the "
         "artefact's stop below 0.1 packet of window; Physical(*) = Swift with base target 25 µs and target "
-        "scaling, on strict-priority queues. PFC pauses a link's data of every level at once (no per-priority "
-        "PFC), which is harsher on the multi-queue Physical schemes than the paper's switches.",
+        "scaling, on strict-priority queues, each paused on its own by per-priority PFC.",
         "Checks are evaluated on pooled flows (F11, F14) or on the one run (others); "
         + ("informational here (quick: small sizes, 1 seed)." if quick else "the spec asks for 9 seeds in F11."),
         "F12C: by default the artefact's training fabric (spec §7.18: 3 leaves x 8 hosts at 200 Gbps, 1 spine, 400 "
