@@ -252,6 +252,8 @@ pub struct Swift {
     fs_beta: f64,
     cwnd: f64,
     srtt: Option<Time>,
+    /// The path's unloaded RTT: the "once per RTT" of a decrease before any RTT sample.
+    unloaded_rtt: Time,
     t_last_decrease: Time,
     retransmit_cnt: u32,
     /// LSwift/MSwift: the highest PSN of the last loss run already answered.
@@ -301,6 +303,7 @@ impl Swift {
             fs_beta: -fs_alpha / p.fs_max_cwnd.sqrt(),
             cwnd: (info.initial_window as f64 / info.mtu as f64).clamp(p.min_cwnd_pkts, p.max_cwnd_pkts),
             srtt: None,
+            unloaded_rtt: info.base_rtt,
             t_last_decrease: Time::ZERO,
             retransmit_cnt: 0,
             handled_through: None,
@@ -361,8 +364,14 @@ impl Swift {
         }
     }
 
+    /// At most one decrease per RTT (Swift's Algorithm 1). Before the first RTT sample the
+    /// RTT is the path's unloaded one: a window's worth of NACKs or losses reported within
+    /// the first round trip (a trimmed first burst) must cut once, not once per packet,
+    /// which took a 276-packet window to the 0.001-packet floor in 4 µs (24 NACKs) and
+    /// left the flow pacing one packet per 28 ms (SMaRTT E15, issue 4).
+    /// (`t_last_decrease` zero: no decrease yet.)
     fn can_decrease(&self, now: Time) -> bool {
-        self.srtt.is_none_or(|r| now >= self.t_last_decrease + r)
+        self.t_last_decrease == Time::ZERO || now >= self.t_last_decrease + self.srtt.unwrap_or(self.unloaded_rtt)
     }
 
     /// Clamps the window; records a decrease. `gate` is the RTT estimate the decision was
@@ -571,6 +580,20 @@ mod tests {
         assert_eq!(at(2, &fixed), Time::from_us(40));
         let empty = SwiftParams { level_targets: Some(vec![]), ..p };
         assert_eq!(empty.validate().unwrap_err().0, "level_targets");
+    }
+
+    /// Once per RTT holds before the first RTT sample too, with the path's unloaded RTT
+    /// (100 µs here): NACKs for every packet of a trimmed first window cut it once, and
+    /// the next cut waits one unloaded RTT.
+    #[test]
+    fn losses_before_any_rtt_sample_cut_once_per_unloaded_rtt() {
+        let mut s = swift(fixed(200), 64.0);
+        for us in 1..=40 {
+            s.on_loss(&crate::cc::LossEvent { now: Time::from_us(us), ..crate::cc::test_loss(0, 64) });
+        }
+        assert_eq!(s.cwnd_pkts(), 32.0, "40 losses within 40 us: one halving");
+        s.on_loss(&crate::cc::LossEvent { now: Time::from_us(101), ..crate::cc::test_loss(0, 64) });
+        assert_eq!(s.cwnd_pkts(), 16.0, "one unloaded RTT later: the next");
     }
 
     /// dctcp-vs-swift §5 A5: ai = 1 gives 10 → 10.1 and 0.5 → 1.5 for one ACKed packet.
