@@ -15,7 +15,7 @@ use crate::observe::{resolve_flows, resolve_metrics, Observer, PortIndex};
 use crate::routing::Routing;
 use crate::scenario::{err, FailureModel, FlowSize, InitialWindow, Scenario, ScenarioError, TopologyKind};
 use crate::scenario::{LbName, LbPaths, PfcCfg, PfcClass, PriorityService, QueueCount, RepsParams, Scheduler};
-use crate::scenario::{LossLinks, LossPackets};
+use crate::scenario::{LossLinks, LossPackets, WindowCap};
 use crate::sim::{ArRule, Counters, Simulation};
 use crate::stats::{ideal_fct, FlowMonitor, Hop};
 use crate::topology::{self, FatTreeShape, Tier, TierLinks, Topology};
@@ -154,14 +154,13 @@ fn dcqcn_unified_bdp(
     specs: &[crate::workload::FlowSpec],
     mtu: u64,
 ) -> u64 {
-    use crate::cc::dcqcn::DcqcnWindow;
     use crate::cc::dctcp::DctcpVariant;
     use crate::paths::one_way_bdp;
     use crate::scenario::CcName;
     let t = &s.transport;
-    let dcqcn = t.dcqcn.window == DcqcnWindow::Bdp && specs.iter().any(|f| f.cc == CcName::Dcqcn);
+    let dcqcn = t.dcqcn.window == WindowCap::Bdp && specs.iter().any(|f| f.cc == CcName::Dcqcn);
     let dctcp_rate = t.dctcp.variant == DctcpVariant::Rate
-        && t.dctcp.rate.window == DcqcnWindow::Bdp
+        && t.dctcp.rate.window == WindowCap::Bdp
         && specs.iter().any(|f| f.cc == CcName::Dctcp);
     if !dcqcn && !dctcp_rate {
         return 0;
@@ -900,6 +899,11 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
             tr.reps.buffer as usize,
         );
         flow.base_rtt = base_rtt;
+        flow.sender.inflight_cap = match tr.inflight_cap {
+            WindowCap::Off => u64::MAX,
+            WindowCap::Bdp => (bottleneck.bytes_in(base_rtt).ceil() as u64).max(mtu),
+            WindowCap::Bytes(b) => b.max(mtu),
+        };
         flow.priority = sp.priority;
         flow.uses_probes = flow.sender.cc.uses_probes();
         flow.app = sp.app.as_ref().map(|a| OnOffApp::new(a, sp.start, sp.stop));

@@ -199,6 +199,55 @@ impl Serialize for InitialWindow {
     }
 }
 
+/// A cap on wire bytes in flight: `dcqcn.window`, `dctcp.rate.window` and
+/// `transport.inflight_cap`. What `bdp` stands for is each field's (README).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum WindowCap {
+    /// No window: rate based only (the DCQCN paper).
+    #[default]
+    Off,
+    /// A bandwidth-delay product: the unified window of spec laps.md §3.7 for DCQCN and
+    /// DCTCP (the largest one-way product over every path of every flow), the flow's own
+    /// path (bottleneck × unloaded RTT) for `inflight_cap`.
+    Bdp,
+    /// A fixed window of this many wire bytes.
+    Bytes(u64),
+}
+
+const WINDOW_ALLOWED: &str = "allowed: \"off\", \"bdp\" (a bandwidth-delay product, see the README for this field) or a size of at least one byte such as \"100KB\"";
+
+impl<'de> Deserialize<'de> for WindowCap {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Int(i64),
+            Str(String),
+        }
+        let bad = |what: String| de::Error::custom(format!("{what}: {WINDOW_ALLOWED}"));
+        match Raw::deserialize(d).map_err(|_| de::Error::custom(WINDOW_ALLOWED))? {
+            Raw::Str(s) if s == "off" => Ok(WindowCap::Off),
+            Raw::Str(s) if s == "bdp" => Ok(WindowCap::Bdp),
+            Raw::Str(s) => match crate::units::parse_bytes(&s) {
+                Ok(b) if b > 0 => Ok(WindowCap::Bytes(b)),
+                _ => Err(bad(format!("{s:?}"))),
+            },
+            Raw::Int(v) if v > 0 => Ok(WindowCap::Bytes(v as u64)),
+            Raw::Int(v) => Err(bad(v.to_string())),
+        }
+    }
+}
+
+impl Serialize for WindowCap {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            WindowCap::Off => s.serialize_str("off"),
+            WindowCap::Bdp => s.serialize_str("bdp"),
+            WindowCap::Bytes(b) => s.serialize_u64(*b),
+        }
+    }
+}
+
 /// Hosts a workload uses: a count (chosen at random by the seed), an explicit list, or
 /// "remaining" (every host no earlier workload uses).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -998,6 +1047,11 @@ pub struct TransportCfg {
     /// for it pace, e.g. Swift below one packet of window).
     #[serde(default)]
     pub pacing: bool,
+    /// A cap on every flow's bytes in flight on top of its algorithm's window: `"off"`,
+    /// `"bdp"` (the flow's own path, bottleneck rate × unloaded RTT: IRN's BDP-FC, Mittal
+    /// et al., SIGCOMM 2018, §3.1) or a size.
+    #[serde(default)]
+    pub inflight_cap: WindowCap,
     /// EQDS's receiver-driven credit under any sender algorithm (a packet leaves only when
     /// both the window and a credit allow it; spec smartt-nscc.md §2.19). `cc = "eqds"`
     /// has it always.

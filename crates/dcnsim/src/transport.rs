@@ -141,6 +141,8 @@ pub struct Sender {
     pub rto_event_at: Time,
     next_send_at: Time,
     pace_window: bool,
+    /// `transport.inflight_cap` in wire bytes (`u64::MAX`: none), on top of the window.
+    pub inflight_cap: u64,
     pub stop_at: Time,
     pub retransmits: u64,
     pub timeouts: u64,
@@ -409,6 +411,7 @@ impl Flow {
                 rto_event_at: Time::MAX,
                 next_send_at: Time::ZERO,
                 pace_window: cfg.pace_window,
+                inflight_cap: u64::MAX,
                 stop_at,
                 retransmits: 0,
                 timeouts: 0,
@@ -561,7 +564,7 @@ impl Flow {
         };
         let size = self.wire_size(psn) as u64;
         let s = &self.sender;
-        let cwnd = s.cc.cwnd();
+        let cwnd = s.cc.cwnd().min(s.inflight_cap);
         // Always allow one packet when nothing is in flight, so a window below one packet
         // still makes progress; a window of exactly 0 is an algorithm that has stopped
         // (PrioPlus above its delay limit) and sends nothing until it restarts.

@@ -33,56 +33,8 @@
 //! bytes in flight, a fraction of the 10 MB counter.
 
 use super::{AckSample, CongestionControl, FlowInfo, LossEvent};
-use crate::scenario::{RateVal, TimeVal};
+use crate::scenario::{RateVal, TimeVal, WindowCap};
 use crate::units::{Rate, Time};
-use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
-
-/// DCQCN's cap on wire bytes in flight (`dcqcn.window`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum DcqcnWindow {
-    /// No window: rate based only (the DCQCN paper).
-    #[default]
-    Off,
-    /// The unified window of spec laps.md §3.7: the largest one-way bandwidth-delay
-    /// product over every path of every flow of the scenario.
-    Bdp,
-    /// A fixed window of this many wire bytes.
-    Bytes(u64),
-}
-
-const WINDOW_ALLOWED: &str = "allowed: \"off\", \"bdp\" (the largest one-way delay x bottleneck product over every flow's paths) or a size of at least one byte such as \"100KB\"";
-
-impl<'de> Deserialize<'de> for DcqcnWindow {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Raw {
-            Int(i64),
-            Str(String),
-        }
-        let bad = |what: String| de::Error::custom(format!("{what}: {WINDOW_ALLOWED}"));
-        match Raw::deserialize(d).map_err(|_| de::Error::custom(WINDOW_ALLOWED))? {
-            Raw::Str(s) if s == "off" => Ok(DcqcnWindow::Off),
-            Raw::Str(s) if s == "bdp" => Ok(DcqcnWindow::Bdp),
-            Raw::Str(s) => match crate::units::parse_bytes(&s) {
-                Ok(b) if b > 0 => Ok(DcqcnWindow::Bytes(b)),
-                _ => Err(bad(format!("{s:?}"))),
-            },
-            Raw::Int(v) if v > 0 => Ok(DcqcnWindow::Bytes(v as u64)),
-            Raw::Int(v) => Err(bad(v.to_string())),
-        }
-    }
-}
-
-impl Serialize for DcqcnWindow {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            DcqcnWindow::Off => s.serialize_str("off"),
-            DcqcnWindow::Bdp => s.serialize_str("bdp"),
-            DcqcnWindow::Bytes(b) => s.serialize_u64(*b),
-        }
-    }
-}
 
 /// DCQCN parameters (`[transport.dcqcn]`); defaults from spec `smartt-nscc.md` §3.3.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -110,7 +62,7 @@ pub struct DcqcnParams {
     pub min_rate: RateVal,
     /// Cap on bytes in flight: "off" (the DCQCN paper: rate only), "bdp" (the LAPS
     /// artefact's unified window, spec laps.md §3.7) or a size.
-    pub window: DcqcnWindow,
+    pub window: WindowCap,
 }
 
 impl Default for DcqcnParams {
@@ -126,7 +78,7 @@ impl Default for DcqcnParams {
             rate_ai: RateVal(Rate(5_000_000)),
             rate_hai: RateVal(Rate(50_000_000)),
             min_rate: RateVal(Rate(10_000_000)),
-            window: DcqcnWindow::Off,
+            window: WindowCap::Off,
         }
     }
 }
@@ -158,16 +110,16 @@ impl DcqcnParams {
 /// `cwnd()` without a window: large, and safe to add packet sizes to.
 pub(crate) const NO_WINDOW: u64 = u64::MAX / 4;
 
-impl DcqcnWindow {
+impl WindowCap {
     /// The window in wire bytes for a flow (`NO_WINDOW` when off); shared by DCQCN and
     /// the rate-based DCTCP, which take the same setting.
     pub(crate) fn bytes(self, info: &FlowInfo) -> u64 {
         match self {
-            DcqcnWindow::Off => NO_WINDOW,
+            WindowCap::Off => NO_WINDOW,
             // The builder computes the unified BDP whenever this mode is on; 0 would
             // mean it did not, and then one packet at a time is the safe reading.
-            DcqcnWindow::Bdp => info.unified_bdp.max(1),
-            DcqcnWindow::Bytes(b) => b,
+            WindowCap::Bdp => info.unified_bdp.max(1),
+            WindowCap::Bytes(b) => b,
         }
     }
 }

@@ -23,9 +23,10 @@
 //! rate reaches the transport as DCQCN's does (`pacing_rate`), with an optional in-flight
 //! window (`cwnd`) of the same kinds as `dcqcn.window`.
 
-use super::dcqcn::{DcqcnWindow, NO_WINDOW};
+use super::dcqcn::NO_WINDOW;
 use super::{reno_increase, AckSample, CongestionControl, FlowInfo, LossEvent};
 use crate::scenario::RateVal;
+use crate::scenario::WindowCap;
 use crate::units::{Rate, Time};
 
 /// How DCTCP reacts to a packet loss (spec §2.3 "Loss response").
@@ -121,7 +122,7 @@ pub struct DctcpRateParams {
     pub min_rate: RateVal,
     /// Cap on wire bytes in flight, as `dcqcn.window`: "off" (default: §3.8 lists no
     /// window), "bdp" (the unified one-way BDP of §3.7) or a size.
-    pub window: DcqcnWindow,
+    pub window: WindowCap,
 }
 
 impl Default for DctcpRateParams {
@@ -131,7 +132,7 @@ impl Default for DctcpRateParams {
             alpha_init: 1.0,
             rate_ai: RateVal(Rate::gbps(1)),
             min_rate: RateVal(Rate(100_000_000)),
-            window: DcqcnWindow::Off,
+            window: WindowCap::Off,
         }
     }
 }
@@ -761,7 +762,7 @@ mod tests {
         let off = DctcpRate::new(&DctcpRateParams::default(), &info);
         assert_eq!(off.pacing_rate(), Some(Rate::gbps(200)));
         assert_eq!(off.cwnd(), NO_WINDOW);
-        let bdp = DctcpRate::new(&DctcpRateParams { window: DcqcnWindow::Bdp, ..Default::default() }, &info);
+        let bdp = DctcpRate::new(&DctcpRateParams { window: WindowCap::Bdp, ..Default::default() }, &info);
         assert_eq!(bdp.cwnd(), 107_336);
     }
 
@@ -770,7 +771,7 @@ mod tests {
         let p: DctcpParams =
             toml::from_str("variant = \"rate\"\nrate = { window = \"bdp\", min_rate = \"1Gbps\" }").unwrap();
         assert_eq!(p.variant, DctcpVariant::Rate);
-        assert_eq!(p.rate.window, DcqcnWindow::Bdp);
+        assert_eq!(p.rate.window, WindowCap::Bdp);
         assert_eq!(p.rate.min_rate.0, Rate::gbps(1));
         assert_eq!(p.rate.g, 1.0 / 256.0);
         assert_eq!(DctcpParams::default().variant, DctcpVariant::Window);
