@@ -194,6 +194,14 @@ def test_f12ab_cells_split_the_load_between_coflows_and_file_requests():
     assert full[("70%", rp.HPCC, 1)]["transport"]["cc"] == "hpcc"
     assert full[("70%", rp.HPCC, 1)]["switch"]["scheduler"] == "fifo"
     assert ("40%", rp.HPCC, 1) not in full
+    # App. A.5 / Fig. 17 (H14): the 70 % point again on a lossy fabric with IRN's recovery,
+    # for the three AC16 schemes: PFC off, BDP cap, selective retransmission, RTO floor 320 us.
+    irn = {v for p, v, _ in full if p == rp.F12AB_IRN}
+    assert irn == {rp.SWIFT_FLAT, rp.PP, rp.PHYS}
+    lossy = full[(rp.F12AB_IRN, rp.PHYS, 1)]
+    assert lossy["switch"]["pfc"]["enabled"] is False and lossy["transport"]["inflight_cap"] == "bdp"
+    assert lossy["transport"]["rto_min"] == "320us" and lossy["transport"]["loss_recovery"] == "sack"
+    assert [w["load"] for w in lossy["workload"]] == [pytest.approx(0.35)] * 2
     quick = rp.build_cells(["F12AB"], 1, True, exp_dir, "test")
     assert {c.variant for c in quick} == {rp.SWIFT_FLAT, rp.PP, rp.PHYS}, "quick: the AC16 schemes only"
     assert {c.spec["workload"][0]["stop"] for c in quick} == {rp.F12AB_QUICK_STOP}
@@ -221,7 +229,7 @@ def test_quick_and_full_cells():
     full = rp.build_cells(list(rp.EXPERIMENTS), 9, False, exp_dir, "test")
     per = {k: sum(c.exp == k for c in full) for k in rp.EXPERIMENTS}
     assert per == {"F11": 9 * (4 * 3 + 4 + 2 * 2), "F14": 9 * 4, "F13": 3 * 31 * 4, "F10D": 3 * (13 * 4 + 3),
-                   "M1": 2, "M2": 2, "M4": 1, "AC14": 2, "F12C": 9 * 3 * 2, "F12AB": rp.F12AB_SEEDS * (7 * 2 + 1)}
+                   "M1": 2, "M2": 2, "M4": 1, "AC14": 2, "F12C": 9 * 3 * 2, "F12AB": rp.F12AB_SEEDS * (7 * 2 + 1 + 3)}
     assert {c.seed for c in full if c.exp in ("F13", "F10D")} == {1, 2, 3}
     assert {c.seed for c in full if c.exp in ("M1", "M2", "M4", "AC14")} == {1}
     by = {(c.exp, c.point, c.variant, c.seed): c.spec for c in full}

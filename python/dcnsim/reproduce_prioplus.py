@@ -572,6 +572,13 @@ F12AB_SEEDS = 3
 # overall); at 70 % the paper states only the overall difference.
 F12AB_PAPER_DIFF = {"40%": (0.09, 0.15, 0.12), "70%": (math.nan, math.nan, 0.21)}
 F12AB_TOLERANCE = {"40%": 0.08, "70%": 0.10}  # AC16
+# App. A.5 / Fig. 17 (H14): the 70 % point on a lossy fabric with IRN's loss recovery (spec
+# §3 "IRN variant"): PFC off, so a full 2 MiB port drops; selective retransmission (the
+# transport's SACK recovery); in-flight bytes capped at the flow's BDP (IRN's BDP-FC); and
+# IRN's RTO_high of 320 us as the timer's floor (its RTO_low for tiny windows is not modelled).
+F12AB_IRN = "70% IRN"
+IRN_OVERRIDES = ("switch.pfc.enabled=false", 'transport.inflight_cap="bdp"', 'transport.loss_recovery="sack"',
+                 'transport.rto_min="320us"')
 
 
 SWIFT_LEVELS = "Swift (per-level targets)"
@@ -612,6 +619,9 @@ def f12ab_runs(quick: bool) -> list[Run]:
         # App. A.4 / Fig. 18 (H12): HPCC in one queue, at 70 % only (the paper's point).
         extra = [(HPCC, ("transport.cc=hpcc",))] if point == "70%" and not quick else []
         out += [Run(point, v, traffic + o, (("load", load),), max_seeds=F12AB_SEEDS) for v, o in schemes + extra]
+        if point == "70%" and not quick:
+            out += [Run(F12AB_IRN, v, traffic + o + IRN_OVERRIDES, (("load", load),), max_seeds=F12AB_SEEDS)
+                    for v, o in schemes[:3]]
     return out
 
 
@@ -1451,6 +1461,16 @@ def headlines(grids: dict[str, Grid]) -> list[Headline]:
         ours = "n/a"
     out.append(Headline("H12", "coflow 70 %: HPCC CCT vs PrioPlus+Swift (level-averaged speedups)",
                         "avg 24 % worse; p99 15 % worse", ours))
+    irn = f12ab_speedups(g, F12AB_IRN)
+    if PP in sp70 and PP in irn:
+        a, b = sp70[PP]["means"]["all"], irn[PP]["means"]["all"]
+        ours = f"PrioPlus speedup {b:.3f} lossy vs {a:.3f} lossless ({(b / a - 1) * 100:+.1f} %)"
+        if PHYS in irn:
+            ours += f"; Physical {irn[PHYS]['means']['all']:.3f} lossy"
+    else:
+        ours = "n/a"
+    out.append(Headline("H14", "coflow 70 %, lossy fabric with IRN (PFC off)", "PrioPlus nearly the same as lossless",
+                        ours))
     th, tl, ta = f12ab_diff(g, "40%", "p99")
     out.append(Headline("H7", "coflow tail (p99) at 40 %: PrioPlus − Physical, overall (high 4, low 4)",
                         "−2 % (high −17, low +6)", "n/a" if not math.isfinite(ta) else
