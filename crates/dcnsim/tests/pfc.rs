@@ -83,6 +83,17 @@ fn incast_toml(pfc: bool) -> String {
     )
 }
 
+/// The victim scenarios' network: a dumbbell of 4 + 4 hosts at 100 Gbps with a 200 Gbps
+/// middle link, 300 KB switch buffers, no ECN, no congestion control; `switch` is added to
+/// `[switch]` and `workloads` at the end.
+fn victim_dumbbell(switch: &str, workloads: &str) -> String {
+    format!(
+        "duration = \"3ms\"\n[topology]\nkind = \"dumbbell\"\nhosts = 8\nlink_rate = \"100Gbps\"\n\
+         link_latency = \"1us\"\nbottleneck_rate = \"200Gbps\"\n[switch]\nbuffer = \"300KB\"\n\
+         ecn = {{ enabled = false }}\n{switch}\n[transport]\ncc = \"none\"\n{workloads}\n"
+    )
+}
+
 /// The classic PFC victim (DCQCN paper §2; spec `smartt-nscc.md` §3.3). Dumbbell: left
 /// switch L with hosts 0-3, right switch R with hosts 4-7, 100 Gbps host links, a
 /// 200 Gbps L-R link. Hosts 0, 5 and 6 send to host 4 (a 3:1 incast at R's port to 4);
@@ -100,27 +111,7 @@ fn incast_toml(pfc: bool) -> String {
 #[test]
 fn pfc_victim_flow_falls_to_its_share_of_the_paused_link() {
     let toml = |pfc: bool| {
-        format!(
-            r#"
-            duration = "3ms"
-            [topology]
-            kind = "dumbbell"
-            hosts = 8
-            link_rate = "100Gbps"
-            link_latency = "1us"
-            bottleneck_rate = "200Gbps"
-            [switch]
-            buffer = "300KB"
-            ecn = {{ enabled = false }}
-            {}
-            [transport]
-            cc = "none"
-            [[workload]]
-            kind = "flows"
-            file = "flows.csv"
-            "#,
-            if pfc { "pfc = {}" } else { "" }
-        )
+        victim_dumbbell(if pfc { "pfc = {}" } else { "" }, "[[workload]]\nkind = \"flows\"\nfile = \"flows.csv\"")
     };
     let files = [("flows.csv", "src,dst,size,start\n0,4,1GB,0\n5,4,1GB,0\n6,4,1GB,0\n1,7,1GB,0\n")];
     let goodput_gbps = |pfc: bool| -> (Vec<f64>, dcnsim::Simulation) {
@@ -174,32 +165,12 @@ fn pfc_victim_flow_falls_to_its_share_of_the_paused_link() {
 #[test]
 fn per_priority_pfc_spares_the_other_level() {
     let toml = |per_priority: bool| {
-        format!(
-            r#"
-            duration = "3ms"
-            [topology]
-            kind = "dumbbell"
-            hosts = 8
-            link_rate = "100Gbps"
-            link_latency = "1us"
-            bottleneck_rate = "200Gbps"
-            [switch]
-            buffer = "300KB"
-            ecn = {{ enabled = false }}
-            scheduler = "priority"
-            priority = {{ queues = 2 }}
-            pfc = {{ per_priority = {per_priority} }}
-            [transport]
-            cc = "none"
-            [[workload]]
-            kind = "flows"
-            file = "incast.csv"
-            priority = 2
-            [[workload]]
-            kind = "flows"
-            file = "victim.csv"
-            priority = 1
-            "#
+        victim_dumbbell(
+            &format!(
+                "scheduler = \"priority\"\npriority = {{ queues = 2 }}\npfc = {{ per_priority = {per_priority} }}"
+            ),
+            "[[workload]]\nkind = \"flows\"\nfile = \"incast.csv\"\npriority = 2\n\
+             [[workload]]\nkind = \"flows\"\nfile = \"victim.csv\"\npriority = 1",
         )
     };
     let files = [
