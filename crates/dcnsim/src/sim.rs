@@ -1152,7 +1152,7 @@ impl Simulation {
             self.laps_received(f, pkt, &mut out.acks);
         }
         // CONGA's path metric goes back with the ACK (nothing where CONGA is off).
-        // INT's records likewise (`send_reply` copies them).
+        // INT records likewise: each reply gets a copy of the data packet's.
         let echo = pkt.flags & (flags::PATH_METRIC | flags::INT);
         for a in out.acks.into_iter().flatten() {
             let reply = self.make_reply(f, a, PacketKind::Ack, echo);
