@@ -439,23 +439,24 @@ impl Simulation {
         if paused_queues == 0 {
             return self.host_pull(host);
         }
-        let pfc = self.pfc.as_ref().expect("per-priority pauses come from PFC");
+        // The held-back flows go to PFC's scratch list, so a pause allocates nothing per packet.
+        let mut held = std::mem::take(&mut self.pfc.as_mut().expect("per-priority pauses come from PFC").held_flows);
+        held.clear();
+        let pfc = self.pfc.as_ref().expect("checked above");
         let flows = &self.flows;
-        let held: Vec<u32> = self.host_ready[host as usize]
-            .iter()
-            .copied()
-            .filter(|&f| {
-                paused_queues & (1 << (pfc.priority_class(flows[f as usize].priority) - pfc::PRIORITY_BASE)) != 0
-            })
-            .collect();
-        if held.is_empty() {
-            return self.host_pull(host);
-        }
-        self.host_ready[host as usize].retain(|f| !held.contains(f));
+        self.host_ready[host as usize].retain(|&f| {
+            let paused =
+                paused_queues & (1 << (pfc.priority_class(flows[f as usize].priority) - pfc::PRIORITY_BASE)) != 0;
+            if paused {
+                held.push(f);
+            }
+            !paused
+        });
         let h = self.host_pull(host);
         for &f in held.iter().rev() {
             self.host_ready[host as usize].push_front(f);
         }
+        self.pfc.as_mut().expect("checked above").held_flows = held;
         h
     }
 

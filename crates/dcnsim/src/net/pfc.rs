@@ -114,6 +114,8 @@ pub struct Pfc {
     /// Per packet handle: the ingress port its bytes are counted against.
     held: Vec<u32>,
     pub stats: Vec<PfcPortStats>,
+    /// Scratch for a host NIC's flows of paused levels (`Simulation::host_pull_unpaused`).
+    pub(crate) held_flows: Vec<u32>,
     /// Lossless bytes that arrived beyond `xoff + headroom`: the headroom was too small.
     pub headroom_overflows: u64,
 }
@@ -144,6 +146,7 @@ impl Pfc {
             frames_free_at: vec![Time::ZERO; n],
             held: Vec::new(),
             stats: vec![PfcPortStats::default(); n],
+            held_flows: Vec::new(),
             headroom_overflows: 0,
         }
     }
