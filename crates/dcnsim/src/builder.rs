@@ -666,6 +666,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         header_bytes: tr.header.0 as u32,
         mtu: s.topology.mtu.0 as u32,
         ack_ratio: tr.ack_ratio,
+        ack_policy: tr.ack_policy,
         delayed_ack_timeout: tr.delayed_ack_timeout.0,
         dupack_threshold: tr.dupack_threshold,
         loss_rule: tr.loss_rule,

@@ -982,6 +982,9 @@ pub struct TransportCfg {
     /// Data packets per ACK (1 = per-packet ACKs).
     #[serde(default = "default_one")]
     pub ack_ratio: u32,
+    /// When the receiver acknowledges at once: `"tcp"` (RFC 5681) or `"uec"` (uet-htsim).
+    #[serde(default)]
+    pub ack_policy: crate::transport::AckPolicy,
     #[serde(default = "default_delack")]
     pub delayed_ack_timeout: TimeVal,
     #[serde(default = "default_dupack")]

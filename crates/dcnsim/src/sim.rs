@@ -15,7 +15,7 @@ use crate::scenario::LbName;
 use crate::stats::{Column, FlowMonitor, Table};
 use crate::topology::Tier;
 use crate::trace::{EventKind, Trace, TraceEvent};
-use crate::transport::{AckToSend, Flow, SendState, TransportConfig};
+use crate::transport::{AckPolicy, AckToSend, DelayedAck, Flow, SendState, TransportConfig};
 use crate::units::Time;
 
 /// Adaptive-routing settings resolved for the hot path.
@@ -284,11 +284,11 @@ impl Simulation {
                 self.make_ready(f);
             }
             Event::Rto(f) => self.rto_fired(f),
-            Event::DelayedAck(f) => {
-                if let Some(a) = self.flows[f as usize].on_delayed_ack() {
-                    self.send_ack(f, a);
-                }
-            }
+            Event::DelayedAck(f) => match self.flows[f as usize].on_delayed_ack(self.events.now(), self.cfg.delayed_ack_timeout) {
+                DelayedAck::Send(a) => self.send_ack(f, a),
+                DelayedAck::At(due) => self.events.schedule(due, Event::DelayedAck(f)),
+                DelayedAck::Idle => {}
+            },
             Event::Sample => self.sample(),
             Event::Pfc(v) => self.pfc_frame_arrives(PfcFrame::decode(v)),
             Event::Probe(f) => self.probe_fired(f),
@@ -501,7 +501,14 @@ impl Simulation {
             self.monitors[f as usize].on_tx(now, pkt.size);
             match self.flows[f as usize].send_state(now) {
                 SendState::Ready => self.host_ready[host as usize].push_back(f),
-                other => self.park(f, other),
+                other => {
+                    // The window is full or nothing is left to send: ask for an ACK at once
+                    // rather than one a coalescing receiver would hold back.
+                    if self.cfg.ack_policy == AckPolicy::Uec {
+                        pkt.flags |= flags::ACK_REQUEST;
+                    }
+                    self.park(f, other)
+                }
             }
             if !laps {
                 self.arm_rto(f);
@@ -1170,6 +1177,7 @@ impl Simulation {
                 sent_at: pkt.sent_at,
                 entropy: pkt.entropy,
                 retx: false,
+                sack_bits: 0,
             };
             self.counters.cnps += 1;
             self.send_reply(f, cnp, PacketKind::Cnp, 0);
@@ -1250,7 +1258,7 @@ impl Simulation {
             // A source-routed flow's replies carry a path index, not the hash entropy.
             let flow = &self.flows[f as usize];
             let (entropy, _) = self.source_routes.route(f, flow.entropy, !flow.lb.sprays());
-            let pull = AckToSend { cum: cumulative, sacked_psn: 0, ece: false, sent_at: now, entropy, retx: false };
+            let pull = AckToSend { cum: cumulative, sacked_psn: 0, ece: false, sent_at: now, entropy, retx: false, sack_bits: 0 };
             self.send_reply(f, pull, PacketKind::Pull, 0);
         }
     }
@@ -1309,6 +1317,7 @@ impl Simulation {
                 | if self.source_routes.n_paths(f) > 0 { flags::SOURCE_ROUTED } else { 0 },
             priority: flow.priority,
             hop: 0,
+            sack_bits: a.sack_bits,
         };
         self.counters.ack_packets += 1;
         self.arena.alloc(pkt)
@@ -1363,6 +1372,7 @@ impl Simulation {
             kind: PacketKind::Ack,
             flags: flags::PROBE | (probe.flags & (flags::CLASS1 | flags::SOURCE_ROUTED)),
             hop: 0,
+            sack_bits: 0,
             ..*probe
         };
         let port = self.routing.host_up_port[flow.dst as usize];
@@ -1413,6 +1423,7 @@ impl Simulation {
                 flags: flags::PROBE | ect | routed | if flow.lb.sprays() { 0 } else { flags::CLASS1 },
                 priority: flow.priority,
                 hop: 0,
+                sack_bits: 0,
             };
             let port = self.routing.host_up_port[flow.src as usize];
             self.counters.probe_packets += 1;
@@ -1494,6 +1505,7 @@ impl Simulation {
             flags: flags::PROBE | flags::SOURCE_ROUTED,
             priority: flow.priority,
             hop: 0,
+            sack_bits: 0,
         };
         self.counters.probe_packets += 1;
         self.counters.probe_bytes += size as u64;

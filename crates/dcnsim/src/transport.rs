@@ -29,6 +29,7 @@ pub struct TransportConfig {
     pub header_bytes: u32,
     pub mtu: u32,
     pub ack_ratio: u32,
+    pub ack_policy: AckPolicy,
     pub delayed_ack_timeout: Time,
     pub dupack_threshold: u32,
     pub loss_rule: LossRule,
@@ -60,6 +61,23 @@ pub enum LossRule {
     Count,
     /// The PSN `dupack_threshold` above it acknowledged (FACK-like).
     Distance,
+}
+
+/// When the receiver acknowledges at once rather than waiting for `ack_ratio` packets.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AckPolicy {
+    /// RFC 5681 §4.2: at once on an out-of-order packet, a gap fill, a duplicate and the
+    /// last packet (and, DCTCP's receiver, pending ACKs are flushed when the CE state
+    /// changes).
+    #[default]
+    Tcp,
+    /// UEC, as uet-htsim's receiver (spec `smartt-nscc.md` §2.15 [H]): at once on an
+    /// ECN-marked packet, one carrying the sender's ACK request, the first packet, a
+    /// duplicate and the last packet; otherwise every `ack_ratio` packets, out-of-order
+    /// ones included. An ACK reports the 16 PSNs above its cumulative ACK in a bitmap, so
+    /// coalescing hides no arrival from the sender's loss detection.
+    Uec,
 }
 
 /// How lost packets are recovered.
@@ -246,6 +264,9 @@ pub struct Receiver {
     pub delivered: u64,
     ce_state: bool,
     pending: u32,
+    /// Arrival of the oldest packet `pending` counts: the delayed ACK is due a timeout
+    /// after it (RFC 1122 §4.2.3.2), not after whichever packet armed the timer.
+    pending_since: Time,
     last_psn: u32,
     last_sent_at: Time,
     last_entropy: u32,
@@ -257,6 +278,13 @@ pub struct Receiver {
     /// CNPs: the algorithm's minimum gap between two, and when the last one left.
     cnp_interval: Option<Time>,
     last_cnp: Option<Time>,
+}
+
+impl Receiver {
+    /// Bit j set iff PSN `rcv_next + 1 + j` has arrived (`rcv_next` itself has not).
+    fn sack_bits(&self) -> u16 {
+        self.ooo.iter().skip(1).take(16).enumerate().fold(0, |bits, (j, &got)| bits | (got as u16) << j)
+    }
 }
 
 /// One flow: both its ends.
@@ -321,6 +349,19 @@ pub struct AckToSend {
     pub entropy: u32,
     /// The packet acknowledged was a retransmission (its original never arrived first).
     pub retx: bool,
+    /// `Packet::sack_bits`: which of the 16 PSNs above `cum` have arrived (UEC policy).
+    pub sack_bits: u16,
+}
+
+/// What a delayed-ACK timer's firing calls for.
+#[derive(Debug)]
+pub enum DelayedAck {
+    /// Nothing is pending (an ACK since covered it all).
+    Idle,
+    /// Send this ACK.
+    Send(AckToSend),
+    /// The oldest pending packet is not yet a timeout old: fire again then.
+    At(Time),
 }
 
 #[derive(Default)]
@@ -427,6 +468,7 @@ impl Flow {
                 delivered: 0,
                 ce_state: false,
                 pending: 0,
+                pending_since: Time::ZERO,
                 last_psn: 0,
                 last_sent_at: Time::ZERO,
                 last_entropy: 0,
@@ -672,7 +714,37 @@ impl Flow {
             flags: f,
             priority: self.priority,
             hop: 0,
+            sack_bits: 0,
         }
+    }
+
+    /// A UEC ACK's bitmap: PSN `cum + 1 + j` arrived for each bit j. Returns the wire
+    /// bytes it newly acknowledges. (Whether an arrival was an original or its resend is
+    /// not in the bitmap, so unlike the ACK's own PSN it teaches loss detection nothing.)
+    #[cold]
+    fn sack_bitmap(&mut self, cum: u32, bits: u16) -> u64 {
+        let mut newly = 0;
+        let mut rest = bits;
+        while rest != 0 {
+            let psn = cum + 1 + rest.trailing_zeros();
+            rest &= rest - 1;
+            let base = self.sender.cum_acked;
+            if psn < base || psn >= self.sender.next_new {
+                continue;
+            }
+            self.sender.highest_acked = self.sender.highest_acked.max(psn + 1);
+            let i = (psn - base) as usize;
+            let st = self.sender.state[i];
+            if st != ACKED {
+                let sz = self.wire_size(psn) as u64;
+                if st != LOST {
+                    self.sender.in_flight -= sz;
+                }
+                self.sender.state[i] = ACKED;
+                newly += sz;
+            }
+        }
+        newly
     }
 
     fn update_rtt(&mut self, sample: Time, cfg: &TransportConfig) {
@@ -746,6 +818,9 @@ impl Flow {
                     newly += sz;
                 }
             }
+        }
+        if ack.sack_bits != 0 {
+            newly += self.sack_bitmap(cum, ack.sack_bits);
         }
         if laps {
             let s = &self.sender;
@@ -1101,6 +1176,7 @@ impl Flow {
             sent_at: pkt.sent_at,
             entropy: pkt.entropy,
             retx: false,
+            sack_bits: 0,
         };
         (reply, !have)
     }
@@ -1150,10 +1226,13 @@ impl Flow {
                     sent_at: pkt.sent_at,
                     entropy: pkt.entropy,
                     retx: false,
+                    sack_bits: 0,
                 });
             }
             return out;
         }
+        let uec = cfg.ack_policy == AckPolicy::Uec;
+        let first = r.delivered == 0;
         // RFC 5681 §4.2: a segment that fills (part of) a gap is ACKed at once.
         let had_gap = !r.ooo.is_empty();
         let mut duplicate = psn < r.rcv_next;
@@ -1180,8 +1259,9 @@ impl Flow {
             }
         }
         // DCTCP receiver state machine: flush pending ACKs under the old CE state first.
+        // (UEC acknowledges a marked packet at once, covering what is pending with it.)
         if ce != r.ce_state {
-            if r.pending > 0 {
+            if r.pending > 0 && !uec {
                 out.acks[0] = Some(AckToSend {
                     cum: if in_order { psn } else { r.rcv_next },
                     sacked_psn: r.last_psn,
@@ -1189,10 +1269,14 @@ impl Flow {
                     sent_at: r.last_sent_at,
                     entropy: r.last_entropy,
                     retx: r.last_retx,
+                    sack_bits: 0,
                 });
                 r.pending = 0;
             }
             r.ce_state = ce;
+        }
+        if r.pending == 0 {
+            r.pending_since = now;
         }
         r.pending += 1;
         r.last_psn = psn;
@@ -1207,7 +1291,12 @@ impl Flow {
             // reorder buffer's capacity (see `Sender::release_buffers`).
             r.ooo = VecDeque::new();
         }
-        if r.pending >= cfg.ack_ratio || duplicate || !in_order || had_gap || !r.ooo.is_empty() || complete {
+        let at_once = if uec {
+            ce || first || pkt.has(flags::ACK_REQUEST)
+        } else {
+            !in_order || had_gap || !r.ooo.is_empty()
+        };
+        if r.pending >= cfg.ack_ratio || duplicate || complete || at_once {
             out.acks[1] = Some(AckToSend {
                 cum: r.rcv_next,
                 sacked_psn: psn,
@@ -1215,6 +1304,7 @@ impl Flow {
                 sent_at: pkt.sent_at,
                 entropy: pkt.entropy,
                 retx: r.last_retx,
+                sack_bits: if uec { r.sack_bits() } else { 0 },
             });
             r.pending = 0;
         } else if !r.delayed_ack_pending {
@@ -1235,21 +1325,29 @@ impl Flow {
         true
     }
 
-    /// The delayed-ACK timer fired: acknowledge what is pending.
-    pub fn on_delayed_ack(&mut self) -> Option<AckToSend> {
+    /// The delayed-ACK timer fired at `now`: acknowledge what is pending if its oldest
+    /// packet has waited `timeout`, else say when it will have (the timer armed by a
+    /// packet an ACK has since covered fires early).
+    pub fn on_delayed_ack(&mut self, now: Time, timeout: Time) -> DelayedAck {
         let r = &mut self.receiver;
-        r.delayed_ack_pending = false;
         if r.pending == 0 {
-            return None;
+            r.delayed_ack_pending = false;
+            return DelayedAck::Idle;
         }
+        let due = r.pending_since + timeout;
+        if now < due {
+            return DelayedAck::At(due);
+        }
+        r.delayed_ack_pending = false;
         r.pending = 0;
-        Some(AckToSend {
+        DelayedAck::Send(AckToSend {
             cum: r.rcv_next,
             sacked_psn: r.last_psn,
             ece: r.ce_state,
             sent_at: r.last_sent_at,
             entropy: r.last_entropy,
             retx: r.last_retx,
+            sack_bits: r.sack_bits(),
         })
     }
 
@@ -1268,6 +1366,7 @@ mod tests {
             header_bytes: 64,
             mtu: 1064,
             ack_ratio,
+            ack_policy: AckPolicy::Tcp,
             delayed_ack_timeout: Time::from_us(10),
             dupack_threshold: 3,
             loss_rule: LossRule::Count,
@@ -1303,6 +1402,7 @@ mod tests {
             flags: flags::ECT | if ce { flags::CE } else { 0 },
             priority: 0,
             hop: 0,
+            sack_bits: 0,
         }
     }
 
@@ -1318,7 +1418,9 @@ mod tests {
             let out = f.on_data(Time::ZERO, &data(psn as u32, ce), &c);
             let mut acks: Vec<AckToSend> = out.acks.iter().flatten().copied().collect();
             if out.arm_delayed_ack && psn == 4 {
-                acks.extend(f.on_delayed_ack());
+                if let DelayedAck::Send(a) = f.on_delayed_ack(Time::from_us(10), c.delayed_ack_timeout) {
+                    acks.push(a);
+                }
             }
             for a in acks {
                 if a.ece {
@@ -1633,6 +1735,74 @@ mod tests {
         let ack = out.acks[1].expect("immediate ACK for the hole fill");
         assert_eq!(ack.cum, 4);
         assert!(!out.arm_delayed_ack);
+    }
+
+    fn uec(ack_ratio: u32) -> TransportConfig {
+        TransportConfig { ack_policy: AckPolicy::Uec, ..cfg(ack_ratio) }
+    }
+
+    /// Spec smartt-nscc.md §2.15 [H]: with 4 packets per ACK the first packet is ACKed at
+    /// once, then every fourth; out-of-order arrivals wait like in-order ones, and the ACK
+    /// that ends the wait lists them in its bitmap. Arrival order 0, 1, 3, 4, 2, 5, 6, 7, 8:
+    /// ACKs at 0 (first), at 2 (the 4th since: 1, 3, 4, 2) and at 8 (5, 6, 7, 8).
+    #[test]
+    fn uec_policy_coalesces_out_of_order_packets_and_reports_them() {
+        let c = uec(4);
+        let mut f = flow(20 * 1000, &c);
+        let mut acks = Vec::new();
+        for psn in [0, 1, 3, 4, 2, 5, 6, 7, 8] {
+            acks.extend(f.on_data(Time::ZERO, &data(psn, false), &c).acks.into_iter().flatten().map(|a| (psn, a)));
+        }
+        let at: Vec<(u32, u32)> = acks.iter().map(|&(psn, a)| (psn, a.cum)).collect();
+        assert_eq!(at, [(0, 1), (2, 5), (8, 9)]);
+        // Under the TCP policy 3 and 4 (out of order) and 2 (the gap fill) go at once too.
+        let t = cfg(4);
+        let mut g = flow(20 * 1000, &t);
+        let n = [0, 1, 3, 4, 2, 5, 6, 7, 8].iter().filter(|&&psn| g.on_data(Time::ZERO, &data(psn, false), &t).acks[1].is_some()).count();
+        assert_eq!(n, 4, "TCP: 3, 4, 2 and 8 (the last of 9 packets: 9 * 1000 B is not the flow's end)");
+    }
+
+    /// The bitmap: with 1 missing, the ACK of 5 (ECN-marked: at once) reports 2..5 as bits
+    /// 0..3 above the cumulative ACK 1, and 7 arriving later sets bit 5.
+    #[test]
+    fn uec_bitmap_lists_the_arrivals_above_the_hole() {
+        let c = uec(4);
+        let mut f = flow(20 * 1000, &c);
+        for psn in [0, 2, 3, 4] {
+            f.on_data(Time::ZERO, &data(psn, false), &c);
+        }
+        let a = f.on_data(Time::ZERO, &data(5, true), &c).acks[1].expect("a marked packet is ACKed at once");
+        assert_eq!((a.cum, a.sacked_psn, a.sack_bits, a.ece), (1, 5, 0b1111, true));
+        f.on_data(Time::ZERO, &data(7, false), &c);
+        let DelayedAck::Send(late) = f.on_delayed_ack(Time::from_us(10), c.delayed_ack_timeout) else { panic!("pending ACK") };
+        assert_eq!((late.cum, late.sack_bits), (1, 0b10_1111));
+    }
+
+    /// A sender reading a coalesced ACK: 8 packets out, 1 lost; one ACK (cum 1, for 5,
+    /// bits for 2..5) and one (cum 1, for 7, bits 2..7) leave exactly packet 1 in flight,
+    /// and the hole counts as a loss (RFC 6675: 3 PSNs above it acknowledged), so 1 is
+    /// resent and nothing else.
+    #[test]
+    fn sender_takes_the_bitmap_as_acknowledgement() {
+        let c = uec(4);
+        let mut f = flow(8 * 1000, &c);
+        let sent: Vec<Packet> = (0..8).map(|_| f.emit(Time::ZERO, 0)).collect();
+        let ack = |cum: u32, sacked: u32, bits: u16| Packet {
+            psn: cum,
+            sacked_psn: sacked,
+            sack_bits: bits,
+            kind: PacketKind::Ack,
+            flags: 0,
+            ..sent[sacked as usize]
+        };
+        f.on_ack(Time(1), &ack(1, 0, 0), &c);
+        f.on_ack(Time(2), &ack(1, 5, 0b1111), &c);
+        f.on_ack(Time(3), &ack(1, 7, 0b11_1111), &c);
+        assert_eq!(f.sender.cum_acked, 1);
+        assert_eq!(f.sender.in_flight, 0, "1 is lost, 0 and 2..7 acknowledged");
+        let r = f.emit(Time(3), 0);
+        assert_eq!((r.psn, r.has(flags::RETX)), (1, true));
+        assert_eq!(f.send_state(Time(3)), SendState::Blocked, "nothing else to resend");
     }
 
     /// Go-back-N (RoCEv2): packet 2 of 8 is lost. The receiver accepts 0 and 1, discards

@@ -47,6 +47,9 @@ pub mod flags {
     /// Data: switches append in-band telemetry (`net/int.rs`, HPCC). ACK: it echoes the
     /// telemetry of its data packet.
     pub const INT: u16 = 1 << 13;
+    /// Data (`transport.ack_policy = "uec"`): the sender asks for an ACK at once, as its
+    /// window is full or it has nothing more to send (spec `smartt-nscc.md` §2.15 [H]).
+    pub const ACK_REQUEST: u16 = 1 << 14;
 }
 
 /// One packet. Data and ACKs share the struct so a port needs only one queue type.
@@ -74,6 +77,10 @@ pub struct Packet {
     /// Source-routed packets: switches passed so far (the index of the next egress port
     /// in the route).
     pub hop: u8,
+    /// ACK under `transport.ack_policy = "uec"`: bit j set iff PSN `psn + 1 + j` (just
+    /// above the cumulative ACK) has arrived, so a coalesced ACK reports the out-of-order
+    /// packets it covers. Sits in what was padding: the packet stays 40 bytes.
+    pub sack_bits: u16,
 }
 
 impl Packet {
@@ -118,6 +125,7 @@ impl Packet {
             flags: flags::ECT,
             priority: 0,
             hop: 0,
+            sack_bits: 0,
         }
     }
 }
