@@ -117,8 +117,10 @@ pub struct Sender {
     /// When each of those PSNs was last transmitted (ages for `TimeoutPolicy::Expired`,
     /// and telling a NACK of an old transmission from one of the current).
     sent_at: VecDeque<Time>,
-    /// The algorithm's choices, read once: SACK-hole loss detection, fixed RTO, timeout scope.
+    /// The algorithm's choices, read once: SACK-hole loss detection, fixed RTO, timeout scope,
+    /// and whether it wants the runs of confirmed losses (else `confirmed` stays empty).
     sack_loss: bool,
+    confirms_losses: bool,
     /// Go-back-N recovery (`LossRecovery::GoBackN`): a NAK resends from its PSN on.
     go_back_n: bool,
     fixed_rto: Option<Time>,
@@ -398,6 +400,7 @@ impl Flow {
         let go_back_n = cfg.loss_recovery == LossRecovery::GoBackN;
         // Go-back-N receivers never report out-of-order arrivals, so there are no holes.
         let sack_loss = cc.sack_loss_detection() && !go_back_n;
+        let confirms_losses = cc.wants_confirmed_losses();
         let (fixed_rto, timeout_policy, cnp_interval) = (cc.fixed_rto(), cc.timeout_policy(), cc.cnp_interval());
         let ect = cc.ecn_capable();
         Flow {
@@ -423,6 +426,7 @@ impl Flow {
                 state: VecDeque::new(),
                 sent_at: VecDeque::new(),
                 sack_loss,
+                confirms_losses,
                 go_back_n,
                 fixed_rto,
                 timeout_policy,
@@ -804,7 +808,9 @@ impl Flow {
                 let i = (sacked - base) as usize;
                 let st = self.sender.state[i];
                 if st == RESENT && ack.has(flags::RETX) {
-                    self.sender.confirm_lost(sacked);
+                    if self.sender.confirms_losses {
+                        self.sender.confirm_lost(sacked);
+                    }
                 } else if st == RESENT || st == LOST {
                     // The original arrived after all: the hole was declared too early.
                     self.sender.premature_loss();
@@ -1588,6 +1594,9 @@ mod tests {
         fn on_loss(&mut self, _: &LossEvent) {}
         fn on_loss_confirmed(&mut self, _: Time, runs: &[(u32, u32)]) {
             self.0.lock().unwrap().extend_from_slice(runs);
+        }
+        fn wants_confirmed_losses(&self) -> bool {
+            true
         }
         fn on_timeout(&mut self, _: Time, _: u32) {}
         fn cwnd(&self) -> u64 {

@@ -146,6 +146,11 @@ pub trait CongestionControl: Send {
     /// new PSN. Reordering never produces these; only real loss (or a delay longer than a
     /// retransmission round trip) does. Most algorithms react in `on_loss` instead.
     fn on_loss_confirmed(&mut self, _now: Time, _runs: &[(u32, u32)]) {}
+    /// Whether `on_loss_confirmed` does anything: the transport keeps the set of confirmed
+    /// losses only for an algorithm that reads it.
+    fn wants_confirmed_losses(&self) -> bool {
+        false
+    }
     /// Whether the transport declares holes lost from selective ACKs (`on_loss`). NSCC
     /// ignores reordering and recovers by NACK and timeout only.
     fn sack_loss_detection(&self) -> bool {

@@ -481,6 +481,10 @@ impl CongestionControl for Swift {
         self.finish(before, ev.now, self.srtt);
     }
 
+    fn wants_confirmed_losses(&self) -> bool {
+        self.variant != Variant::Swift && self.p.loss_evidence == LossEvidence::Confirmed
+    }
+
     fn on_loss_confirmed(&mut self, now: Time, runs: &[(u32, u32)]) {
         if self.variant == Variant::Swift || self.p.loss_evidence != LossEvidence::Confirmed {
             return;
