@@ -33,11 +33,14 @@ pub struct RepsParams {
     pub freeze: TimeVal,
     /// Packets sent on random EVs after a freeze (16).
     pub explore_packets: u32,
+    /// How many EVs a flow draws from: 0 = any 32-bit value; uet-htsim's `-paths N` draws
+    /// from N (64 in its UEC runs), so distinct EVs may still hash onto one path.
+    pub entropies: u32,
 }
 
 impl Default for RepsParams {
     fn default() -> Self {
-        RepsParams { buffer: 8, freezing: true, freeze: TimeVal(Time::from_ms(10)), explore_packets: 16 }
+        RepsParams { buffer: 8, freezing: true, freeze: TimeVal(Time::from_ms(10)), explore_packets: 16, entropies: 0 }
     }
 }
 
@@ -82,6 +85,7 @@ impl Reps {
 
     /// The EV for the next packet; `fresh` is a random one.
     pub fn next(&mut self, now: Time, fresh: u32, p: &RepsParams) -> u32 {
+        let fresh = if p.entropies == 0 { fresh } else { fresh % p.entropies };
         self.thaw(now, p);
         if self.explore_left > 0 {
             self.explore_left -= 1;
@@ -308,6 +312,18 @@ mod tests {
 
     fn us(n: u64) -> Time {
         Time::from_us(n)
+    }
+
+    /// `entropies = 64` (uet-htsim's `-paths 64`): a fresh EV is the random value mod 64;
+    /// a reused one comes back as it was.
+    #[test]
+    fn reps_draws_fresh_evs_from_the_configured_count() {
+        let p = RepsParams { entropies: 64, ..RepsParams::default() };
+        let mut r = Reps::new(8);
+        assert_eq!(r.next(us(0), 1000, &p), 1000 % 64);
+        r.on_ack(1000 % 64, true);
+        assert_eq!(r.next(us(1), 7777, &p), 1000 % 64, "reused");
+        assert_eq!(r.next(us(2), 7777, &p), 7777 % 64);
     }
 
     /// Spec §2.14: unmarked EVs are reused oldest first, marked ones never; a timeout
