@@ -34,8 +34,23 @@ pub struct RepsParams {
     /// Packets sent on random EVs after a freeze (16).
     pub explore_packets: u32,
     /// How many EVs a flow draws from: 0 = any 32-bit value; uet-htsim's `-paths N` draws
-    /// from N (64 in its UEC runs), so distinct EVs may still hash onto one path.
+    /// from N (64 in its UEC runs), so distinct EVs may still hash onto one path. Each
+    /// flow's N values are its own (value i of flow f is a hash of (f, i)): our switches
+    /// hash only (switch, EV), and N values shared by every flow would send all flows that
+    /// drew value i down one path.
     pub entropies: u32,
+}
+
+impl RepsParams {
+    /// Flow `flow`'s entropy value from the random draw `fresh` (see `entropies`).
+    #[inline]
+    pub fn draw(&self, flow: u32, fresh: u32) -> u32 {
+        if self.entropies == 0 {
+            fresh
+        } else {
+            crate::engine::splitmix64((flow as u64) << 32 | (fresh % self.entropies) as u64) as u32
+        }
+    }
 }
 
 impl Default for RepsParams {
@@ -85,7 +100,6 @@ impl Reps {
 
     /// The EV for the next packet; `fresh` is a random one.
     pub fn next(&mut self, now: Time, fresh: u32, p: &RepsParams) -> u32 {
-        let fresh = if p.entropies == 0 { fresh } else { fresh % p.entropies };
         self.thaw(now, p);
         if self.explore_left > 0 {
             self.explore_left -= 1;
@@ -314,16 +328,16 @@ mod tests {
         Time::from_us(n)
     }
 
-    /// `entropies = 64` (uet-htsim's `-paths 64`): a fresh EV is the random value mod 64;
-    /// a reused one comes back as it was.
+    /// `entropies = 64` (uet-htsim's `-paths 64`): a flow's values are 64 distinct ones of
+    /// its own; another flow's 64 are others.
     #[test]
-    fn reps_draws_fresh_evs_from_the_configured_count() {
+    fn reps_draws_each_flow_from_its_own_entropy_values() {
         let p = RepsParams { entropies: 64, ..RepsParams::default() };
-        let mut r = Reps::new(8);
-        assert_eq!(r.next(us(0), 1000, &p), 1000 % 64);
-        r.on_ack(1000 % 64, true);
-        assert_eq!(r.next(us(1), 7777, &p), 1000 % 64, "reused");
-        assert_eq!(r.next(us(2), 7777, &p), 7777 % 64);
+        let values = |flow: u32| (0..10_000u32).map(|i| p.draw(flow, i.wrapping_mul(2_654_435_761))).collect::<std::collections::BTreeSet<u32>>();
+        let (a, b) = (values(3), values(4));
+        assert_eq!((a.len(), b.len()), (64, 64));
+        assert!(a.is_disjoint(&b));
+        assert_eq!(RepsParams::default().draw(3, 12345), 12345, "0: the random value itself");
     }
 
     /// Spec §2.14: unmarked EVs are reused oldest first, marked ones never; a timeout

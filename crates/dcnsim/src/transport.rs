@@ -647,7 +647,7 @@ impl Flow {
         match self.lb {
             LbName::Ecmp | LbName::Conga => self.entropy,
             LbName::Rr => self.next_retx().unwrap_or(self.sender.next_new),
-            LbName::Reps => self.reps.next(now, fresh, &cfg.reps),
+            LbName::Reps => self.reps.next(now, cfg.reps.draw(self.id, fresh), &cfg.reps),
             LbName::Plb => self.plb.next(&mut self.entropy, fresh),
             LbName::Letflow => self.flowlets.next(now, &mut self.entropy, fresh, &cfg.letflow),
             LbName::Ops | LbName::Ar | LbName::Rps | LbName::Laps => fresh,
