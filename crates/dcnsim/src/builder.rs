@@ -478,6 +478,14 @@ fn validate_numbers(s: &Scenario) -> Result<(), ScenarioError> {
             format!("{}: LAPS acknowledges every data packet (its latency samples and loss inference need it); allowed with lb = \"laps\": 1", tr.ack_ratio),
         );
     }
+    if laps_used && tr.ack_policy != crate::transport::AckPolicy::Tcp {
+        // A LAPS ACK carries a one-way latency where others carry the cumulative ACK, so a
+        // bitmap relative to the cumulative ACK would mean nothing to its sender.
+        return err(
+            "transport.ack_policy",
+            "LAPS acknowledges every data packet with its latency; allowed with lb = \"laps\": \"tcp\"",
+        );
+    }
     if sw.trimming && !sw.ack_priority {
         return err(
             "switch.trimming",

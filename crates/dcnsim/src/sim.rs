@@ -502,9 +502,10 @@ impl Simulation {
             match self.flows[f as usize].send_state(now) {
                 SendState::Ready => self.host_ready[host as usize].push_back(f),
                 other => {
-                    // The window is full or nothing is left to send: ask for an ACK at once
-                    // rather than one a coalescing receiver would hold back.
-                    if self.cfg.ack_policy == AckPolicy::Uec {
+                    // The window is full, nothing is left to send (or EQDS credit is spent):
+                    // ask for an ACK at once rather than one a coalescing receiver would hold
+                    // back. Not for a paced flow merely waiting for its next slot.
+                    if other == SendState::Blocked && self.cfg.ack_policy == AckPolicy::Uec {
                         pkt.flags |= flags::ACK_REQUEST;
                     }
                     self.park(f, other)

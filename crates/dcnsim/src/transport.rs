@@ -76,7 +76,10 @@ pub enum AckPolicy {
     /// ECN-marked packet, one carrying the sender's ACK request, the first packet, a
     /// duplicate and the last packet; otherwise every `ack_ratio` packets, out-of-order
     /// ones included. An ACK reports the 16 PSNs above its cumulative ACK in a bitmap, so
-    /// coalescing hides no arrival from the sender's loss detection.
+    /// the sender's hole counting sees the arrivals coalescing held back (whether one was a
+    /// resend it does not learn: only the ACK's own packet says). Meant for UEC transports:
+    /// the ACK of a marked packet also covers the unmarked ones pending before it, which
+    /// an algorithm counting marked bytes (DCTCP) would count as marked.
     Uec,
 }
 

@@ -50,6 +50,20 @@ fn a_lone_flow_is_acked_every_fourth_packet() {
     assert!(fct - ideal <= mtu_us, "fct {fct} us, ideal {ideal} us");
 }
 
+/// A paced flow (DCQCN's rate control, no window) waits for its next slot after every
+/// packet; that is not a full window, so it asks for no ACK and gets the same
+/// 1 + ⌈(n − 1)/4⌉ ACKs as a window-limited one.
+#[test]
+fn a_paced_flow_does_not_ask_for_every_ack() {
+    let csv = "src,dst,size,start\n0,15,1MB,0\n";
+    let text = fabric("kind = \"flows\"\nfile = \"flows.csv\"", "").replace("cc = \"nscc\"", "cc = \"dcqcn\"");
+    let mut s = common::sim_with_files(&text, &[("flows.csv", csv)]);
+    s.run();
+    let n = 1_000_000u64.div_ceil(4160 - 64);
+    assert_eq!(s.counters.data_packets, n);
+    assert_eq!(s.counters.ack_packets, 1 + (n - 1).div_ceil(4), "n = {n}");
+}
+
 /// A sprayed permutation reorders packets all the time. With buffers large enough that
 /// nothing is dropped or trimmed, coalescing must not make the sender resend anything
 /// (every arrival it hid is in a later ACK's bitmap or cumulative ACK), every byte

@@ -177,7 +177,7 @@ fn toml(c: &Case) -> String {
     };
     // A third of the cases coalesce ACKs as uet-htsim's receiver does (the seed decides, so
     // the drawn cases stay those drawn before); LAPS needs every ACK.
-    let acks = if c.seed % 3 == 0 && c.cc != "laps" { "ack_ratio = 4\nack_policy = \"uec\"\n" } else { "" };
+    let acks = if c.seed % 3 == 0 && c.lb != "laps" { "ack_ratio = 4\nack_policy = \"uec\"\n" } else { "" };
     let pfc = match (c.pfc, per_priority) {
         (false, _) => "",
         (true, false) => "[switch.pfc]\nenabled = true\n",
