@@ -740,18 +740,25 @@ impl Flow {
                 continue;
             }
             self.sender.highest_acked = self.sender.highest_acked.max(psn + 1);
-            let i = (psn - base) as usize;
-            let st = self.sender.state[i];
-            if st != ACKED {
-                let sz = self.wire_size(psn) as u64;
-                if st != LOST {
-                    self.sender.in_flight -= sz;
-                }
-                self.sender.state[i] = ACKED;
-                newly += sz;
-            }
+            newly += self.mark_acked(psn, (psn - base) as usize);
         }
         newly
+    }
+
+    /// PSN `psn` (index `i` above `cum_acked`) is acknowledged: out of the bytes in flight
+    /// unless already counted out as lost. Returns the wire bytes it newly acknowledges.
+    #[inline]
+    fn mark_acked(&mut self, psn: u32, i: usize) -> u64 {
+        let st = self.sender.state[i];
+        if st == ACKED {
+            return 0;
+        }
+        let sz = self.wire_size(psn) as u64;
+        if st != LOST {
+            self.sender.in_flight -= sz;
+        }
+        self.sender.state[i] = ACKED;
+        sz
     }
 
     fn update_rtt(&mut self, sample: Time, cfg: &TransportConfig) {
@@ -818,14 +825,7 @@ impl Flow {
                     // The original arrived after all: the hole was declared too early.
                     self.sender.premature_loss();
                 }
-                if st != ACKED {
-                    let sz = self.wire_size(sacked) as u64;
-                    if st != LOST {
-                        self.sender.in_flight -= sz;
-                    }
-                    self.sender.state[i] = ACKED;
-                    newly += sz;
-                }
+                newly += self.mark_acked(sacked, i);
             }
         }
         if ack.sack_bits != 0 {
