@@ -47,6 +47,20 @@ fn second_millisecond(s: &mut Simulation) -> (Vec<f64>, f64) {
 /// equalise either: 146 vs 642 Gbps (0.23) with FI, 235 vs 552 (0.43) without scaling.
 /// Under FI both windows grow by the same bytes per second, but MD may cut once per
 /// *own* base RTT, so the short flow is cut 3.5× as often.
+///
+/// What the paper's Fig. 6 claim needs (a fluid reading, 2026-11-25): AIMD settles where
+/// each flow's increase per second equals its decrease per second. FI adds fi·MTU per own
+/// RTT with fi ∝ the path's BDP, i.e. ∝ brtt_i/RTT_i bytes per second; if both flows are cut
+/// by the same fraction once per own RTT, the cuts remove ∝ cwnd_i/RTT_i per second, so
+/// cwnd_i ∝ brtt_i ("cwnds proportional to their base RTTs", §III-C) and throughput_i ∝
+/// brtt_i/(brtt_i + q) for a shared queueing delay q. Plain AI gives equal windows and
+/// throughput ∝ 1/RTT_i, as the paper says. So the claim holds only if (1) both flows see
+/// the same cut fraction, which a per-path target (trtt_i = 1.5·brtt_i) breaks for any
+/// shared q (the short flow's fraction is larger, down to starvation, as measured), and
+/// (2) the cuts come once per own RTT, not per base RTT; and even then the ratio reaches
+/// the spec's [0.75, 1.33] at this 3.5× RTT ratio only for q below about 1.3 µs, well under
+/// the target queueing of either mode (5.7 µs paper, 8.6 µs htsim). The spec's bound needs
+/// a decision on the target and the MD cadence before this test can hold.
 #[test]
 #[ignore = "spec A7 does not hold with per-path targets; see the doc comment"]
 fn a7_fair_increase_equalises_throughput_across_rtts() {
