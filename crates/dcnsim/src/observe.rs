@@ -472,7 +472,7 @@ impl Observer {
                 FlowReading { tx_bytes: monitors[f as usize].tx_bytes, delivered: flow.receiver.delivered };
             let before = std::mem::replace(&mut self.flow_prev[i], now_reading);
             // A flow has rows while it runs: started, not finished, still sending.
-            if !flow.started || flow.receiver.finish.is_some() || flow.sender_done() {
+            if !flow.started || flow.stopped || flow.receiver.finish.is_some() || flow.sender_done() {
                 continue;
             }
             if m.has(Metric::Cwnd) {

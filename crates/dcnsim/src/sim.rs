@@ -789,8 +789,8 @@ impl Simulation {
         let flow = &mut self.flows[f as usize];
         flow.failed = true;
         let delivered = flow.receiver.finish.is_some();
-        // An unstarted flow sends nothing (`Flow::send_state`).
-        flow.started = false;
+        // A stopped flow sends nothing (`Flow::send_state`).
+        flow.stopped = true;
         flow.sender.rto_deadline = Time::MAX;
         if delivered {
             // Every byte arrived; only the acknowledgements were lost. It finished.

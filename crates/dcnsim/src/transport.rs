@@ -323,6 +323,9 @@ pub struct Flow {
     pub in_ready: bool,
     pub wake_pending: bool,
     pub started: bool,
+    /// Given up (`faults.give_up_after` timeouts in a row): it sends nothing more. A flag
+    /// of its own, so that the flow table still shows when the flow began.
+    pub stopped: bool,
     /// Given up after `faults.give_up_after` timeouts in a row (`Simulation::give_up`).
     pub failed: bool,
     /// The application feeding this flow (`app.rs`); `None`: all data is there at start.
@@ -491,6 +494,7 @@ impl Flow {
             in_ready: false,
             wake_pending: false,
             started: false,
+            stopped: false,
             failed: false,
             app: None,
             priority: 0,
@@ -593,7 +597,7 @@ impl Flow {
 
     /// May this flow hand its NIC a packet now?
     pub fn send_state(&mut self, now: Time) -> SendState {
-        if !self.started {
+        if !self.started || self.stopped {
             return SendState::Blocked;
         }
         let psn = match self.next_retx() {

@@ -254,6 +254,8 @@ fn a_flow_cut_off_for_good_is_reported_failed_and_the_run_ends() {
     let table = s.flow_table();
     let failed = table.columns.iter().find(|(n, _)| n == "failed").expect("a failed column");
     assert!(matches!(&failed.1, dcnsim::stats::Column::Bool(v) if v == &vec![true, false]));
+    // A flow given up did begin: its row keeps its start (both start at 0).
+    assert_eq!(table.f64s("start_us"), vec![0.0, 0.0]);
 }
 
 #[test]
