@@ -333,7 +333,11 @@ mod tests {
     #[test]
     fn reps_draws_each_flow_from_its_own_entropy_values() {
         let p = RepsParams { entropies: 64, ..RepsParams::default() };
-        let values = |flow: u32| (0..10_000u32).map(|i| p.draw(flow, i.wrapping_mul(2_654_435_761))).collect::<std::collections::BTreeSet<u32>>();
+        let values = |flow: u32| {
+            (0..10_000u32)
+                .map(|i| p.draw(flow, i.wrapping_mul(2_654_435_761)))
+                .collect::<std::collections::BTreeSet<u32>>()
+        };
         let (a, b) = (values(3), values(4));
         assert_eq!((a.len(), b.len()), (64, 64));
         assert!(a.is_disjoint(&b));

@@ -284,11 +284,13 @@ impl Simulation {
                 self.make_ready(f);
             }
             Event::Rto(f) => self.rto_fired(f),
-            Event::DelayedAck(f) => match self.flows[f as usize].on_delayed_ack(self.events.now(), self.cfg.delayed_ack_timeout) {
-                DelayedAck::Send(a) => self.send_ack(f, a),
-                DelayedAck::At(due) => self.events.schedule(due, Event::DelayedAck(f)),
-                DelayedAck::Idle => {}
-            },
+            Event::DelayedAck(f) => {
+                match self.flows[f as usize].on_delayed_ack(self.events.now(), self.cfg.delayed_ack_timeout) {
+                    DelayedAck::Send(a) => self.send_ack(f, a),
+                    DelayedAck::At(due) => self.events.schedule(due, Event::DelayedAck(f)),
+                    DelayedAck::Idle => {}
+                }
+            }
             Event::Sample => self.sample(),
             Event::Pfc(v) => self.pfc_frame_arrives(PfcFrame::decode(v)),
             Event::Probe(f) => self.probe_fired(f),
@@ -1259,7 +1261,15 @@ impl Simulation {
             // A source-routed flow's replies carry a path index, not the hash entropy.
             let flow = &self.flows[f as usize];
             let (entropy, _) = self.source_routes.route(f, flow.entropy, !flow.lb.sprays());
-            let pull = AckToSend { cum: cumulative, sacked_psn: 0, ece: false, sent_at: now, entropy, retx: false, sack_bits: 0 };
+            let pull = AckToSend {
+                cum: cumulative,
+                sacked_psn: 0,
+                ece: false,
+                sent_at: now,
+                entropy,
+                retx: false,
+                sack_bits: 0,
+            };
             self.send_reply(f, pull, PacketKind::Pull, 0);
         }
     }

@@ -1304,11 +1304,8 @@ impl Flow {
             // reorder buffer's capacity (see `Sender::release_buffers`).
             r.ooo = VecDeque::new();
         }
-        let at_once = if uec {
-            ce || first || pkt.has(flags::ACK_REQUEST)
-        } else {
-            !in_order || had_gap || !r.ooo.is_empty()
-        };
+        let at_once =
+            if uec { ce || first || pkt.has(flags::ACK_REQUEST) } else { !in_order || had_gap || !r.ooo.is_empty() };
         if r.pending >= cfg.ack_ratio || duplicate || complete || at_once {
             out.acks[1] = Some(AckToSend {
                 cum: r.rcv_next,
@@ -1774,7 +1771,10 @@ mod tests {
         // Under the TCP policy 3 and 4 (out of order) and 2 (the gap fill) go at once too.
         let t = cfg(4);
         let mut g = flow(20 * 1000, &t);
-        let n = [0, 1, 3, 4, 2, 5, 6, 7, 8].iter().filter(|&&psn| g.on_data(Time::ZERO, &data(psn, false), &t).acks[1].is_some()).count();
+        let n = [0, 1, 3, 4, 2, 5, 6, 7, 8]
+            .iter()
+            .filter(|&&psn| g.on_data(Time::ZERO, &data(psn, false), &t).acks[1].is_some())
+            .count();
         assert_eq!(n, 4, "TCP: 3, 4, 2 and 8 (the last of 9 packets: 9 * 1000 B is not the flow's end)");
     }
 
@@ -1790,7 +1790,9 @@ mod tests {
         let a = f.on_data(Time::ZERO, &data(5, true), &c).acks[1].expect("a marked packet is ACKed at once");
         assert_eq!((a.cum, a.sacked_psn, a.sack_bits, a.ece), (1, 5, 0b1111, true));
         f.on_data(Time::ZERO, &data(7, false), &c);
-        let DelayedAck::Send(late) = f.on_delayed_ack(Time::from_us(10), c.delayed_ack_timeout) else { panic!("pending ACK") };
+        let DelayedAck::Send(late) = f.on_delayed_ack(Time::from_us(10), c.delayed_ack_timeout) else {
+            panic!("pending ACK")
+        };
         assert_eq!((late.cum, late.sack_bits), (1, 0b10_1111));
     }
 

@@ -73,10 +73,8 @@ fn a_paced_flow_does_not_ask_for_every_ack() {
 fn sprayed_permutation_coalesces_without_spurious_resends() {
     let mut acks = Vec::new();
     for policy in ["uec", "tcp"] {
-        let text = fabric("kind = \"permutation\"\nsize = \"1MB\"", "lb = \"ops\"").replace(
-            "ack_policy = \"uec\"",
-            &format!("ack_policy = \"{policy}\""),
-        );
+        let text = fabric("kind = \"permutation\"\nsize = \"1MB\"", "lb = \"ops\"")
+            .replace("ack_policy = \"uec\"", &format!("ack_policy = \"{policy}\""));
         let mut s = common::sim(&text);
         s.run();
         assert_eq!(s.counters.drops + s.counters.trims, 0, "{policy}: the test wants a lossless run");
@@ -84,7 +82,10 @@ fn sprayed_permutation_coalesces_without_spurious_resends() {
         assert!(s.flows.iter().all(|f| f.receiver.finish.is_some() && f.receiver.delivered == f.size));
         let packets = s.flows.len() as u64 * 1_000_000u64.div_ceil(4160 - 64);
         assert_eq!(s.counters.data_packets, packets, "{policy}: each packet sent once");
-        assert!(s.flows.iter().map(|f| f.receiver.reordered).sum::<u64>() > packets / 10, "{policy}: spraying reorders");
+        assert!(
+            s.flows.iter().map(|f| f.receiver.reordered).sum::<u64>() > packets / 10,
+            "{policy}: spraying reorders"
+        );
         acks.push(s.counters.ack_packets as f64 / packets as f64);
     }
     assert!(acks[0] <= 0.5, "uec: {:.3} ACKs per data packet", acks[0]);

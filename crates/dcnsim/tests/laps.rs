@@ -195,10 +195,11 @@ fn bad_laps_settings_are_refused_up_front() {
         .unwrap()
         .0;
     assert!(e.contains("transport.ack_ratio"), "{e}");
-    let e = build_with_files(&rail_toml("").replace("header = \"48B\"", "header = \"48B\"\nack_policy = \"uec\""), &csv)
-        .err()
-        .unwrap()
-        .0;
+    let e =
+        build_with_files(&rail_toml("").replace("header = \"48B\"", "header = \"48B\"\nack_policy = \"uec\""), &csv)
+            .err()
+            .unwrap()
+            .0;
     assert!(e.contains("transport.ack_policy") && e.contains("\"tcp\""), "{e}");
     let e = build_with_files(&rail_toml("[transport.laps]\nbeta = -1"), &csv).err().unwrap().0;
     assert!(e.contains("transport.laps.beta"), "{e}");
