@@ -86,7 +86,7 @@ fn source_routes(
     let t = &s.topology;
     let has_paths = matches!(t.kind, TopologyKind::Dragonfly | TopologyKind::Rail);
     let routed = |lb: LbName| match lb {
-        LbName::Rps | LbName::Laps | LbName::Conga => true,
+        LbName::Rps | LbName::Laps | LbName::Conga | LbName::Conweave => true,
         LbName::Ecmp | LbName::Letflow | LbName::Plb => has_paths && s.transport.lb_paths == LbPaths::Candidates,
         _ => false,
     };
@@ -461,6 +461,9 @@ fn validate_numbers(s: &Scenario) -> Result<(), ScenarioError> {
     }
     if let Err((field, msg)) = tr.conga.validate() {
         return err(&format!("transport.conga.{field}"), msg);
+    }
+    if let Err((field, msg)) = tr.conweave.validate() {
+        return err(&format!("transport.conweave.{field}"), msg);
     }
     if let Err((field, msg)) = tr.laps.validate() {
         return err(&format!("transport.laps.{field}"), msg);
@@ -1023,6 +1026,14 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         .iter()
         .any(|f| f.lb == LbName::Conga)
         .then(|| Box::new(crate::conga::Conga::new(&tr.conga, ports_len, source_routes.links.len())));
+    let conweave = specs.iter().any(|f| f.lb == LbName::Conweave).then(|| {
+        // Each path's unloaded RTT: a full packet out, a header-sized reply back.
+        let rtt = |l: &Vec<(crate::units::Rate, Time)>| {
+            crate::paths::unloaded_latency(l, mtu) + crate::paths::unloaded_latency(l, cfg.header_bytes as u64)
+        };
+        let base_rtt = source_routes.links.iter().map(rtt).collect();
+        Box::new(crate::conweave::Conweave::new(&tr.conweave, flows.len(), base_rtt))
+    });
     let forward_hooks = pfc.is_some() || conga.is_some();
     Ok(Simulation {
         events,
@@ -1068,6 +1079,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         laps,
         forward_hooks,
         conga,
+        conweave,
         loss_data_only: s.topology.loss_packets == LossPackets::Data,
         injected_drops,
         faults,

@@ -43,6 +43,9 @@ pub enum Event {
     FlowBegins(u32),
     /// Step `i` of the fault plan (`fault::FaultPlan`) is due.
     Fault(u32),
+    /// ConWeave: flow `f`'s reorder queue may be due for release without its TAIL
+    /// (checked lazily).
+    VoqRelease(u32),
 }
 
 #[derive(Copy, Clone)]

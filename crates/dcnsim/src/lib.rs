@@ -13,6 +13,7 @@ pub mod app;
 pub mod builder;
 pub mod cc;
 pub mod conga;
+pub mod conweave;
 pub mod engine;
 pub mod eqds;
 pub mod fault;

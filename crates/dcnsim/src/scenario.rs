@@ -666,6 +666,10 @@ pub enum LbName {
     /// CONGA: each flowlet takes the least congested candidate path, by per-port rate
     /// estimators fed back on ACKs (`conga.rs`; spec laps.md §3.4; dragonfly and rail).
     Conga,
+    /// ConWeave: one candidate path per flow, moved when an RTT reply is late, with the
+    /// destination holding the new path's packets until the old path's last one arrives
+    /// (`conweave.rs`; spec laps.md §3.5; dragonfly and rail).
+    Conweave,
 }
 
 /// The paths of `ecmp`, `letflow` and `plb` on fabrics with candidate path sets.
@@ -693,12 +697,13 @@ impl LbName {
             LbName::Letflow => "letflow",
             LbName::Laps => "laps",
             LbName::Conga => "conga",
+            LbName::Conweave => "conweave",
         }
     }
 
     /// Whether packets of one flow take many paths.
     pub fn sprays(self) -> bool {
-        !matches!(self, LbName::Ecmp | LbName::Plb | LbName::Letflow | LbName::Conga)
+        !matches!(self, LbName::Ecmp | LbName::Plb | LbName::Letflow | LbName::Conga | LbName::Conweave)
     }
 }
 
@@ -1012,6 +1017,9 @@ pub struct TransportCfg {
     /// CONGA (`[transport.conga]`; spec laps.md §3.4).
     #[serde(default)]
     pub conga: crate::conga::CongaParams,
+    /// ConWeave (`[transport.conweave]`; spec laps.md §3.5).
+    #[serde(default)]
+    pub conweave: crate::conweave::ConweaveParams,
     /// LAPS (`[transport.laps]`; spec laps.md §2.12).
     #[serde(default)]
     pub laps: crate::laps::LapsParams,

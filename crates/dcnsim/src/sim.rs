@@ -146,6 +146,8 @@ pub struct Simulation {
     pub(crate) laps: Option<Box<PathTable>>,
     /// CONGA's rate estimators and feedback, when any flow runs CONGA.
     pub(crate) conga: Option<Box<crate::conga::Conga>>,
+    /// ConWeave's path monitors and reorder queues, when any flow runs ConWeave.
+    pub(crate) conweave: Option<Box<crate::conweave::Conweave>>,
     /// Whether a packet a switch forwards has anything to do besides being queued (PFC's
     /// ingress accounting, CONGA's estimators): one test on the hot path for both.
     pub(crate) forward_hooks: bool,
@@ -298,6 +300,7 @@ impl Simulation {
             Event::PathRto(path) => self.path_rto_fired(path),
             Event::FlowBegins(f) => self.begin_waiting_flow(f),
             Event::Fault(i) => self.apply_fault(i),
+            Event::VoqRelease(f) => self.conweave_timer(f),
             Event::Stop => match self.duration {
                 Some(d) if self.now() >= d => self.done = true,
                 // The last infinite flow stopped: the run ends once finite flows are done.
@@ -482,18 +485,25 @@ impl Simulation {
                     return Some(probe);
                 }
             }
-            let (entropy, routed) = if laps {
-                (self.laps_pick(f), flags::SOURCE_ROUTED)
-            } else if self.flows[f as usize].lb == LbName::Conga {
-                (self.conga_pick(f), flags::SOURCE_ROUTED)
-            } else {
-                let flow = &mut self.flows[f as usize];
-                let fresh = if flow.needs_fresh_entropy(now) { self.rng_spray.next_u64() as u32 } else { 0 };
-                let entropy = flow.next_entropy(now, fresh, &self.cfg);
-                self.source_routes.route(f, entropy, !flow.lb.sprays())
+            let mut ext = 0;
+            let (entropy, routed) = match self.flows[f as usize].lb {
+                LbName::Laps => (self.laps_pick(f), flags::SOURCE_ROUTED),
+                LbName::Conga => (self.conga_pick(f), flags::SOURCE_ROUTED),
+                LbName::Conweave => {
+                    let (path, header) = self.conweave_pick(f);
+                    ext = header;
+                    (path, flags::SOURCE_ROUTED)
+                }
+                _ => {
+                    let flow = &mut self.flows[f as usize];
+                    let fresh = if flow.needs_fresh_entropy(now) { self.rng_spray.next_u64() as u32 } else { 0 };
+                    let entropy = flow.next_entropy(now, fresh, &self.cfg);
+                    self.source_routes.route(f, entropy, !flow.lb.sprays())
+                }
             };
             let mut pkt = self.flows[f as usize].emit(now, entropy);
             pkt.flags |= routed;
+            pkt.ext = ext;
             if self.int.is_some() && self.flows[f as usize].sender.cc.wants_int() {
                 pkt.flags |= flags::INT;
             }
@@ -1151,11 +1161,20 @@ impl Simulation {
 
     /// Data packet `pkt` (freed slot `h`) reached its receiver.
     fn receive_data(&mut self, pkt: &Packet, h: u32) {
-        let now = self.now();
         let f = pkt.flow;
         if pkt.has(flags::PROBE) {
             return self.echo_probe(pkt);
         }
+        if self.flows[f as usize].lb == LbName::Conweave {
+            return self.conweave_receive(pkt, h);
+        }
+        self.accept_data(pkt, h);
+    }
+
+    /// Data packet `pkt` (freed slot `h`) goes to its receiver's transport.
+    fn accept_data(&mut self, pkt: &Packet, h: u32) {
+        let now = self.now();
+        let f = pkt.flow;
         self.monitors[f as usize].on_rx(now, pkt.sent_at, pkt.size);
         self.owe_pull(f, false);
         let mut out = self.flows[f as usize].on_data(now, pkt, &self.cfg);
@@ -1328,7 +1347,7 @@ impl Simulation {
                 | if self.source_routes.n_paths(f) > 0 { flags::SOURCE_ROUTED } else { 0 },
             priority: flow.priority,
             hop: 0,
-            sack_bits: a.sack_bits,
+            ext: a.sack_bits,
         };
         self.counters.ack_packets += 1;
         self.arena.alloc(pkt)
@@ -1343,6 +1362,7 @@ impl Simulation {
         match self.flows[f as usize].lb {
             LbName::Laps => return self.laps_ack(pkt),
             LbName::Conga => self.conga_feedback(pkt),
+            LbName::Conweave if pkt.has(flags::CONWEAVE) => return self.conweave_feedback(pkt),
             _ => {}
         }
         let flow = &mut self.flows[f as usize];
@@ -1383,7 +1403,7 @@ impl Simulation {
             kind: PacketKind::Ack,
             flags: flags::PROBE | (probe.flags & (flags::CLASS1 | flags::SOURCE_ROUTED)),
             hop: 0,
-            sack_bits: 0,
+            ext: 0,
             ..*probe
         };
         let port = self.routing.host_up_port[flow.dst as usize];
@@ -1434,7 +1454,7 @@ impl Simulation {
                 flags: flags::PROBE | ect | routed | if flow.lb.sprays() { 0 } else { flags::CLASS1 },
                 priority: flow.priority,
                 hop: 0,
-                sack_bits: 0,
+                ext: 0,
             };
             let port = self.routing.host_up_port[flow.src as usize];
             self.counters.probe_packets += 1;
@@ -1516,7 +1536,7 @@ impl Simulation {
             flags: flags::PROBE | flags::SOURCE_ROUTED,
             priority: flow.priority,
             hop: 0,
-            sack_bits: 0,
+            ext: 0,
         };
         self.counters.probe_packets += 1;
         self.counters.probe_bytes += size as u64;
@@ -1708,6 +1728,119 @@ impl Simulation {
         let metric = ((pkt.flags & flags::PATH_METRIC) >> flags::PATH_METRIC_SHIFT) as u8;
         let now = self.now();
         self.conga.as_mut().expect("CONGA flows have CONGA state").on_feedback(first + pkt.entropy, metric, now);
+    }
+
+    /// ConWeave: the path and header of flow `f`'s next data packet (spec laps.md §3.5).
+    #[cold]
+    #[inline(never)]
+    fn conweave_pick(&mut self, f: u32) -> (u32, u16) {
+        let now = self.now();
+        let (first, n) = self.source_routes.paths_of(f);
+        // A new flow starts on the path its hash picks, uniformly among the candidates.
+        let (initial, _) = self.source_routes.route(f, self.flows[f as usize].entropy, false);
+        let rng = &mut self.rng_spray;
+        let cw = self.conweave.as_mut().expect("ConWeave flows have ConWeave state");
+        cw.on_send(f, now, first, n, initial, || rng.next_f64())
+    }
+
+    /// ConWeave's destination: answers RTT requests, reports ECN marks, and hands `pkt`
+    /// to the receiver now, or holds it until its old path's TAIL (spec laps.md §3.5).
+    #[cold]
+    #[inline(never)]
+    fn conweave_receive(&mut self, pkt: &Packet, h: u32) {
+        use crate::conweave::{header, Arrival};
+        let now = self.now();
+        let f = pkt.flow;
+        let epoch = pkt.ext & header::EPOCH;
+        if pkt.ext & header::RTT_REQUEST != 0 {
+            self.conweave_send_control(pkt, header::REPLY | epoch);
+        }
+        let cw = self.conweave.as_mut().expect("ConWeave flows have ConWeave state");
+        if pkt.has(flags::CE) && cw.notify_due(f, now) {
+            self.conweave_send_control(pkt, header::NOTIFY | epoch);
+        }
+        let cw = self.conweave.as_mut().expect("checked above");
+        match cw.on_arrive(f, pkt, now) {
+            Arrival::Deliver => self.accept_data(pkt, h),
+            Arrival::DeliverAndRelease { epoch } => {
+                self.accept_data(pkt, h);
+                let (held, _) = self.conweave.as_mut().expect("checked above").release(f, None);
+                self.accept_held(&held);
+                self.conweave_send_control(pkt, header::CLEAR | epoch as u16);
+            }
+            Arrival::Hold { release_at } => {
+                if let Some(at) = release_at {
+                    self.events.schedule(at, Event::VoqRelease(f));
+                }
+            }
+        }
+    }
+
+    /// ConWeave: flow `f`'s reorder queue timer; if it is still current, the held packets
+    /// go to the receiver without their TAIL and the source is told (CLEAR).
+    fn conweave_timer(&mut self, f: u32) {
+        let now = self.now();
+        let cw = self.conweave.as_mut().expect("ConWeave timers only with ConWeave state");
+        let (held, cleared) = cw.release(f, Some(now));
+        self.accept_held(&held);
+        if let (Some(epoch), Some(last)) = (cleared, held.last()) {
+            self.conweave_send_control(last, crate::conweave::header::CLEAR | epoch as u16);
+        }
+    }
+
+    /// Packets a ConWeave reorder queue held, in arrival order. Their slots were freed
+    /// when they arrived, so any telemetry records are gone: they travel on without.
+    fn accept_held(&mut self, held: &[Packet]) {
+        for p in held {
+            let pkt = Packet { flags: p.flags & !flags::INT, ..*p };
+            self.accept_data(&pkt, u32::MAX);
+        }
+    }
+
+    /// ConWeave: a header-sized control message `ext` from the destination of data packet
+    /// `data` back to its source, on the reverse of its path at the control priority.
+    fn conweave_send_control(&mut self, data: &Packet, ext: u16) {
+        let flow = &self.flows[data.flow as usize];
+        let msg = Packet {
+            psn: 0,
+            sacked_psn: 0,
+            size: self.cfg.header_bytes,
+            dst: flow.src,
+            kind: PacketKind::Ack,
+            flags: flags::CONWEAVE | (data.flags & (flags::CLASS1 | flags::SOURCE_ROUTED)),
+            hop: 0,
+            ext,
+            ..*data
+        };
+        let port = self.routing.host_up_port[flow.dst as usize];
+        self.conweave.as_mut().expect("ConWeave flows have ConWeave state").control_packets += 1;
+        let h = self.arena.alloc(msg);
+        self.enqueue(port, h);
+    }
+
+    /// ConWeave: a control message reached the source.
+    #[cold]
+    #[inline(never)]
+    fn conweave_feedback(&mut self, pkt: &Packet) {
+        let (first, _) = self.source_routes.paths_of(pkt.flow);
+        let now = self.now();
+        let cw = self.conweave.as_mut().expect("ConWeave flows have ConWeave state");
+        cw.on_control(pkt.flow, first, pkt.entropy, pkt.ext, now);
+    }
+
+    /// ConWeave's counters, when some flow runs it.
+    fn conweave_stats(&self) -> Vec<(&'static str, f64)> {
+        let Some(cw) = self.conweave.as_ref() else { return Vec::new() };
+        vec![
+            ("conweave_rtt_requests", cw.rtt_requests as f64),
+            ("conweave_reroutes", cw.reroutes as f64),
+            ("conweave_reroutes_refused", cw.reroutes_refused as f64),
+            ("conweave_held_packets", cw.held_packets as f64),
+            ("conweave_tail_releases", cw.tail_releases as f64),
+            ("conweave_timeout_releases", cw.timeout_releases as f64),
+            ("conweave_control_packets", cw.control_packets as f64),
+            ("conweave_max_voq_packets", cw.max_voq_packets as f64),
+        ]
     }
 
     /// PLB's congestion re-paths by kind, summed over its flows (spec laps.md §3.6); only
@@ -1916,7 +2049,8 @@ impl Simulation {
             ports: self.ports.iter().map(|p| p.fixed_bytes()).sum(),
             routing: self.routing.heap_bytes()
                 + self.source_routes.heap_bytes()
-                + self.laps.as_ref().map_or(0, |t| t.heap_bytes()),
+                + self.laps.as_ref().map_or(0, |t| t.heap_bytes())
+                + self.conweave.as_ref().map_or(0, |c| c.heap_bytes()),
             events: self.events.heap_bytes(),
             n_flows: self.flows.len() as u64,
             peak_packets: self.arena.peak_live() as u64,
@@ -1964,6 +2098,7 @@ impl Simulation {
         .chain(self.trace.iter().flat_map(|t| [("trace_events", t.len() as f64), ("trace_events_lost", t.lost as f64)]))
         .chain(self.laps.iter().flat_map(|t| self.laps_stats(t)))
         .chain(self.plb_stats())
+        .chain(self.conweave_stats())
         .chain(
             self.faults.iter().flat_map(|_| [("fault_drops", c.fault_drops as f64), ("reroutes", c.reroutes as f64)]),
         )

@@ -366,7 +366,7 @@ mod tests {
             flags: flags::ECT | flags::CE,
             priority: 3,
             hop: 0,
-            sack_bits: 0,
+            ext: 0,
         }
     }
 

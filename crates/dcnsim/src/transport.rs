@@ -642,7 +642,7 @@ impl Flow {
             // LetFlow decides per packet whether a flowlet starts; a draw is cheap.
             LbName::Ops | LbName::Ar | LbName::Rps | LbName::Letflow => true,
             // The simulation draws LAPS's and CONGA's paths from their tables.
-            LbName::Laps | LbName::Conga => false,
+            LbName::Laps | LbName::Conga | LbName::Conweave => false,
         }
     }
 
@@ -652,7 +652,7 @@ impl Flow {
     /// packets); REPS and PLB as `lb.rs` decides; otherwise `fresh`.
     pub fn next_entropy(&mut self, now: Time, fresh: u32, cfg: &TransportConfig) -> u32 {
         match self.lb {
-            LbName::Ecmp | LbName::Conga => self.entropy,
+            LbName::Ecmp | LbName::Conga | LbName::Conweave => self.entropy,
             LbName::Rr => self.next_retx().unwrap_or(self.sender.next_new),
             LbName::Reps => self.reps.next(now, cfg.reps.draw(self.id, fresh), &cfg.reps),
             LbName::Plb => self.plb.next(&mut self.entropy, fresh),
@@ -709,7 +709,7 @@ impl Flow {
         match self.lb {
             LbName::Ar => f |= flags::ADAPTIVE,
             LbName::Rr => f |= flags::ROUND_ROBIN,
-            LbName::Ecmp | LbName::Plb | LbName::Letflow | LbName::Conga => f |= flags::CLASS1,
+            LbName::Ecmp | LbName::Plb | LbName::Letflow | LbName::Conga | LbName::Conweave => f |= flags::CLASS1,
             // Source routing (Rps) is flagged by the simulation, which knows the paths.
             LbName::Ops | LbName::Reps | LbName::Rps | LbName::Laps => {}
         }
@@ -725,7 +725,7 @@ impl Flow {
             flags: f,
             priority: self.priority,
             hop: 0,
-            sack_bits: 0,
+            ext: 0,
         }
     }
 
@@ -832,8 +832,8 @@ impl Flow {
                 newly += self.mark_acked(sacked, i);
             }
         }
-        if ack.sack_bits != 0 {
-            newly += self.sack_bitmap(cum, ack.sack_bits);
+        if ack.ext != 0 {
+            newly += self.sack_bitmap(cum, ack.ext);
         }
         if laps {
             let s = &self.sender;
@@ -1412,7 +1412,7 @@ mod tests {
             flags: flags::ECT | if ce { flags::CE } else { 0 },
             priority: 0,
             hop: 0,
-            sack_bits: 0,
+            ext: 0,
         }
     }
 
@@ -1808,7 +1808,7 @@ mod tests {
         let ack = |cum: u32, sacked: u32, bits: u16| Packet {
             psn: cum,
             sacked_psn: sacked,
-            sack_bits: bits,
+            ext: bits,
             kind: PacketKind::Ack,
             flags: 0,
             ..sent[sacked as usize]

@@ -101,7 +101,7 @@ const CCS: &[&str] = &[
     "newreno", "dctcp", "swift", "lswift", "mswift", "nscc", "mnscc", "prioplus", "none", "dcqcn", "mprdma", "ledbat",
     "eqds", "d2tcp", "laps", "hpcc",
 ];
-const LBS: &[&str] = &["ecmp", "ops", "reps", "ar", "rr", "plb", "letflow", "rps", "conga", "laps"];
+const LBS: &[&str] = &["ecmp", "ops", "reps", "ar", "rr", "plb", "letflow", "rps", "conga", "conweave", "laps"];
 
 fn workload(hosts: u32) -> impl Strategy<Value = Workload> {
     prop_oneof![

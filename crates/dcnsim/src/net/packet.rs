@@ -50,6 +50,9 @@ pub mod flags {
     /// Data (`transport.ack_policy = "uec"`): the sender asks for an ACK at once, as its
     /// window is full or it has nothing more to send (spec `smartt-nscc.md` §2.15 [H]).
     pub const ACK_REQUEST: u16 = 1 << 14;
+    /// ACK kind: a ConWeave control message from the destination to the source (RTT
+    /// reply, CLEAR, NOTIFY; which one, in `Packet::ext`), not a transport ACK.
+    pub const CONWEAVE: u16 = 1 << 15;
 }
 
 /// One packet. Data and ACKs share the struct so a port needs only one queue type.
@@ -77,10 +80,13 @@ pub struct Packet {
     /// Source-routed packets: switches passed so far (the index of the next egress port
     /// in the route).
     pub hop: u8,
-    /// ACK under `transport.ack_policy = "uec"`: bit j set iff PSN `psn + 1 + j` (just
-    /// above the cumulative ACK) has arrived, so a coalesced ACK reports the out-of-order
-    /// packets it covers. Sits in what was padding: the packet stays 40 bytes.
-    pub sack_bits: u16,
+    /// A word whose meaning depends on the packet. An ACK under `transport.ack_policy =
+    /// "uec"`: its selective-ACK bits, bit j set iff PSN `psn + 1 + j` (just above the
+    /// cumulative ACK) has arrived, so a coalesced ACK reports the out-of-order packets it
+    /// covers. A data packet of a ConWeave flow, and ConWeave's control messages: their
+    /// ConWeave header (`conweave::header`). Sits in what was padding: the packet stays
+    /// 40 bytes.
+    pub ext: u16,
 }
 
 impl Packet {
@@ -125,7 +131,7 @@ impl Packet {
             flags: flags::ECT,
             priority: 0,
             hop: 0,
-            sack_bits: 0,
+            ext: 0,
         }
     }
 }
