@@ -73,15 +73,15 @@ def test_quick_and_full_cells(tmp_path):
     exp_dir = rl.experiments_dir()
     quick = rl.build_cells(list(rl.EXPERIMENTS), 1, True, exp_dir, "test", flows_dir=tmp_path)
     per = {k: sum(c.exp == k for c in quick) for k in rl.EXPERIMENTS}
-    # The paper's schemes in Figs. 5-8 and Table 1 (seed §4.2): ECMP, LetFlow, CONGA, PLB
-    # and LAPS (ConWeave is not in dcnsim), LAPS twice (the paper's and the artefact's
-    # variant): 6 per point; E5 adds RPS: 7 per drop rate. Quick: 3 loads, 1 seed.
-    assert per == {"E1": 3 * 6, "E2": 3 * 6, "E3": 3 * 6, "E4": 3 * 6, "E5": 2 * 7, "E6": 7, "AL": 3 * 6}
+    # The paper's schemes in Figs. 5-8 and Table 1 (seed §4.2): ECMP, LetFlow, CONGA,
+    # ConWeave, PLB and LAPS, LAPS twice (the paper's and the artefact's variant): 7 per
+    # point; E5 adds RPS: 8 per drop rate. Quick: 3 loads, 1 seed.
+    assert per == {"E1": 3 * 7, "E2": 3 * 7, "E3": 3 * 7, "E4": 3 * 7, "E5": 2 * 8, "E6": 7, "AL": 3 * 7}
     full = rl.build_cells(list(rl.EXPERIMENTS), 3, False, exp_dir, "test", flows_dir=tmp_path)
     per = {k: sum(c.exp == k for c in full) for k in rl.EXPERIMENTS}
-    # Full: 6 loads x 6 schemes x 3 seeds; E5 3 x 7 x 3 (drop 0, 1e-6, and the artefact's 1e-5 at
-    # every link); E6 (3 + 4 betas + 3) x 3; AL 3 x 6 x 3.
-    assert per == {"E1": 108, "E2": 108, "E3": 108, "E4": 108, "E5": 63, "E6": 30, "AL": 54}
+    # Full: 6 loads x 7 schemes x 3 seeds; E5 3 x 8 x 3 (drop 0, 1e-6, and the artefact's 1e-5 at
+    # every link); E6 (3 + 4 betas + 3) x 3; AL 3 x 7 x 3.
+    assert per == {"E1": 126, "E2": 126, "E3": 126, "E4": 126, "E5": 72, "E6": 30, "AL": 63}
     by = {(c.exp, c.point, c.scheme, c.seed): c for c in full}
     # Spec §8.12: the artefact drops with probability about 1e-5 at every link receive.
     art = by[("E5", rl.E5_POINT_A, rl.ECMP, 3)].spec["topology"]
@@ -99,6 +99,11 @@ def test_quick_and_full_cells(tmp_path):
         "dcqcn", "ecmp", "go_back_n")
     assert ecmp["topology"]["kind"] == "dragonfly" and ecmp["workload"][0]["cdf"].endswith("googlerpc2008.cdf")
     assert ecmp["workload"][0]["stop"] == "500us"
+    # ConWeave (spec §3.5): DCQCN with go-back-N like ECMP, the artefact's parameters.
+    cw = by[("E2", "load 0.80", rl.CONWEAVE, 1)].spec["transport"]
+    assert (cw["cc"], cw["lb"], cw["loss_recovery"]) == ("dcqcn", "conweave", "go_back_n")
+    assert cw["conweave"] == {"reply_deadline_extra": "80ns", "voq_flush_slack": "32us", "voq_wait": "200us",
+                              "tx_inactivity": "10us", "path_pause": "4us"}
     plb = by[("E4", "load 0.50", rl.PLB, 1)].spec
     assert (plb["transport"]["cc"], plb["transport"]["lb"]) == ("dctcp", "plb")
     # Spec §3.8 [A]: PLB runs the rate-based DCTCP (g = 1/256, +1 Gb/s per batch), with
@@ -153,19 +158,22 @@ def _e5_grid(avg_ms: dict[str, float]) -> "rl.Grid":
     return rl.Grid(rl.EXPERIMENTS["E5"], results)
 
 
-def test_b1_judges_conga_with_ecmp_and_letflow():
-    # Spec §7 B1: every one of ECMP, LetFlow, CONGA (and ConWeave) at ≥ 2.5 x LAPS's avg.
-    # LAPS 160 ms; ECMP 564 and LetFlow 553 (Table 1) are 3.5x, CONGA at 540 is 3.375x: holds.
-    paper = {rl.LAPS_P: 160.0, rl.ECMP: 564.0, rl.LETFLOW: 553.0, rl.CONGA: 540.0, rl.PLB: 211.0}
+def test_b1_judges_conga_and_conweave_with_ecmp_and_letflow():
+    # Spec §7 B1: every one of ECMP, LetFlow, CONGA and ConWeave at ≥ 2.5 x LAPS's avg.
+    # LAPS 160 ms; Table 1's ECMP 564 and LetFlow 553 are 3.5x, CONGA's 540 3.375x and
+    # ConWeave's 563 3.52x: holds.
+    paper = {rl.LAPS_P: 160.0, rl.ECMP: 564.0, rl.LETFLOW: 553.0, rl.CONGA: 540.0, rl.CONWEAVE: 563.0,
+             rl.PLB: 211.0}
     c = rl.checks_b1(_e5_grid(paper), rl.LAPS_P, 1.0)
     assert [x.status for x in c] == ["holds", "holds", "holds"]  # 160 in [155, 180]; PLB 211/160 = 1.32
-    assert "CONGA 3.38x" in c[1].ours and "ConWeave: not implemented" in c[1].ours
-    # CONGA at 390 ms = 2.44x alone fails it, whatever ECMP and LetFlow do.
-    c = rl.checks_b1(_e5_grid({**paper, rl.CONGA: 390.0}), rl.LAPS_P, 1.0)
-    assert c[1].status == "fails" and "CONGA 2.44x" in c[1].ours
-    # No CONGA run: not judged rather than judged on the others.
-    no_conga = {k: v for k, v in paper.items() if k != rl.CONGA}
-    assert rl.checks_b1(_e5_grid(no_conga), rl.LAPS_P, 1.0)[1].status == "not run"
+    assert "CONGA 3.38x" in c[1].ours and "ConWeave 3.52x" in c[1].ours
+    # CONGA or ConWeave at 390 ms = 2.44x alone fails it, whatever the others do.
+    for scheme in (rl.CONGA, rl.CONWEAVE):
+        c = rl.checks_b1(_e5_grid({**paper, scheme: 390.0}), rl.LAPS_P, 1.0)
+        assert c[1].status == "fails" and f"{scheme} 2.44x" in c[1].ours
+        # No run of it: not judged rather than judged on the others.
+        missing = {k: v for k, v in paper.items() if k != scheme}
+        assert rl.checks_b1(_e5_grid(missing), rl.LAPS_P, 1.0)[1].status == "not run"
 
 
 def test_b6_counts_conga_among_the_baselines():
@@ -240,25 +248,22 @@ def test_tiny_end_to_end(tmp_path):
     assert "B6" in {r[0] for r in rows}
     for r in rows:
         assert r[-1].split(":")[0] in ("holds", "fails", "not run"), r
-    # Experiments not selected are "not run", and CONGA / ConWeave are never judged.
+    # Experiments not selected are "not run".
     assert all(r[-1].startswith("not run") for r in rows if r[0] in ("B3", "B4", "B5"))
-    # B1 judges ECMP, LetFlow and CONGA (the paper's Table 1 baselines but ConWeave, which
-    # dcnsim lacks); CONGA is now a scheme, ConWeave still "not implemented".
+    # B1 judges all four of the paper's Table 1 baselines against LAPS.
     b1 = [r for r in rows if r[0] == "B1" and "ECMP, LetFlow, CONGA, ConWeave" in r[2]]
-    assert len(b1) == 2 and all("CONGA" in r[3] and "ConWeave: not implemented" in r[3] for r in b1)
-    assert all("judged on ECMP, LetFlow and CONGA" in r[-1] for r in b1 if r[-1].startswith("fails"))
+    assert len(b1) == 2 and all("CONGA" in r[3] and "ConWeave" in r[3] for r in b1)
     e5 = table.split("## E5")[1].split("## E6")[0]
     e5_rows = {line.split("|")[0].strip(): line for line in e5.splitlines() if "|" in line}
-    assert {"ECMP", "LetFlow", "CONGA", "PLB", "LAPS", "LAPS [A]", "RPS"} <= set(e5_rows)
-    assert "not implemented" not in e5_rows["CONGA"] and "not implemented" in e5_rows["ConWeave"]
+    assert {"ECMP", "LetFlow", "CONGA", "ConWeave", "PLB", "LAPS", "LAPS [A]", "RPS"} <= set(e5_rows)
+    assert "not implemented" not in e5
     assert "## E6" in table
 
     runs = list(csv.DictReader(open(tmp_path / "runs.csv")))
-    # One row per cell: E5 7 schemes x 2 drop rates; E6 AllScatter 4 variants, AllReduce 3
-    # (the same scenarios as E5's loss-free runs, so run once: 18 distinct runs)
-    assert len(runs) == 14 + 7
+    # One row per cell: E5 8 schemes x 2 drop rates; E6 AllScatter 4 variants, AllReduce 3
+    assert len(runs) == 16 + 7
     assert {r["scheme"] for r in runs if r["experiment"] == "E5"} == {
-        rl.LAPS_P, rl.LAPS_A, rl.ECMP, rl.LETFLOW, rl.CONGA, rl.PLB, rl.RPS}
+        rl.LAPS_P, rl.LAPS_A, rl.ECMP, rl.LETFLOW, rl.CONGA, rl.CONWEAVE, rl.PLB, rl.RPS}
     assert all(r["error"] == "" and r["finished"] == r["flows"] == "63" for r in runs)
     # Physics: no scheme empties 63 x 1 MB through the receiver's 200 Gb/s link faster than
     # the link allows: last finish − first start ≥ 63 x 1 MB x 8 / 200 Gb/s = 2.52 ms.
@@ -279,7 +284,7 @@ def test_tiny_end_to_end(tmp_path):
     # A second invocation takes every run from the cache and writes the same table.
     err = io.StringIO()
     _, again = rl.reproduce_laps(quick=True, only="E5,E6", jobs=1, out=str(tmp_path), stream=err, llm_bytes=LLM)
-    assert "18 cached, 0 to run" in err.getvalue()
+    assert "20 cached, 0 to run" in err.getvalue()
     assert again == table
 
 

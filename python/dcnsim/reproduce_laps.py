@@ -18,11 +18,11 @@ conflicts between the paper and its artefact. This harness runs
 
 Schemes (spec §3): LAPS in the paper's variant (the default, as the issue asks wherever
 paper and artefact conflict) and in the artefact's ("LAPS [A]"), ECMP, LetFlow and CONGA
-over DCQCN, PLB over DCTCP, all four with go-back-N, and RPS in E5/E6. ECMP, LetFlow and
-PLB route over the LAPS candidate paths hop by hop (``lb_paths = "candidates"``, spec
-§3.1), CONGA picks one of the same candidate paths per flowlet at the source (spec §3.4).
-ConWeave is not implemented in dcnsim: the tables list it as such and no check pretends
-otherwise.
+and ConWeave over DCQCN, PLB over DCTCP, all five with go-back-N, and RPS in E5/E6. ECMP,
+LetFlow and PLB route over the LAPS candidate paths hop by hop (``lb_paths =
+"candidates"``, spec §3.1), CONGA picks one of the same candidate paths per flowlet at the
+source (spec §3.4), ConWeave moves a flow to another of them when an RTT reply is late and
+reorders at the destination (spec §3.5).
 
 Every (experiment, point, scheme, seed) is one run of a scenario in ``experiments/laps/``
 with ``--set`` style overrides; the pool, the cache and Ctrl-C handling are shared with
@@ -137,8 +137,7 @@ PLB_W = "PLB [window DCTCP]"
 RPS = "RPS"
 CONGA = "CONGA"
 CONWEAVE = "ConWeave"
-NOT_IMPLEMENTED = (CONWEAVE,)
-BASELINES = (ECMP, LETFLOW, CONGA, PLB)
+BASELINES = (ECMP, LETFLOW, CONGA, CONWEAVE, PLB)
 LAPS_VARIANTS = (LAPS_P, LAPS_A)
 
 # The paper's LAPS (spec §8.1-§8.5): Eq. 1 on raw latencies (in µs: in ns, beta = 1 is a
@@ -150,6 +149,11 @@ PAPER_LAPS = '{ latency_scale = "raw_us", gate = "paper", probe = "paper", windo
 # so that a change of default cannot move these numbers unnoticed).
 CONGA_PARAMS = ('{ flowlet_timeout = "10us", dre_period = "200us", dre_decay = 0.2, metric_bits = 3, '
                 'table_aging = "10ms" }')
+# ConWeave with the artefact's parameters (spec §3.5), spelled out likewise: reply deadline
+# the path's unloaded RTT + 80 ns, reorder queue released 32 µs after its TAIL was due (or
+# after 200 µs when that is unknown), 10 µs inactivity expiry, 4 µs NOTIFY pause.
+CONWEAVE_PARAMS = ('{ reply_deadline_extra = "80ns", voq_flush_slack = "32us", voq_wait = "200us", '
+                   'tx_inactivity = "10us", path_pause = "4us" }')
 # PLB's DCTCP (spec §3.8 [A]): the rate-based variant of the HPCC/ConWeave NIC code, g = 1/256,
 # +1 Gb/s per batch, the NIC's 100 Mb/s minimum rate and the unified one-BDP in-flight window
 # that the same NIC configuration applies to every rate-based algorithm (spec §3.7).
@@ -164,6 +168,8 @@ SCHEMES: dict[str, tuple[str, ...]] = {
     LETFLOW: ("transport.cc=dcqcn", "transport.lb=letflow", CANDIDATES, "transport.loss_recovery=go_back_n"),
     CONGA: ("transport.cc=dcqcn", "transport.lb=conga", f"transport.conga={CONGA_PARAMS}",
             "transport.loss_recovery=go_back_n"),
+    CONWEAVE: ("transport.cc=dcqcn", "transport.lb=conweave", f"transport.conweave={CONWEAVE_PARAMS}",
+               "transport.loss_recovery=go_back_n"),
     PLB: ("transport.cc=dctcp", "transport.lb=plb", CANDIDATES, "transport.loss_recovery=go_back_n",
           "transport.dctcp.variant=rate", f"transport.dctcp.rate={DCTCP_RATE}"),
     # The pairing before 22 Nov 2026: dcnsim's window DCTCP (g = 1/256), which spec §3.8 [I]
@@ -180,8 +186,8 @@ def beta_variant(beta: float) -> tuple[str, tuple[str, ...]]:
     return f"{LAPS_A} β={beta:g}", ("transport.cc=laps", "transport.lb=laps", f"transport.laps={{ beta = {beta} }}")
 
 
-A2A_SCHEMES = (LAPS_P, LAPS_A, ECMP, LETFLOW, CONGA, PLB)
-E5_SCHEMES = (LAPS_P, LAPS_A, ECMP, LETFLOW, CONGA, PLB, RPS)
+A2A_SCHEMES = (LAPS_P, LAPS_A, ECMP, LETFLOW, CONGA, CONWEAVE, PLB)
+E5_SCHEMES = (LAPS_P, LAPS_A, ECMP, LETFLOW, CONGA, CONWEAVE, PLB, RPS)
 BETAS = (2.0, 5.0, 10.0, 30.0)
 QUICK_BETAS = (5.0,)
 
@@ -569,11 +575,11 @@ def checks_b1(g: Optional[Grid], laps: str, scale: float) -> list[Check]:
     ideal = ideal_incast_ms(63, round(LLM_BYTES * scale))
     out = [Check("B1", names[0], f"avg {_f(la, '.2f')}, P99 {_f(lp, '.2f')} ms (ideal {ideal:.2f})",
                  f"paper {162 * scale:.4g} / {175 * scale:.4g} ms", _status(ok))]
-    ratios = {b: g.med(p, b, _avg) / la if _finite(la) and la > 0 else math.nan for b in (ECMP, LETFLOW, CONGA)}
+    ratios = {b: g.med(p, b, _avg) / la if _finite(la) and la > 0 else math.nan
+              for b in (ECMP, LETFLOW, CONGA, CONWEAVE)}
     ok = None if not all(_finite(x) for x in ratios.values()) else all(x >= 2.5 for x in ratios.values())
-    out.append(Check("B1", names[1], ", ".join(f"{b} {_f(x, '.2f')}x" for b, x in ratios.items())
-                     + "; ConWeave: not implemented", "≥ 2.5x (paper 3.3-3.5x)", _status(ok),
-                     "ConWeave is not implemented in dcnsim; judged on ECMP, LetFlow and CONGA"))
+    out.append(Check("B1", names[1], ", ".join(f"{b} {_f(x, '.2f')}x" for b, x in ratios.items()),
+                     "≥ 2.5x (paper 3.3-3.5x)", _status(ok)))
     r = g.med(p, PLB, _avg) / la if _finite(la) and la > 0 else math.nan
     out.append(Check("B1", names[2], f"{_f(r, '.2f')}x", "1.1-1.8x (paper 1.30x)",
                      _status(None if not _finite(r) else 1.1 <= r <= 1.8)))
@@ -714,7 +720,7 @@ def checks_b6(grids: dict[str, Grid]) -> list[Check]:
         not_plb = [f"{w}: {b}" for w, b in best if b != PLB]
         out.append(Check("B6", "PLB the best baseline (avg FCT) in E1 (every load) and E5",
                          "everywhere" if not not_plb else "not at " + ", ".join(not_plb),
-                         "PLB best of ECMP, LetFlow, CONGA, PLB (ConWeave not implemented)",
+                         "PLB best of ECMP, LetFlow, CONGA, ConWeave, PLB",
                          _status(not not_plb)))
     else:
         out.append(Check("B6", "PLB the best baseline in E1 and E5", "-", "PLB best", "not run", "E1, E5 not selected"))
@@ -801,23 +807,23 @@ def headlines(grids: dict[str, Grid]) -> list[Headline]:
     out = []
     g = grids.get("E1")
     for s in (ECMP, LETFLOW, PLB, CONWEAVE, CONGA):  # the paper's order (§4.2)
-        ours = "not implemented" if s in NOT_IMPLEMENTED else "n/a"
-        if g is not None and s not in NOT_IMPLEMENTED and 0.8 in g.loads():
+        ours = "n/a"
+        if g is not None and 0.8 in g.loads():
             p = g.point_of_load(0.8)
             vals = [g.med(p, s, _avg) / g.med(p, lv, _avg) for lv in LAPS_VARIANTS]
             ours = " / ".join(f"{_f(v, '.2f')}x" for v in vals) + " (LAPS / LAPS [A])"
         out.append(Headline("E1", f"Rail DM 0.8: {s} avg FCT / LAPS", f"{PAPER_E1_RATIO[s]}x", ours))
     for s, paper in PAPER_E1_GROWTH.items():
-        ours = "not implemented" if s in NOT_IMPLEMENTED else "n/a"
-        if g is not None and s not in NOT_IMPLEMENTED:
+        ours = "n/a"
+        if g is not None:
             ours = f"{_f(growth(g.by_load(s, _avg)), '+.2f')} ms"
             if s == LAPS_P:
                 ours += f" ([A] {_f(growth(g.by_load(LAPS_A, _avg)), '+.2f')} ms)"
         out.append(Headline("E1", f"Rail DM: {s} avg FCT growth 0.5 -> 1.0", f"+{paper} ms", ours))
     g = grids.get("E2")
     for s, paper in PAPER_E2_P99.items():
-        ours = "not implemented" if s in NOT_IMPLEMENTED else "n/a"
-        if g is not None and s not in NOT_IMPLEMENTED and 0.8 in g.loads():
+        ours = "n/a"
+        if g is not None and 0.8 in g.loads():
             ours = f"{_f(g.med(g.point_of_load(0.8), s, _p99), '.3f')} ms"
             if s == LAPS_P:
                 ours += f" ([A] {_f(g.med(g.point_of_load(0.8), LAPS_A, _p99), '.3f')} ms)"
@@ -825,8 +831,8 @@ def headlines(grids: dict[str, Grid]) -> list[Headline]:
     g = grids.get("E5")
     scale = g.results[0].cell_size / LLM_BYTES if g is not None and g.results else 1.0
     for s, ((a0, p0), (a1, p1)) in PAPER_E5.items():
-        ours = "not implemented" if s in NOT_IMPLEMENTED else "n/a"
-        if g is not None and s not in NOT_IMPLEMENTED:
+        ours = "n/a"
+        if g is not None:
             v = [g.med(_e5_point(x), s, m) / scale for x in (0.0, LOSS) for m in (_avg, _p99)]
             ours = " / ".join(_f(x, ".0f") for x in v)
             if s == LAPS_P:
@@ -878,7 +884,7 @@ def a2a_block(g: Grid) -> list[str]:
                                               else ""))
         row.append(_f(g.med(p, LAPS_P, lambda r: float(r.finished()[1])), ".0f"))
         rows.append(row)
-    return lines + pad_rows(rows) + [", ".join(NOT_IMPLEMENTED) + ": not implemented in dcnsim"]
+    return lines + pad_rows(rows)
 
 
 def e5_block(g: Grid, scale: float) -> list[str]:
@@ -902,8 +908,6 @@ def e5_block(g: Grid, scale: float) -> list[str]:
                      _f(g.med(p1, s, lambda r: r.stat("drops")), ".0f"),
                      _f(g.med(p0, s, lambda r: r.stat("pfc_pause_frames")), ".0f"),
                      _f(g.med(p0, s, lambda r: r.stat("laps_rate_decreases")), ".0f")])
-    for s in NOT_IMPLEMENTED:
-        rows.append([s, "not implemented"])
     lines += pad_rows(rows)
     if E5_POINT_A in g.points:
         lines += ["", f"the artefact's loss model (spec §8.12): {LOSS_A:g} at every link, host links and ACKs included; "
@@ -1054,7 +1058,7 @@ def write_plots(out: Path, grids: dict[str, Grid]) -> list[Path]:
             ax.set_xticks(range(len(schemes)))
             ax.set_xticklabels(schemes, fontsize=8)
             ax.set_ylabel("FCT [ms]")
-            ax.set_title("E5 (Table 1): AllReduce 63 -> 1; ConWeave not implemented", fontsize=9)
+            ax.set_title("E5 (Table 1): AllReduce 63 -> 1", fontsize=9)
             ax.legend(fontsize=7)
     g = grids.get("E6")
     if g is not None:
@@ -1096,11 +1100,13 @@ def _header(outcome: Outcome[Cell, RunResult, Grid]) -> list[str]:
         "1048 B packets (1000 B payload), PFC on, 4 MB per port, ACKs at strict priority, RED 400/1600 KB/0.8.",
         "Schemes: LAPS = the paper's variant (softmax on raw µs latencies, one 2T gate, paper probing, no window; the "
         "default wherever paper and artefact conflict), LAPS [A] = the artefact's (latency / T, two timers, "
-        "artefact probing, W = 2T x line rate); ECMP, LetFlow, CONGA = DCQCN (unified window: the largest one-way "
+        "artefact probing, W = 2T x line rate); ECMP, LetFlow, CONGA, ConWeave = DCQCN (unified window: the largest one-way "
         "BDP of any path, spec §3.7) + go-back-N; PLB = rate-based DCTCP (spec §3.8, the same window) + go-back-N "
         "(re-path after 3 congested rounds with nothing in flight, or 12 in any case; none after an RTO; spec §3.6); RPS = LAPS with beta = 0. ECMP, LetFlow and PLB route over the LAPS candidate paths, chosen "
         "hop by hop (lb_paths = \"candidates\", spec §3.1); CONGA takes the least congested candidate path per "
-        "flowlet (10 µs gap; DRE 200 µs, decay 0.2, 3 bits; spec §3.4). ConWeave: not implemented in dcnsim.",
+        "flowlet (10 µs gap; DRE 200 µs, decay 0.2, 3 bits; spec §3.4); ConWeave moves a flow to another candidate "
+        "path when an RTT reply misses the path's unloaded RTT + 80 ns, the destination holding the new path's "
+        "packets until the old path's TAIL (32 µs slack, 200 µs default wait; spec §3.5).",
         f"Reductions ({'quick' if quick else 'full'}): All2all loads "
         f"{', '.join(f'{x:g}' for x in (QUICK_LOADS if quick else LOADS))} (paper 0.50-1.00 in 11 steps); arrival "
         f"windows {windows} (paper 10 ms); full flow-size CDFs; LLM flows of {scale * 64:g} MB"
