@@ -475,6 +475,20 @@ class RunResult:
         done, n = self.finished()
         return not self.error and done < n and bool(self.record.get("capped"))
 
+    def repaths_per_flow(self) -> float:
+        """Path changes per flow of a flow-level balancer: LetFlow's and CONGA's flowlets
+        after each flow's first, ConWeave's reroutes, PLB's re-paths; NaN for the others."""
+        n = self.finished()[1]
+        if not n:
+            return math.nan
+        if self.cell.scheme in (LETFLOW, CONGA):
+            return (self.stat(f"{self.cell.scheme.lower()}_flowlets") - n) / n
+        if self.cell.scheme == CONWEAVE:
+            return self.stat("conweave_reroutes") / n
+        if self.cell.scheme in (PLB, PLB_W):
+            return (self.stat("plb_idle_repaths") + self.stat("plb_forced_repaths")) / n
+        return math.nan
+
     def reordered_ratio(self) -> float:
         d = self.stat("data_packets")
         return self.stat("reordered_packets") / d if d and d > 0 else math.nan
@@ -894,7 +908,8 @@ def e5_block(g: Grid, scale: float) -> list[str]:
     wire = ideal_incast_ms(63, round(LLM_BYTES * scale), wire=True)
     lines.append(f"makespan = last finish − first start, drop 0; efficiency = {wire:.2f} ms on the wire / makespan")
     rows = [["scheme", "avg drop 0", "P99 drop 0", "avg drop 1e-6", "P99 drop 1e-6", "makespan", "efficiency",
-             "retx drop 0", "retx drop 1e-6", "RTO timeouts drop 0", "drops", "PFC pauses", "rate cuts"]]
+             "retx drop 0", "retx drop 1e-6", "RTO timeouts drop 0", "drops", "PFC pauses", "rate cuts",
+             "re-paths per flow"]]
     for s in list(dict.fromkeys([*E5_SCHEMES, *g.schemes])):
         if s not in g.schemes:
             continue
@@ -907,7 +922,8 @@ def e5_block(g: Grid, scale: float) -> list[str]:
                      _f(g.med(p0, s, lambda r: r.stat("timeouts")), ".0f"),
                      _f(g.med(p1, s, lambda r: r.stat("drops")), ".0f"),
                      _f(g.med(p0, s, lambda r: r.stat("pfc_pause_frames")), ".0f"),
-                     _f(g.med(p0, s, lambda r: r.stat("laps_rate_decreases")), ".0f")])
+                     _f(g.med(p0, s, lambda r: r.stat("laps_rate_decreases")), ".0f"),
+                     _f(g.med(p0, s, lambda r: r.repaths_per_flow()), ".2f")])
     lines += pad_rows(rows)
     if E5_POINT_A in g.points:
         lines += ["", f"the artefact's loss model (spec §8.12): {LOSS_A:g} at every link, host links and ACKs included; "
@@ -980,8 +996,8 @@ def run_notes(g: Grid) -> list[str]:
     for r in [r for r in ok if r.stalled()][:5]:
         done, n = r.finished()
         notes.append(f"STALLED (events ran out, {n - done} of {n} flows unfinished; PFC pauses "
-                     f"{r.stat('pfc_pause_frames'):.0f}, resumes {r.stat('pfc_resume_frames'):.0f}): "
-                     f"{r.cell.progress_label().strip()}")
+                     f"{r.stat('pfc_pause_frames'):.0f}, resumes {r.stat('pfc_resume_frames'):.0f}, ports in a "
+                     f"PFC deadlock {_f(r.stat('pfc_deadlocked_ports'), '.0f')}): {r.cell.progress_label().strip()}")
     for r in [r for r in ok if r.capped()][:5]:
         done, n = r.finished()
         notes.append(f"unfinished at the {CAP_US / 1e6:.0f} s cap ({n - done} of {n} flows): "
@@ -1011,7 +1027,8 @@ def experiment_block(g: Grid, grids: dict[str, Grid], quick: bool, scale: float)
 RUNS_COLUMNS = ("experiment", "point", "scheme", "seed", "key", "flows", "finished", "avg_fct_ms", "p99_fct_ms",
                 "drops", "retransmits", "pfc_pause_frames", "pfc_resume_frames", "reordered_ratio",
                 "ooo_buffer_mean_kb", "ooo_buffer_above_30kb", "laps_rate_decreases", "laps_probes",
-                "laps_path_timeouts", "stalled", "complete", "sim_time_us", "wall_seconds", "error")
+                "laps_path_timeouts", "repaths_per_flow", "pfc_deadlocked_ports", "stalled", "complete", "sim_time_us",
+                "wall_seconds", "error")
 
 
 def run_row(r: RunResult) -> list[Any]:
@@ -1022,7 +1039,7 @@ def run_row(r: RunResult) -> list[Any]:
             _f(r.reordered_ratio(), ".6f"), _f(r.stat("ooo_buffer_mean_kb"), ".4f"),
             _f(r.stat("ooo_buffer_above_30kb"), ".4f"),
             *(_f(r.stat(k), ".0f") for k in ("laps_rate_decreases", "laps_probes", "laps_path_timeouts")),
-            r.stalled(), r.record.get("complete", False), r.record.get("sim_time_us", ""),
+            _f(r.repaths_per_flow(), ".3f"), _f(r.stat("pfc_deadlocked_ports"), ".0f"), r.stalled(), r.record.get("complete", False), r.record.get("sim_time_us", ""),
             f"{r.record.get('wall_seconds', 0):.2f}", r.record.get("error", "")]
 
 

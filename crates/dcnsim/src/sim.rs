@@ -1828,6 +1828,36 @@ impl Simulation {
         cw.on_control(pkt.flow, first, pkt.entropy, pkt.ext, now);
     }
 
+    /// PFC: ports with a paused class whose pause can never lift, in or behind a cycle of
+    /// pauses (`net::pfc::stuck_nodes`), judged from the packets queued now. At the end of
+    /// a run with unfinished flows, a count above 0 says a PFC deadlock stopped them.
+    pub fn pfc_deadlocked_ports(&self) -> u64 {
+        let Some(pfc) = self.pfc.as_ref() else { return 0 };
+        let classes = pfc.classes();
+        let n = self.ports.len() * classes;
+        // One more node stands for every queue that is free to send.
+        let free = n as u32;
+        let mut edges = Vec::new();
+        for (q, port) in self.ports.iter().enumerate() {
+            let drr = port.drr.iter().flat_map(|d| d.queues.iter().flat_map(|x| x.iter().copied()));
+            let prio = port.prio.iter().flat_map(|p| p.handles());
+            for h in port.queue.iter().chain(&port.ctrl).copied().chain(drr).chain(prio) {
+                let Some(a) = pfc.held_ingress(h) else { continue };
+                let class = pfc.class_of(self.arena.get(h));
+                if !pfc.is_paused(a, class) {
+                    continue;
+                }
+                let to = if pfc.is_paused(q as u32, class) { (q * classes + class) as u32 } else { free };
+                edges.push(((a as usize * classes + class) as u32, to));
+            }
+        }
+        if edges.is_empty() {
+            return 0;
+        }
+        let stuck = pfc::stuck_nodes(n + 1, &edges);
+        stuck[..n].chunks(classes).filter(|port| port.iter().any(|&s| s)).count() as u64
+    }
+
     /// ConWeave's counters, when some flow runs it.
     fn conweave_stats(&self) -> Vec<(&'static str, f64)> {
         let Some(cw) = self.conweave.as_ref() else { return Vec::new() };
@@ -1854,6 +1884,20 @@ impl Simulation {
             ("plb_idle_repaths", plb.iter().map(|p| p.idle_repaths as f64).sum()),
             ("plb_forced_repaths", plb.iter().map(|p| p.forced_repaths as f64).sum()),
         ]
+    }
+
+    /// Flowlets LetFlow's and CONGA's flows started (each one a fresh path decision; a
+    /// flow's first counts), summed per balancer; only for those some flow runs.
+    fn flowlet_stats(&self) -> Vec<(&'static str, f64)> {
+        let sum = |lb: LbName| -> Option<f64> {
+            let mut flows = self.flows.iter().filter(|f| f.lb == lb).peekable();
+            flows.peek()?;
+            Some(flows.map(|f| f.flowlets.flowlets as f64).sum())
+        };
+        [("letflow_flowlets", LbName::Letflow), ("conga_flowlets", LbName::Conga)]
+            .into_iter()
+            .filter_map(|(name, lb)| sum(lb).map(|v| (name, v)))
+            .collect()
     }
 
     fn laps_stats(&self, t: &PathTable) -> Vec<(&'static str, f64)> {
@@ -2098,6 +2142,7 @@ impl Simulation {
         .chain(self.trace.iter().flat_map(|t| [("trace_events", t.len() as f64), ("trace_events_lost", t.lost as f64)]))
         .chain(self.laps.iter().flat_map(|t| self.laps_stats(t)))
         .chain(self.plb_stats())
+        .chain(self.flowlet_stats())
         .chain(self.conweave_stats())
         .chain(
             self.faults.iter().flat_map(|_| [("fault_drops", c.fault_drops as f64), ("reroutes", c.reroutes as f64)]),
@@ -2107,6 +2152,7 @@ impl Simulation {
                 ("pfc_pause_frames", f.total_pause_frames() as f64),
                 ("pfc_resume_frames", f.total_resume_frames() as f64),
                 ("pfc_headroom_overflow_bytes", f.headroom_overflows as f64),
+                ("pfc_deadlocked_ports", self.pfc_deadlocked_ports() as f64),
             ]
         }))
         .collect()

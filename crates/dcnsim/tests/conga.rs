@@ -12,7 +12,7 @@ use common::*;
 /// of it, above 7/8), its uplink to the NVLink switch at 0. Then 200 one-packet CONGA flows
 /// from GPU (0, 2) to GPU (1, 2), 20 µs apart (each a flowlet), all avoid the direct path
 /// over rail 2 and spread over the 7 relayed ones; RPS over the same candidate paths
-/// sends about 1/8 of them over rail 2.
+/// sends about 1/8 of them over rail 2. The flowlet counter counts each probe once.
 #[test]
 fn new_flowlets_avoid_a_congested_uplink() {
     let probes: String = (0..200).map(|i| format!("2,10,1000,{}us\n", 2000 + 20 * i)).collect();
@@ -57,6 +57,9 @@ fn new_flowlets_avoid_a_congested_uplink() {
     let direct = tx(&s, RAIL_SWITCH + 2, edge(1, 2));
     let relayed: u64 = (0..8).filter(|&r| r != 2).map(|r| tx(&s, RAIL_SWITCH + r, edge(1, r))).sum();
     assert_eq!((direct, relayed), (0, 200));
+    // Each one-packet flow is one flowlet; the ECMP background is not CONGA's.
+    let flowlets = s.stats().into_iter().find(|(k, _)| *k == "conga_flowlets").map(|(_, v)| v);
+    assert_eq!(flowlets, Some(200.0));
 
     let s = run("rps");
     let direct = tx(&s, RAIL_SWITCH + 2, edge(1, 2));

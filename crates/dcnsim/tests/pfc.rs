@@ -312,3 +312,52 @@ fn pause_and_resume_arrive_in_the_order_sent() {
     let alone_drain = line.serialization(wire_per_flow);
     assert!(alone >= alone_drain && alone <= alone_drain + slack + Time(alone_drain.0 / 100), "{alone}");
 }
+
+/// The classic PFC deadlock: five switches in a ring, two hosts on each, every host
+/// sending 2 MB at line rate (no congestion control) to the host two switches on. The
+/// shortest path is unique (two hops clockwise against three), so every flow crosses one
+/// switch in transit and the ring's five clockwise links form a cycle of buffer
+/// dependencies: each switch's clockwise egress carries its own hosts' traffic and the
+/// previous switch's, fills, and pauses the previous switch's clockwise egress. Once all
+/// five are paused with their queues full of packets counted against the link behind
+/// them, nothing moves again. So the deadlock counter names at least those five ports
+/// (and at most them and the ten host NICs paused behind them), and flows stay unfinished.
+/// The same ring with every host sending to the next switch (one hop, nothing in
+/// transit) has no cycle: every flow finishes and the counter stays at 0.
+#[test]
+fn a_ring_of_transit_traffic_deadlocks_and_is_counted() {
+    let mut ring = String::from("a,b,rate,latency\n");
+    for i in 0..5 {
+        ring += &format!("h{},s{i},100Gbps,1us\nh{},s{i},100Gbps,1us\n", 2 * i, 2 * i + 1);
+    }
+    for i in 0..5 {
+        ring += &format!("s{i},s{},100Gbps,1us\n", (i + 1) % 5);
+    }
+    let toml = r#"
+        duration = "5ms"
+        [topology]
+        kind = "file"
+        file = "ring.csv"
+        hosts = 10
+        mtu = "1048B"
+        [switch]
+        buffer = "200KB"
+        pfc = { lossless = ["data"] }
+        [transport]
+        cc = "none"
+        [[workload]]
+        kind = "flows"
+        file = "flows.csv"
+    "#;
+    let run = |hops: u32| {
+        let flows: String = (0..10).map(|h| format!("{h},{},2MB,0\n", (h + 2 * hops) % 10)).collect();
+        let mut s =
+            sim_with_files(toml, &[("ring.csv", &ring), ("flows.csv", &format!("src,dst,size,start\n{flows}"))]);
+        s.run();
+        (s.flows_finished(), s.pfc_deadlocked_ports())
+    };
+    let (finished, deadlocked) = run(2);
+    eprintln!("two hops: {finished} of 10 flows finished, {deadlocked} deadlocked ports");
+    assert!(finished < 10 && (5..=15).contains(&deadlocked), "finished {finished}, deadlocked {deadlocked}");
+    assert_eq!(run(1), (10, 0));
+}

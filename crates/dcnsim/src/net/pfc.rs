@@ -337,11 +337,67 @@ impl Pfc {
     pub fn total_resume_frames(&self) -> u64 {
         self.stats.iter().map(|s| s.resume_frames).sum()
     }
+
+    /// The ingress port packet `h`'s bytes are counted against, if any.
+    pub fn held_ingress(&self, h: u32) -> Option<u32> {
+        self.held.get(h as usize).copied().filter(|&i| i != NOT_HELD)
+    }
+
+    /// Classes per port (`node` = port × classes + class in `stuck_in_cycles`).
+    pub fn classes(&self) -> usize {
+        self.classes
+    }
+}
+
+/// PFC deadlock: of `n` nodes, those stuck for good. A node is a paused (port, class);
+/// an edge (a, b) says bytes counted against a's link wait in b's queue. A node with no
+/// edge can move (it sends, or it holds nothing and its RESUME is due), and so can any
+/// node with some bytes in a queue that can move, as they may bring its count down to
+/// `xon`. Whatever is left has every byte that holds its pause behind nodes that are left
+/// too: a cycle of pauses, or nodes waiting only on one, that no traffic can undo (only a
+/// pause watchdog, which PFC here does not have, would break it). A conservative count:
+/// a node whose bytes are partly free is not counted, though they might not suffice.
+pub fn stuck_nodes(n: usize, edges: &[(u32, u32)]) -> Vec<bool> {
+    let mut has_out = vec![false; n];
+    let mut preds: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for &(a, b) in edges {
+        has_out[a as usize] = true;
+        preds[b as usize].push(a);
+    }
+    let mut stuck = has_out.clone();
+    let mut free: Vec<u32> = (0..n as u32).filter(|&v| !has_out[v as usize]).collect();
+    while let Some(v) = free.pop() {
+        for &a in &preds[v as usize] {
+            if stuck[a as usize] {
+                stuck[a as usize] = false;
+                free.push(a);
+            }
+        }
+    }
+    stuck
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A ring of four pauses is stuck, and so is a node whose bytes all wait on the ring;
+    /// a chain that ends in a node that can send is not, nor is a node with some bytes in
+    /// a queue that can move.
+    #[test]
+    fn stuck_nodes_are_cycles_and_what_waits_only_on_them() {
+        let ring = [(0, 1), (1, 2), (2, 3), (3, 0)];
+        assert_eq!(stuck_nodes(4, &ring), vec![true; 4]);
+        let mut with_tail = ring.to_vec();
+        with_tail.push((4, 0));
+        assert_eq!(stuck_nodes(5, &with_tail), vec![true; 5]);
+        assert_eq!(stuck_nodes(3, &[(0, 1), (1, 2)]), vec![false; 3]);
+        // 5 has bytes behind the ring and behind 6, which can send.
+        let mut fork = ring.to_vec();
+        fork.extend([(5, 6), (5, 1)]);
+        assert_eq!(stuck_nodes(7, &fork), vec![true, true, true, true, false, false, false]);
+        assert_eq!(stuck_nodes(2, &[(1, 1)]), vec![false, true], "a self-loop");
+    }
 
     fn one_link(xoff: u64, xon: u64, headroom: u64) -> Pfc {
         Pfc::new(1 << DATA, 0, vec![Some(PfcThresholds { xoff, xon, headroom })])
