@@ -230,6 +230,17 @@ def test_every_scenario_builds_in_the_core(tmp_path):
 # ---------------------------------------------------------------------------------------
 # End to end
 
+def test_ooo_cdf_pools_the_histograms_of_the_seeds():
+    # Samples by KB held: seed 1 saw 0 KB twice and 1 KB once, seed 2 0 KB once and 2 KB
+    # once: 5 samples, P(<= 0 KB) = 3/5, P(<= 1) = 4/5, P(<= 2) = 1. A run without a
+    # histogram (a baseline) adds nothing.
+    def run(hist):
+        cell = rl.Cell("E6", rl.Run("AllReduce", rl.LAPS_P, ()), 1, {})
+        return rl.RunResult(cell, {"flows": {}, "extra": {"ooo_histogram_kb": hist} if hist is not None else {}})
+    assert rl.ooo_cdf([run([2, 1]), run([1, 0, 1]), run(None)]) == ([0.0, 1.0, 2.0], [0.6, 0.8, 1.0])
+    assert rl.ooo_cdf([run(None)]) == ([], [])
+
+
 LLM = 1_000_000  # 1 MB flows: 63 MB through the receiver, a few seconds for every run
 
 
@@ -281,6 +292,7 @@ def test_tiny_end_to_end(tmp_path):
         # and no flow beats its own 1 MB at 200 Gb/s (40 µs)
         assert min(f["fct_us"]) >= LLM * 8 / 200e9 * 1e6
     assert (tmp_path / "table1_allreduce.png").is_file() and (tmp_path / "fig9_reordering.png").is_file()
+    assert (tmp_path / "fig9_ooo_cdf.png").is_file()
     # A second invocation takes every run from the cache and writes the same table.
     err = io.StringIO()
     _, again = rl.reproduce_laps(quick=True, only="E5,E6", jobs=1, out=str(tmp_path), stream=err, llm_bytes=LLM)

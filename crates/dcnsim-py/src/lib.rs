@@ -191,6 +191,11 @@ impl Simulation {
         self.sim().flows_finished()
     }
 
+    /// LAPS's reorder-buffer samples by KB held (`Simulation::ooo_histogram_kb`), or None.
+    fn ooo_histogram_kb(&self) -> Option<Vec<u64>> {
+        self.sim().ooo_histogram_kb().map(|h| h.to_vec())
+    }
+
     #[getter]
     fn description(&self) -> String {
         self.sim().description.clone()

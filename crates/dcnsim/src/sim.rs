@@ -191,6 +191,13 @@ impl Simulation {
         self.arena.allocated_total()
     }
 
+    /// LAPS's receiver reorder buffers, sampled at every data arrival: element k counts
+    /// the samples that found k KB (rounded down) held (the LAPS paper's Fig. 9). `None`
+    /// when no flow runs LAPS.
+    pub fn ooo_histogram_kb(&self) -> Option<&[u64]> {
+        self.laps.as_ref().map(|t| t.ooo_kb.as_slice())
+    }
+
     pub fn flows_finished(&self) -> u32 {
         self.finished_flows
     }
