@@ -341,7 +341,7 @@ class Cell:
 _FLOW_COLUMNS = ("src", "dst", "size", "start_us", "finish_us", "fct_us", "ideal_fct_us", "finished", "retransmits",
                  "reordered")
 CAP_US = 2_000_000.0  # a run stops unfinished after 2 s of simulated time (the artefact: 15 s)
-SUMMARY_VERSION = "laps-1"
+SUMMARY_VERSION = "laps-2"  # 2: records keep the reorder-buffer histogram (summarize)
 
 
 def _workload_with_load(spec: dict[str, Any], load: float) -> None:
@@ -477,12 +477,13 @@ class RunResult:
 
     def repaths_per_flow(self) -> float:
         """Path changes per flow of a flow-level balancer: LetFlow's and CONGA's flowlets
-        after each flow's first, ConWeave's reroutes, PLB's re-paths; NaN for the others."""
+        after each flow's first, ConWeave's reroutes, PLB's re-paths; NaN for the others.
+        A flow that never sent (a capped run) has no first flowlet, hence the floor at 0."""
         n = self.finished()[1]
         if not n:
             return math.nan
         if self.cell.scheme in (LETFLOW, CONGA):
-            return (self.stat(f"{self.cell.scheme.lower()}_flowlets") - n) / n
+            return max(0.0, self.stat(f"{self.cell.scheme.lower()}_flowlets") - n) / n
         if self.cell.scheme == CONWEAVE:
             return self.stat("conweave_reroutes") / n
         if self.cell.scheme in (PLB, PLB_W):

@@ -88,6 +88,9 @@ pub mod header {
     pub const CLEAR: u16 = 1 << 11;
     /// Control: the destination saw an ECN mark on the packet's path.
     pub const NOTIFY: u16 = 1 << 12;
+    /// Alternates from one RTT request to the next and is echoed by the reply, so a late
+    /// reply to an earlier request does not answer the current one.
+    pub const REQUEST_ID: u16 = 1 << 13;
 }
 
 /// The sending side of one flow.
@@ -98,6 +101,8 @@ struct Source {
     epoch: u8,
     /// The reply deadline of the RTT request out on `path`, if one is.
     reply_due: Option<Time>,
+    /// The `REQUEST_ID` bit of the latest request.
+    request_id: bool,
     /// No new reroute before this (the last one's CLEAR lifts it).
     reroute_blocked_until: Time,
     last_tx: Option<Time>,
@@ -122,12 +127,23 @@ struct Dest {
 pub enum Arrival {
     /// Hand it to the receiver.
     Deliver,
-    /// Hand it to the receiver, then the held packets (its epoch's TAIL came); answer
-    /// with a CLEAR for `epoch`.
+    /// Hand it to the receiver: it is the TAIL of `epoch`, so CLEAR that epoch and then
+    /// `release` what waited for it.
     DeliverAndRelease { epoch: u8 },
     /// Keep it in the reorder queue; if `release_at` is given, the queue was empty and
     /// a release timer is due then.
     Hold { release_at: Option<Time> },
+}
+
+/// What a release hands back.
+#[derive(Debug, Default)]
+pub struct Released {
+    /// Held packets to deliver now, in arrival order.
+    pub packets: Vec<Packet>,
+    /// Epochs that ended here (a held TAIL, or the timer): CLEAR each.
+    pub cleared: Vec<u8>,
+    /// Packets of still later epochs wait on: their release timer.
+    pub release_at: Option<Time>,
 }
 
 /// ConWeave's state for a run.
@@ -187,6 +203,7 @@ impl Conweave {
             path: initial,
             epoch: 0,
             reply_due: None,
+            request_id: false,
             reroute_blocked_until: Time::ZERO,
             last_tx: None,
         });
@@ -208,7 +225,10 @@ impl Conweave {
                 s.path = next;
                 s.epoch = s.epoch.wrapping_add(1);
                 s.reply_due = None;
-                // Until the CLEAR, or until the destination must have released its queue.
+                // Until the CLEAR; the fallback, should the CLEAR be lost, is the default
+                // wait of the destination's queue plus a round trip. A destination still
+                // holding this epoch then (its timer follows the old path's delay, which
+                // has no bound) keeps each later epoch apart and releases them in order.
                 s.reroute_blocked_until = now + p.voq_wait.0 + self.base_rtt[(first + old) as usize];
                 self.reroutes += 1;
                 return (old, hdr | header::TAIL);
@@ -216,8 +236,9 @@ impl Conweave {
         }
         if s.reply_due.is_none() {
             s.reply_due = Some(now + self.base_rtt[(first + s.path) as usize] + p.reply_deadline_extra.0);
+            s.request_id = !s.request_id;
             self.rtt_requests += 1;
-            hdr |= header::RTT_REQUEST;
+            hdr |= header::RTT_REQUEST | if s.request_id { header::REQUEST_ID } else { 0 };
         }
         (s.path, hdr)
     }
@@ -229,7 +250,13 @@ impl Conweave {
         let epoch = (ext & header::EPOCH) as u8;
         // A late reply changes nothing: the next packet reroutes (ConWeave's timer fires at
         // the deadline; here the next send looks at it).
-        if ext & header::REPLY != 0 && epoch == s.epoch && path == s.path && s.reply_due.is_some_and(|d| now <= d) {
+        let same_request = (ext & header::REQUEST_ID != 0) == s.request_id;
+        if ext & header::REPLY != 0
+            && epoch == s.epoch
+            && path == s.path
+            && same_request
+            && s.reply_due.is_some_and(|d| now <= d)
+        {
             s.reply_due = None;
         }
         if ext & header::CLEAR != 0 && epoch.wrapping_add(1) == s.epoch {
@@ -277,28 +304,63 @@ impl Conweave {
         Arrival::DeliverAndRelease { epoch }
     }
 
-    /// The held packets of flow `f`, to deliver in arrival order after a TAIL, or (with
-    /// `at`) at a release timer that is still current; the destination moves on to the
-    /// newest epoch among them. The second value: the epoch to CLEAR after a timer.
-    pub fn release(&mut self, f: u32, at: Option<Time>) -> (Vec<Packet>, Option<u8>) {
+    /// A trimmed data packet of flow `f` reached the destination: only its header did, but
+    /// a TAIL among them still ends its epoch (the return value; CLEAR it, then `release`).
+    pub fn on_trimmed(&mut self, f: u32, pkt: &Packet) -> Option<u8> {
         let d = &mut self.dst[f as usize];
-        if at.is_some() && (d.release_at != at || d.voq.is_empty()) {
-            return (Vec::new(), None);
+        let epoch = (pkt.ext & header::EPOCH) as u8;
+        if epoch != d.epoch || pkt.ext & header::TAIL == 0 {
+            return None;
         }
-        d.release_at = None;
-        let held = std::mem::take(&mut d.voq);
-        let mut cleared = None;
-        if let Some(last) = held.last() {
-            let newest = (last.ext & header::EPOCH) as u8;
-            if at.is_some() {
-                self.timeout_releases += 1;
-                cleared = Some(newest.wrapping_sub(1));
+        d.epoch = epoch.wrapping_add(1);
+        d.owd = None;
+        self.tail_releases += 1;
+        Some(epoch)
+    }
+
+    /// What flow `f`'s reorder queue lets go at `now`: after a TAIL (`timer` None) the
+    /// packets of the epoch now delivered, or, at a release timer that is still current,
+    /// those of the next epoch, its TAIL taken as lost. A held TAIL ends its epoch in turn,
+    /// so epochs go one after the other, each in arrival order; packets of later epochs
+    /// wait on under a new timer (the default wait: their old path's delay is not known).
+    pub fn release(&mut self, f: u32, now: Time, timer: Option<Time>) -> Released {
+        let d = &mut self.dst[f as usize];
+        let mut out = Released::default();
+        if let Some(at) = timer {
+            if d.release_at != Some(at) || d.voq.is_empty() {
+                return out;
             }
-            d.epoch = newest;
-            // The new epoch's delay is learnt from its next packet.
+            self.timeout_releases += 1;
+            out.cleared.push(d.epoch);
+            d.epoch = d.epoch.wrapping_add(1);
             d.owd = None;
         }
-        (held, cleared)
+        d.release_at = None;
+        while !d.voq.is_empty() {
+            let epoch = d.epoch;
+            let (ready, later): (Vec<Packet>, Vec<Packet>) =
+                d.voq.drain(..).partition(|p| (p.ext & header::EPOCH) as u8 == epoch);
+            d.voq = later;
+            let ended = ready.iter().any(|p| p.ext & header::TAIL != 0);
+            out.packets.extend(ready);
+            if !ended {
+                break;
+            }
+            out.cleared.push(epoch);
+            self.tail_releases += 1;
+            d.epoch = epoch.wrapping_add(1);
+        }
+        if !d.voq.is_empty() {
+            let at = now + self.params.voq_wait.0;
+            d.release_at = Some(at);
+            out.release_at = Some(at);
+        }
+        out
+    }
+
+    /// The first packet flow `f`'s reorder queue holds, if any.
+    pub fn first_held(&self, f: u32) -> Option<Packet> {
+        self.dst[f as usize].voq.first().copied()
     }
 
     /// Whether the destination of flow `f` should NOTIFY the source of an ECN mark now.
@@ -339,6 +401,16 @@ mod tests {
         Packet { psn, ext, sent_at, kind: PacketKind::Data, ..Packet::test_data(0, psn, 1048) }
     }
 
+    fn psns(packets: &[Packet]) -> Vec<u32> {
+        packets.iter().map(|p| p.psn).collect()
+    }
+
+    fn nothing(r: Released) -> bool {
+        r.packets.is_empty() && r.cleared.is_empty() && r.release_at.is_none()
+    }
+
+    const FIRST_REQUEST: u16 = header::RTT_REQUEST | header::REQUEST_ID;
+
     /// One request per round; a reply that misses the deadline (10 µs + 80 ns) moves the
     /// flow: the deciding packet goes last on the old path as its TAIL, the next one opens
     /// epoch 1 on the new path with a request of its own. No second reroute before the
@@ -347,7 +419,7 @@ mod tests {
     fn a_late_reply_reroutes_once_until_the_clear() {
         let mut c = three_paths();
         let send = |c: &mut Conweave, t: Time| c.on_send(0, t, 0, 3, 0, || 0.7);
-        assert_eq!(send(&mut c, us(0)), (0, header::RTT_REQUEST));
+        assert_eq!(send(&mut c, us(0)), (0, FIRST_REQUEST));
         assert_eq!(send(&mut c, us(5)), (0, 0));
         assert_eq!(send(&mut c, Time::from_ns(10_080)), (0, 0), "the deadline itself is in time");
         assert_eq!(send(&mut c, Time::from_ns(10_081)), (0, header::TAIL));
@@ -361,16 +433,18 @@ mod tests {
         assert_eq!((c.reroutes, c.rtt_requests), (2, 2));
     }
 
-    /// A reply in time (of the current epoch, over the current path) lets the next packet
-    /// ask again; a stale one does not count.
+    /// A reply in time (of the current epoch, over the current path, to the current
+    /// request) lets the next packet ask again; any other does not count.
     #[test]
     fn a_reply_in_time_keeps_the_path() {
         let mut c = three_paths();
         c.on_send(0, us(0), 0, 3, 2, || 0.0);
-        c.on_control(0, 0, 1, header::REPLY, us(9));
+        c.on_control(0, 0, 1, header::REPLY | header::REQUEST_ID, us(9));
         assert_eq!(c.on_send(0, us(9), 0, 3, 2, || 0.0), (2, 0), "a reply over another path is stale");
         c.on_control(0, 0, 2, header::REPLY, us(9));
-        assert_eq!(c.on_send(0, us(9), 0, 3, 2, || 0.0), (2, header::RTT_REQUEST));
+        assert_eq!(c.on_send(0, us(9), 0, 3, 2, || 0.0), (2, 0), "a reply to another request is stale");
+        c.on_control(0, 0, 2, header::REPLY | header::REQUEST_ID, us(9));
+        assert_eq!(c.on_send(0, us(9), 0, 3, 2, || 0.0), (2, header::RTT_REQUEST), "the second request");
         assert_eq!(c.on_send(0, us(15), 0, 3, 2, || 0.0), (2, 0));
         assert_eq!(c.reroutes, 0);
     }
@@ -418,25 +492,50 @@ mod tests {
         assert_eq!(c.on_arrive(0, &data(3, 1, us(3)), us(7)), Arrival::Hold { release_at: Some(us(40)) });
         assert_eq!(c.on_arrive(0, &data(4, 1, us(4)), us(8)), Arrival::Hold { release_at: None });
         assert_eq!(c.on_arrive(0, &data(2, header::TAIL, us(2)), us(30)), Arrival::DeliverAndRelease { epoch: 0 });
-        let (held, cleared) = c.release(0, None);
-        assert_eq!((held.iter().map(|p| p.psn).collect::<Vec<_>>(), cleared), (vec![3, 4], None));
+        let r = c.release(0, us(30), None);
+        assert_eq!((psns(&r.packets), r.cleared, r.release_at), (vec![3, 4], vec![], None));
         assert_eq!(c.on_arrive(0, &data(5, 1, us(31)), us(33)), Arrival::Deliver);
-        assert_eq!(c.release(0, Some(us(40))).0.len(), 0, "the timer of a released queue does nothing");
+        assert!(nothing(c.release(0, us(40), Some(us(40)))), "the timer of a released queue");
         assert_eq!((c.held_packets, c.tail_releases, c.timeout_releases, c.max_voq_packets), (2, 1, 0, 2));
+    }
+
+    /// Two reroutes outstanding (the source's fallback ran out before the CLEAR): epochs 1
+    /// and 2 both wait for epoch 0's TAIL, and then come out one epoch after the other,
+    /// epoch 1 ending at its own held TAIL (CLEARed), epoch 2 after it.
+    #[test]
+    fn held_epochs_come_out_in_epoch_order() {
+        let mut c = three_paths();
+        assert!(matches!(c.on_arrive(0, &data(10, 1, us(1)), us(3)), Arrival::Hold { .. }));
+        assert!(matches!(c.on_arrive(0, &data(20, 2, us(2)), us(4)), Arrival::Hold { .. }));
+        assert!(matches!(c.on_arrive(0, &data(11, 1 | header::TAIL, us(1)), us(5)), Arrival::Hold { .. }));
+        assert_eq!(c.on_arrive(0, &data(9, header::TAIL, us(0)), us(6)), Arrival::DeliverAndRelease { epoch: 0 });
+        let r = c.release(0, us(6), None);
+        assert_eq!((psns(&r.packets), r.cleared, r.release_at), (vec![10, 11, 20], vec![1], None));
+        assert_eq!(c.on_arrive(0, &data(21, 2, us(7)), us(9)), Arrival::Deliver);
+        // Epoch 3 held again behind epoch 2: a timer, which takes epoch 2's TAIL as lost.
+        let Arrival::Hold { release_at: Some(at) } = c.on_arrive(0, &data(30, 3, us(8)), us(10)) else { panic!() };
+        let r = c.release(0, at, Some(at));
+        assert_eq!((psns(&r.packets), r.cleared, r.release_at), (vec![30], vec![2], None));
+        assert_eq!(c.tail_releases, 2);
     }
 
     /// A TAIL that does not come: the queue goes at its timer (the default wait when the
     /// old path's delay is unknown), the destination CLEARs epoch 0, moves to epoch 1, and
-    /// the TAIL, if it comes after all, is delivered as it comes.
+    /// the TAIL, if it comes after all, is delivered as it comes. A trimmed TAIL (its
+    /// header) ends its epoch like a whole one.
     #[test]
     fn a_missing_tail_releases_the_queue_at_its_timer() {
         let mut c = three_paths();
         assert_eq!(c.on_arrive(0, &data(3, 1, us(3)), us(7)), Arrival::Hold { release_at: Some(us(207)) });
-        assert_eq!(c.release(0, Some(us(100))).0.len(), 0, "a stale timer");
-        let (held, cleared) = c.release(0, Some(us(207)));
-        assert_eq!((held.len(), cleared), (1, Some(0)));
+        assert!(nothing(c.release(0, us(100), Some(us(100)))), "a stale timer");
+        let r = c.release(0, us(207), Some(us(207)));
+        assert_eq!((psns(&r.packets), r.cleared), (vec![3], vec![0]));
         assert_eq!(c.on_arrive(0, &data(2, header::TAIL, us(2)), us(300)), Arrival::Deliver);
         assert_eq!(c.on_arrive(0, &data(4, 1, us(301)), us(305)), Arrival::Deliver);
         assert_eq!(c.timeout_releases, 1);
+        assert!(matches!(c.on_arrive(0, &data(7, 2, us(310)), us(312)), Arrival::Hold { .. }));
+        assert_eq!(c.on_trimmed(0, &data(6, 2 | header::TAIL, us(309))), None, "not the current epoch's");
+        assert_eq!(c.on_trimmed(0, &data(6, 1 | header::TAIL, us(309))), Some(1));
+        assert_eq!(psns(&c.release(0, us(313), None).packets), vec![7]);
     }
 }

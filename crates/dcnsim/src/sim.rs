@@ -1236,6 +1236,9 @@ impl Simulation {
 
     /// A trimmed header reached its receiver: NACK it (or ACK it, if the PSN arrived anyway).
     fn receive_trimmed(&mut self, pkt: &Packet) {
+        if self.flows[pkt.flow as usize].lb == LbName::Conweave {
+            self.conweave_header(pkt);
+        }
         self.owe_pull(pkt.flow, true);
         let (reply, nack) = self.flows[pkt.flow as usize].on_trimmed(pkt);
         if nack {
@@ -1758,22 +1761,18 @@ impl Simulation {
         use crate::conweave::{header, Arrival};
         let now = self.now();
         let f = pkt.flow;
-        let epoch = pkt.ext & header::EPOCH;
-        if pkt.ext & header::RTT_REQUEST != 0 {
-            self.conweave_send_control(pkt, header::REPLY | epoch);
-        }
+        self.conweave_answer(pkt);
         let cw = self.conweave.as_mut().expect("ConWeave flows have ConWeave state");
         if pkt.has(flags::CE) && cw.notify_due(f, now) {
-            self.conweave_send_control(pkt, header::NOTIFY | epoch);
+            self.conweave_send_control(pkt, header::NOTIFY | (pkt.ext & header::EPOCH));
         }
         let cw = self.conweave.as_mut().expect("checked above");
         match cw.on_arrive(f, pkt, now) {
             Arrival::Deliver => self.accept_data(pkt, h),
             Arrival::DeliverAndRelease { epoch } => {
                 self.accept_data(pkt, h);
-                let (held, _) = self.conweave.as_mut().expect("checked above").release(f, None);
-                self.accept_held(&held);
                 self.conweave_send_control(pkt, header::CLEAR | epoch as u16);
+                self.conweave_release(pkt, None);
             }
             Arrival::Hold { release_at } => {
                 if let Some(at) = release_at {
@@ -1783,25 +1782,56 @@ impl Simulation {
         }
     }
 
-    /// ConWeave: flow `f`'s reorder queue timer; if it is still current, the held packets
-    /// go to the receiver without their TAIL and the source is told (CLEAR).
-    fn conweave_timer(&mut self, f: u32) {
-        let now = self.now();
-        let cw = self.conweave.as_mut().expect("ConWeave timers only with ConWeave state");
-        let (held, cleared) = cw.release(f, Some(now));
-        self.accept_held(&held);
-        if let (Some(epoch), Some(last)) = (cleared, held.last()) {
-            self.conweave_send_control(last, crate::conweave::header::CLEAR | epoch as u16);
+    /// ConWeave's destination answers an RTT request at once, echoing its epoch and id.
+    fn conweave_answer(&mut self, pkt: &Packet) {
+        use crate::conweave::header;
+        if pkt.ext & header::RTT_REQUEST != 0 {
+            self.conweave_send_control(pkt, header::REPLY | (pkt.ext & (header::EPOCH | header::REQUEST_ID)));
         }
     }
 
-    /// Packets a ConWeave reorder queue held, in arrival order. Their slots were freed
-    /// when they arrived, so any telemetry records are gone: they travel on without.
-    fn accept_held(&mut self, held: &[Packet]) {
-        for p in held {
+    /// ConWeave: the header of a trimmed data packet reached the destination. It still
+    /// carries its RTT request, and if it is its epoch's TAIL, that epoch is over.
+    #[cold]
+    #[inline(never)]
+    fn conweave_header(&mut self, pkt: &Packet) {
+        self.conweave_answer(pkt);
+        let cw = self.conweave.as_mut().expect("ConWeave flows have ConWeave state");
+        if let Some(epoch) = cw.on_trimmed(pkt.flow, pkt) {
+            self.conweave_send_control(pkt, crate::conweave::header::CLEAR | epoch as u16);
+            self.conweave_release(pkt, None);
+        }
+    }
+
+    /// ConWeave: what the reorder queue of `via`'s flow lets go now (`timer`: the release
+    /// timer that fired), delivered in order, each epoch that ended CLEARed over `via`'s
+    /// path, and the next timer armed.
+    fn conweave_release(&mut self, via: &Packet, timer: Option<Time>) {
+        let now = self.now();
+        let f = via.flow;
+        let r = self.conweave.as_mut().expect("ConWeave flows have ConWeave state").release(f, now, timer);
+        for p in &r.packets {
+            // The slot was freed on arrival, so any telemetry records are gone.
             let pkt = Packet { flags: p.flags & !flags::INT, ..*p };
             self.accept_data(&pkt, u32::MAX);
         }
+        for epoch in r.cleared {
+            self.conweave_send_control(via, crate::conweave::header::CLEAR | epoch as u16);
+        }
+        if let Some(at) = r.release_at {
+            self.events.schedule(at, Event::VoqRelease(f));
+        }
+    }
+
+    /// ConWeave: flow `f`'s reorder queue timer; if it is still current, the next epoch's
+    /// held packets go to the receiver without the TAIL before them.
+    fn conweave_timer(&mut self, f: u32) {
+        let now = self.now();
+        let Some(first) = self.conweave.as_ref().expect("ConWeave timers only with ConWeave state").first_held(f)
+        else {
+            return;
+        };
+        self.conweave_release(&first, Some(now));
     }
 
     /// ConWeave: a header-sized control message `ext` from the destination of data packet
@@ -1851,10 +1881,10 @@ impl Simulation {
             for h in port.queue.iter().chain(&port.ctrl).copied().chain(drr).chain(prio) {
                 let Some(a) = pfc.held_ingress(h) else { continue };
                 let class = pfc.class_of(self.arena.get(h));
-                if !pfc.is_paused(a, class) {
+                if !pfc.pause_in_force(a, class) {
                     continue;
                 }
-                let to = if pfc.is_paused(q as u32, class) { (q * classes + class) as u32 } else { free };
+                let to = if pfc.pause_in_force(q as u32, class) { (q * classes + class) as u32 } else { free };
                 edges.push(((a as usize * classes + class) as u32, to));
             }
         }

@@ -323,7 +323,9 @@ fn pause_and_resume_arrive_in_the_order_sent() {
 /// them, nothing moves again. So the deadlock counter names at least those five ports
 /// (and at most them and the ten host NICs paused behind them), and flows stay unfinished.
 /// The same ring with every host sending to the next switch (one hop, nothing in
-/// transit) has no cycle: every flow finishes and the counter stays at 0.
+/// transit) has no cycle: every flow finishes. And a pause that is not a deadlock is not
+/// counted: in the 2:1 incast, at the first instant a sender's NIC is held paused, the
+/// counter reads 0 (its bytes wait in a queue that can send).
 #[test]
 fn a_ring_of_transit_traffic_deadlocks_and_is_counted() {
     let mut ring = String::from("a,b,rate,latency\n");
@@ -360,4 +362,17 @@ fn a_ring_of_transit_traffic_deadlocks_and_is_counted() {
     eprintln!("two hops: {finished} of 10 flows finished, {deadlocked} deadlocked ports");
     assert!(finished < 10 && (5..=15).contains(&deadlocked), "finished {finished}, deadlocked {deadlocked}");
     assert_eq!(run(1), (10, 0));
+
+    let mut s = sim_with_files(&incast_toml(true), &incast_files());
+    let pfc_paused = |s: &dcnsim::Simulation| {
+        let pfc = s.pfc.as_ref().unwrap();
+        [1usize, 2].iter().any(|&h| pfc.pause_in_force(s.routing.host_up_port[h], dcnsim::net::pfc::DATA))
+    };
+    let mut t = Time::ZERO;
+    while !pfc_paused(&s) {
+        t = t + Time::from_ns(100);
+        assert!(t < Time::from_ms(1), "no sender paused in the first millisecond");
+        s.run_until(t);
+    }
+    assert_eq!(s.pfc_deadlocked_ports(), 0, "paused at {t}, but not deadlocked");
 }

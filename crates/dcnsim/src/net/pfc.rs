@@ -343,7 +343,13 @@ impl Pfc {
         self.held.get(h as usize).copied().filter(|&i| i != NOT_HELD)
     }
 
-    /// Classes per port (`node` = port × classes + class in `stuck_in_cycles`).
+    /// Whether the switch at the far end of port `p` holds `class` paused with no RESUME
+    /// sent yet (a paused port whose RESUME is on its way is about to move).
+    pub fn pause_in_force(&self, p: u32, class: usize) -> bool {
+        self.paused[p as usize] & self.pause_sent[p as usize] & (1 << class) != 0
+    }
+
+    /// Classes per port (`node` = port × classes + class in `stuck_nodes`).
     pub fn classes(&self) -> usize {
         self.classes
     }
