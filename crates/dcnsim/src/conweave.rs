@@ -9,7 +9,8 @@
 //! releases them behind it, so the receiver sees the flow in order; if the TAIL is late
 //! (lost, or stuck behind a long queue) the queue is released at a deadline. The
 //! destination confirms each TAIL (CLEAR) and, while a reroute is unconfirmed, the source
-//! does not reroute again. Paths the destination saw ECN marks on (NOTIFY) are left out of
+//! does not reroute again (unless the CLEAR seems lost; the destination then releases the
+//! epochs it holds one after the other). Paths the destination saw ECN marks on (NOTIFY) are left out of
 //! the choice for a short pause.
 //!
 //! What differs from ConWeave in switches: its source and destination are the ToRs. Here
@@ -17,8 +18,8 @@
 //! one link further on, with tables per host pair over the pair's LAPS candidate paths
 //! (`paths.rs`): on the rail fabric every GPU has its own edge switch, so the pair's paths
 //! are the ToR pair's; on the dragonfly hosts under one router keep separate tables. A held
-//! packet has crossed the last link already, so the downlink is never idle for it while it
-//! waits; and the replies, CLEARs and NOTIFYs (header-sized, at the control priority,
+//! packet has already crossed the last link, so it takes its downlink time before its wait
+//! rather than after it (a ToR holds it before that link); and the replies, CLEARs and NOTIFYs (header-sized, at the control priority,
 //! on the reverse of the path that triggered them) travel one host link more each way. The
 //! reply deadline counts that in: it is the path's unloaded host-to-host RTT plus the
 //! extra. ConWeave's VOQs are a scarce switch resource; here every flow may hold one.
