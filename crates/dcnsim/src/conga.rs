@@ -76,18 +76,11 @@ pub struct Conga {
     dre: Vec<Dre>,
     /// Per source-routed path (`SourceRoutes` index): metric fed back and when.
     feedback: Vec<(u8, Time)>,
-    /// Flowlets started (each one a path decision).
-    pub flowlets: u64,
 }
 
 impl Conga {
     pub fn new(params: &CongaParams, ports: usize, paths: usize) -> Conga {
-        Conga {
-            params: params.clone(),
-            dre: vec![Dre::default(); ports],
-            feedback: vec![(0, Time::ZERO); paths],
-            flowlets: 0,
-        }
+        Conga { params: params.clone(), dre: vec![Dre::default(); ports], feedback: vec![(0, Time::ZERO); paths] }
     }
 
     fn levels(&self) -> u8 {

@@ -1709,7 +1709,6 @@ impl Simulation {
                 })
                 .collect();
             best = crate::conga::least_congested(&metrics, self.rng_spray.next_f64()) as u32;
-            conga.flowlets += 1;
         }
         flow.flowlets.next(now, &mut flow.entropy, best, &gap)
     }
@@ -1876,9 +1875,7 @@ impl Simulation {
         let free = n as u32;
         let mut edges = Vec::new();
         for (q, port) in self.ports.iter().enumerate() {
-            let drr = port.drr.iter().flat_map(|d| d.queues.iter().flat_map(|x| x.iter().copied()));
-            let prio = port.prio.iter().flat_map(|p| p.handles());
-            for h in port.queue.iter().chain(&port.ctrl).copied().chain(drr).chain(prio) {
+            for h in port.waiting() {
                 let Some(a) = pfc.held_ingress(h) else { continue };
                 let class = pfc.class_of(self.arena.get(h));
                 if !pfc.pause_in_force(a, class) {

@@ -196,6 +196,14 @@ pub struct Port {
 }
 
 impl Port {
+    /// Every packet waiting at the port, whichever of its queues holds it (the one being
+    /// serialised has left them).
+    pub fn waiting(&self) -> impl Iterator<Item = u32> + '_ {
+        let drr = self.drr.iter().flat_map(|d| d.queues.iter().flat_map(|q| q.iter().copied()));
+        let prio = self.prio.iter().flat_map(|p| p.handles());
+        self.queue.iter().chain(&self.ctrl).copied().chain(drr).chain(prio)
+    }
+
     /// Bytes of the port itself (struct and scheduler state), apart from its packets.
     pub fn fixed_bytes(&self) -> u64 {
         use std::mem::size_of;
