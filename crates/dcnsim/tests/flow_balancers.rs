@@ -15,6 +15,45 @@ use common::*;
 
 use dcnsim::Time;
 
+/// The 64-GPU rail fabric at 100 Gb/s (1 µs links, 1048-byte packets, 8 MB buffers)
+/// under DCTCP: `background` flows (CSV rows) pinned by ECMP to their shortest paths, and
+/// `measured` flows under `lb` over the candidate paths; `topology` and `switch` add lines
+/// to those tables.
+fn rail_run(seed: u64, lb: &str, topology: &str, switch: &str, background: &str, measured: &str) -> dcnsim::Simulation {
+    let toml = format!(
+        r#"
+        seed = {seed}
+        [topology]
+        kind = "rail"
+        hosts = 64
+        link_rate = "100Gbps"
+        link_latency = "1us"
+        mtu = "1048B"
+        {topology}
+        [switch]
+        buffer = "8MB"
+        {switch}
+        [transport]
+        cc = "dctcp"
+        lb = "{lb}"
+        lb_paths = "shortest"
+        header = "48B"
+        [[workload]]
+        kind = "flows"
+        file = "background.csv"
+        lb = "ecmp"
+        [[workload]]
+        kind = "flows"
+        file = "measured.csv"
+        "#
+    );
+    let header = "src,dst,size,start\n";
+    sim_with_files(
+        &toml,
+        &[("background.csv", &format!("{header}{background}")), ("measured.csv", &format!("{header}{measured}"))],
+    )
+}
+
 // ---- LetFlow ----------------------------------------------------------------
 
 fn one_flow(timeout: &str) -> dcnsim::Simulation {
@@ -66,38 +105,7 @@ fn flowlets_follow_the_sending_gaps() {
 fn new_flowlets_avoid_a_congested_uplink() {
     let probes: String = (0..200).map(|i| format!("2,10,1000,{}us\n", 2000 + 20 * i)).collect();
     let run = |lb: &str| {
-        let toml = format!(
-            r#"
-            seed = 4
-            [topology]
-            kind = "rail"
-            hosts = 64
-            link_rate = "100Gbps"
-            link_latency = "1us"
-            mtu = "1048B"
-            [switch]
-            buffer = "8MB"
-            [transport]
-            cc = "dctcp"
-            lb = "{lb}"
-            lb_paths = "shortest"
-            header = "48B"
-            [[workload]]
-            kind = "flows"
-            file = "background.csv"
-            lb = "ecmp"
-            [[workload]]
-            kind = "flows"
-            file = "probes.csv"
-            "#
-        );
-        let mut s = sim_with_files(
-            &toml,
-            &[
-                ("background.csv", "src,dst,size,start\n2,42,80MB,0\n"),
-                ("probes.csv", &format!("src,dst,size,start\n{probes}")),
-            ],
-        );
+        let mut s = rail_run(4, lb, "", "", "2,42,80MB,0\n", &probes);
         s.run_until(dcnsim::Time::from_us(7000));
         assert_eq!(s.flows[1..].iter().filter(|f| f.receiver.finish.is_some()).count(), 200);
         s
@@ -162,39 +170,13 @@ fn stat(s: &dcnsim::Simulation, name: &str) -> f64 {
 fn a_flow_leaves_queued_paths_and_arrives_in_order() {
     let background: String = (0..8).filter(|&r| r != 2).map(|r| format!("{},{},400MB,0\n", 8 + r, 40 + r)).collect();
     let run = |lb: &str, background: &str| {
-        let toml = format!(
-            r#"
-            seed = 3
-            [topology]
-            kind = "rail"
-            hosts = 64
-            link_rate = "100Gbps"
-            link_latency = "1us"
-            host_link_rate = "100Gbps"
-            mtu = "1048B"
-            [switch]
-            buffer = "8MB"
-            ecn = {{ kmin = "100KB", kmax = "400KB", pmax = 0.2 }}
-            [transport]
-            cc = "dctcp"
-            lb = "{lb}"
-            lb_paths = "shortest"
-            header = "48B"
-            [[workload]]
-            kind = "flows"
-            file = "background.csv"
-            lb = "ecmp"
-            [[workload]]
-            kind = "flows"
-            file = "flow.csv"
-            "#
-        );
-        let mut s = sim_with_files(
-            &toml,
-            &[
-                ("background.csv", &format!("src,dst,size,start\n{background}")),
-                ("flow.csv", "src,dst,size,start\n2,42,20MB,200us\n"),
-            ],
+        let mut s = rail_run(
+            3,
+            lb,
+            "host_link_rate = \"100Gbps\"",
+            "ecn = { kmin = \"100KB\", kmax = \"400KB\", pmax = 0.2 }",
+            background,
+            "2,42,20MB,200us\n",
         );
         s.run_until(Time::from_ms(6));
         s
