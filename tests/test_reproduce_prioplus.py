@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import math
+import tomllib
 
 import pytest
 
@@ -19,14 +20,12 @@ NAN = math.nan
 # Buffer model
 
 
-def test_dt_xoff_carves_headroom_per_lossless_queue():
-    # 2.64 MB − 6 ports x 1 queue x (37.5 KB + 4 KiB) = 2,390,424 B; x 0.25/1.25.
-    assert rp.dt_xoff(1) == int((2_640_000 - 6 * (37_500 + 4096)) * 0.2)
-    # Eight lossless queues leave 643,392 B of pool: 128,678 B per ingress.
-    assert rp.dt_xoff(8) == int((2_640_000 - 48 * 41_596) * 0.2) == 128_678
-    # Physical*: the headroom is free, only the 4 KiB reserves come off.
-    assert rp.dt_xoff(8, headroom_carved=False) == int((2_640_000 - 48 * 4096) * 0.2)
-    assert rp.dt_xoff(2) > rp.dt_xoff(4) > rp.dt_xoff(6) > rp.dt_xoff(8)
+def test_dt_pfc_is_a_dynamic_threshold_over_the_switch_buffer():
+    carved = tomllib.loads(rp.dt_pfc().replace("switch.pfc=", "pfc = "))["pfc"]
+    assert carved["dynamic"] == {"buffer": "2640000B", "carve_headroom": True}
+    assert carved["headroom"] == "37500B" and carved["per_priority"] is False
+    ideal = tomllib.loads(rp.dt_pfc(headroom_carved=False, per_priority=True).replace("switch.pfc=", "pfc = "))["pfc"]
+    assert ideal["dynamic"]["carve_headroom"] is False and ideal["per_priority"] is True
 
 
 # ---------------------------------------------------------------------------------------
@@ -237,23 +236,24 @@ def test_quick_and_full_cells():
     assert pp["transport"]["cc"] == "prioplus" and pp["transport"]["prioplus"]["levels"] == 8
     assert pp["workload"][0]["priority"] == {"levels": 8, "max": "30MB"}
     assert pp["transport"]["prioplus"]["stop_below_pkts"] == 0.1
-    assert pp["switch"]["pfc"]["xoff"] == rp.dt_xoff(1)
+    assert pp["switch"]["pfc"]["dynamic"]["carve_headroom"] is True
     assert "stop_below_pkts" not in by[("F11", "N=8", rp.PP_P, 1)]["transport"]["prioplus"]
     # App. A.3 (H10): HPCC in PrioPlus's one lossless queue, at N = 8 only.
     hpcc = by[("F11", "N=8", rp.HPCC, 1)]
     assert hpcc["transport"]["cc"] == "hpcc" and hpcc["switch"]["scheduler"] == "fifo"
-    assert hpcc["switch"]["pfc"]["xoff"] == rp.dt_xoff(1)
+    assert hpcc["switch"]["pfc"]["dynamic"]["buffer"] == f"{rp.SWITCH_BUFFER}B"
     assert not any(k[0] == "F11" and k[2] == rp.HPCC and k[1] != "N=8" for k in by)
     phys = by[("F11", "N=6", rp.PHYS, 3)]
     assert phys["transport"]["cc"] == "swift" and phys["switch"]["scheduler"] == "priority"
-    assert phys["switch"]["priority"]["queues"] == 8 and phys["switch"]["pfc"]["xoff"] == rp.dt_xoff(6)
+    assert phys["switch"]["priority"]["queues"] == 6, "a lossless queue (and its headroom) per level"
+    assert phys["switch"]["pfc"]["dynamic"]["carve_headroom"] is True
     assert phys["switch"]["pfc"]["per_priority"]
     assert by[("F11", "N=8", rp.PHYS_STAR, 1)]["switch"]["pfc"]["per_priority"]
     assert not pp["switch"]["pfc"].get("per_priority", False), "one data queue: one class"
     assert phys["seed"] == 3
     star = by[("F11", "N=16", rp.PHYS_STAR, 1)]
     assert star["switch"]["priority"]["queues"] == "ideal"
-    assert star["switch"]["pfc"]["xoff"] == rp.dt_xoff(16, headroom_carved=False)
+    assert star["switch"]["pfc"]["dynamic"]["carve_headroom"] is False
     assert ("F11", "N=12", rp.PHYS, 1) not in by
     d2 = by[("F14", "12 levels", rp.D2TCP, 1)]
     assert d2["transport"]["cc"] == "d2tcp" and d2["switch"]["ecn"]["kmin"] == "400KiB"

@@ -30,7 +30,7 @@ in ``experiments/prioplus/`` with ``--set`` style overrides; the pool, the cache
 Ctrl-C handling are shared with the other reproductions (``dcnsim._repro``). Results:
 ``table.md`` (also printed), ``runs.csv`` and PNG figures.
 
-The metric functions (:func:`dt_xoff`, :func:`bucket_stats`, :func:`fct_gap`,
+The metric functions (:func:`bucket_stats`, :func:`fct_gap`,
 :func:`first_break`, :func:`smallest_passing`, :func:`linear_r2`, :func:`window_shares`,
 :func:`utilisation`, :func:`gap_across`, :func:`completed_groups`,
 :func:`training_speedups`, :func:`group_ccts`, :func:`coflow_speedups`) are plain
@@ -67,20 +67,19 @@ KB = 1000
 # Buffer model (spec §3 "Switch features", §7.20)
 
 SWITCH_BUFFER = 2_640_000  # 4.4 MB per Tbps of a 6 x 100 Gbps switch
-PORTS = 6  # k = 6
 HEADROOM = 37_500  # [A]: 3 x rate x link delay per lossless queue per port (100G, 1 us)
-RESERVE = 4096  # [A]: reserved per queue per port
-DT_ALPHA = 0.25  # [A]: DtShift 2
 
 
-def dt_xoff(lossless_queues: int, headroom_carved: bool = True) -> int:
-    """Per-ingress PAUSE threshold, bytes: what one ingress queue may hold under dynamic
-    threshold α = 1/4 when it alone is congested, α/(1 + α) of the shared pool, the pool
-    being the switch buffer minus, per port, 4 KiB reserved per queue and (unless the
-    headroom is free, "Physical*") 37.5 KB of PFC headroom per lossless queue."""
-    per_queue = RESERVE + (HEADROOM if headroom_carved else 0)
-    pool = SWITCH_BUFFER - PORTS * lossless_queues * per_queue
-    return int(pool * DT_ALPHA / (1 + DT_ALPHA))
+def dt_pfc(headroom_carved: bool = True, per_priority: bool = False) -> str:
+    """``switch.pfc`` of the flow-scheduling runs (F11, F14): lossless data whose ingress
+    queues share each switch's 2.64 MB by dynamic threshold (``[switch.pfc.dynamic]`` with
+    its defaults, the artefact's: α = 1/4, 4 KiB reserved per queue, resume 3 KiB below the
+    threshold), with 37.5 KB of PFC headroom per lossless queue and port, set aside from the
+    buffer unless ``headroom_carved`` is false (the ideal Physical*). ``per_priority``:
+    each physical queue of a link is its own PFC class."""
+    dynamic = f'{{ buffer = "{SWITCH_BUFFER}B", carve_headroom = {str(headroom_carved).lower()} }}'
+    return (f'switch.pfc={{ dynamic = {dynamic}, headroom = "{HEADROOM}B", '
+            f'per_priority = {str(per_priority).lower()} }}')
 
 
 # ---------------------------------------------------------------------------------------
@@ -410,15 +409,16 @@ def _prio(n: int) -> tuple[str, ...]:
 
 def f11_runs(quick: bool) -> list[Run]:
     stop = ("workload.0.stop=500us",) if quick else ()
-    pp_p = ("transport.cc=prioplus", f"switch.pfc={{ xoff = {dt_xoff(1)} }}")
+    pp_p = ("transport.cc=prioplus", dt_pfc())
     pp = pp_p + ("transport.prioplus.stop_below_pkts=0.1",)
     out: list[Run] = []
     ns = (8,) if quick else F11_NS + F11_NS_MORE
     for n in ns:
-        phys = ("transport.cc=swift", 'switch.scheduler="priority"', "switch.priority.queues=8",
-                f"switch.pfc={{ xoff = {dt_xoff(min(n, 8))}, per_priority = true }}")
+        # As many queues as levels (at most 8), each lossless with its headroom carved.
+        phys = ("transport.cc=swift", 'switch.scheduler="priority"', f"switch.priority.queues={min(n, 8)}",
+                dt_pfc(per_priority=True))
         star = ("transport.cc=swift", 'switch.scheduler="priority"', 'switch.priority.queues="ideal"',
-                f"switch.pfc={{ xoff = {dt_xoff(n, headroom_carved=False)}, per_priority = true }}")
+                dt_pfc(headroom_carved=False, per_priority=True))
         params = (("n", n),)
         out.append(Run(f"N={n}", PP, stop + pp + _prio(n), params))
         if n <= 8:
@@ -427,21 +427,21 @@ def f11_runs(quick: bool) -> list[Run]:
         if n == 8:
             # App. A.3 / Fig. 16 (H10): HPCC in the one lossless queue PrioPlus uses.
             out.append(Run(f"N={n}", HPCC, stop + _prio(n) + (
-                "transport.cc=hpcc", f"switch.pfc={{ xoff = {dt_xoff(1)} }}"), params))
+                "transport.cc=hpcc", dt_pfc()), params))
         if n == 8 and not quick:
             out.append(Run(f"N={n}", PP_P, stop + pp_p + _prio(n), params))
             out.append(Run(f"N={n}", PP_NOISE, stop + pp + _prio(n) + (
                 'transport.delay_noise={ cdf = "../../workloads/delay_noise_nic.cdf" }',), params))
             out.append(Run(f"N={n}", PHYS_NOCC, stop + _prio(n) + (
                 "transport.cc=none", 'switch.scheduler="priority"', 'switch.priority.queues="ideal"',
-                f"switch.pfc={{ xoff = {dt_xoff(n, headroom_carved=False)}, per_priority = true }}"), params))
+                dt_pfc(headroom_carved=False, per_priority=True)), params))
     return out
 
 
 def f14_runs(quick: bool) -> list[Run]:
     stop = tuple(f"workload.{i}.stop=500us" for i in range(12)) if quick else ()
     star = ('switch.scheduler="priority"', 'switch.priority.queues="ideal"',
-            f"switch.pfc={{ xoff = {dt_xoff(12, headroom_carved=False)}, per_priority = true }}")
+            dt_pfc(headroom_carved=False, per_priority=True))
     return [
         Run("12 levels", PP, stop + ("transport.cc=prioplus",)),
         Run("12 levels", PHYS_STAR, stop + ("transport.cc=swift",) + star),

@@ -9,12 +9,14 @@ use crate::cc::FlowInfo;
 use crate::engine::{Event, EventQueue, Rng};
 use crate::fault::FaultPlan;
 use crate::laps::PathTable;
-use crate::net::pfc::{self, Pfc, PfcThresholds};
+use crate::net::pfc::{self, Pfc, PfcThresholds, SharedBuffer};
 use crate::net::{Drr, EcnPolicy, PacketArena, Port, PrioQueues, PrioService};
 use crate::observe::{resolve_flows, resolve_metrics, Observer, PortIndex};
 use crate::routing::Routing;
 use crate::scenario::{err, FailureModel, FlowSize, InitialWindow, Scenario, ScenarioError, TopologyKind};
-use crate::scenario::{LbName, LbPaths, PfcCfg, PfcClass, PriorityService, QueueCount, RepsParams, Scheduler};
+use crate::scenario::{
+    LbName, LbPaths, PfcCfg, PfcClass, PfcDynamicCfg, PriorityService, QueueCount, RepsParams, Scheduler,
+};
 use crate::scenario::{LossLinks, LossPackets, WindowCap};
 use crate::sim::{ArRule, Counters, Simulation};
 use crate::stats::{ideal_fct, FlowMonitor, Hop};
@@ -514,6 +516,20 @@ fn validate_numbers(s: &Scenario) -> Result<(), ScenarioError> {
         if let (Some(xon), Some(xoff)) = (pfc.xon, pfc.xoff) {
             if xon.0 >= xoff.0 {
                 return err("switch.pfc.xon", format!("{} is not below xoff ({})", xon.0, xoff.0));
+            }
+        }
+        if let Some(d) = &pfc.dynamic {
+            if let Some(field) = [("xoff", pfc.xoff.is_some()), ("xon", pfc.xon.is_some())].iter().find(|f| f.1) {
+                return err(
+                    &format!("switch.pfc.{}", field.0),
+                    "set together with switch.pfc.dynamic, whose threshold replaces it; allowed: one of the two",
+                );
+            }
+            if d.alpha_shift > 16 {
+                return err("switch.pfc.dynamic.alpha_shift", format!("{}: allowed 0..=16", d.alpha_shift));
+            }
+            if d.buffer.0 == 0 {
+                return err("switch.pfc.dynamic.buffer", "0 bytes: allowed a positive size");
             }
         }
         if pfc.xoff.is_some_and(|x| x.0 < mtu) {
@@ -1175,6 +1191,11 @@ fn build_pfc(
         let reverse = &ports[i ^ 1];
         let in_flight = port.rate.bytes_in(port.latency + reverse.latency + reverse.serialization(64)).ceil() as u64;
         let headroom = c.headroom.map(|h| h.0).unwrap_or(in_flight + 3 * mtu + 64);
+        if c.dynamic.is_some() {
+            // The threshold is the pool's; a fixed one is never read.
+            thresholds.push(Some(PfcThresholds { xoff: u64::MAX, xon: 0, headroom }));
+            continue;
+        }
         let xoff = match c.xoff {
             Some(x) => x.0,
             None => {
@@ -1196,5 +1217,46 @@ fn build_pfc(
         }
         thresholds.push(Some(PfcThresholds { xoff, xon, headroom }));
     }
-    Ok(Pfc::new(lossless, per_priority_queues, thresholds))
+    let pfc = Pfc::new(lossless, per_priority_queues, thresholds);
+    match &c.dynamic {
+        None => Ok(pfc),
+        Some(d) => {
+            let shared = shared_buffer(d, &pfc, ports, n_hosts)?;
+            Ok(pfc.with_shared_buffer(shared))
+        }
+    }
+}
+
+/// The pool of every switch for `[switch.pfc.dynamic]`: its buffer less, per lossless
+/// ingress queue, the reserve and (carved) the headroom.
+fn shared_buffer(d: &PfcDynamicCfg, pfc: &Pfc, ports: &[Port], n_hosts: u32) -> Result<SharedBuffer, ScenarioError> {
+    let lossless_classes = (0..pfc.classes()).filter(|&c| pfc.is_lossless(c)).count() as u64;
+    let switches = ports.iter().map(|p| p.peer + 1).max().unwrap_or(0).saturating_sub(n_hosts) as usize;
+    let mut set_aside = vec![0u64; switches];
+    let mut switch_of = Vec::with_capacity(ports.len());
+    for (i, port) in ports.iter().enumerate() {
+        let s = port.peer.saturating_sub(n_hosts);
+        switch_of.push(s);
+        if let Some(th) = pfc.thresholds(i as u32) {
+            let per_queue = d.reserve.0 + if d.carve_headroom { th.headroom } else { 0 };
+            set_aside[s as usize] += lossless_classes * per_queue;
+        }
+    }
+    let mut pool = Vec::with_capacity(switches);
+    for (s, &aside) in set_aside.iter().enumerate() {
+        if aside >= d.buffer.0 {
+            return err(
+                "switch.pfc.dynamic.buffer",
+                format!(
+                    "{} bytes, but switch {} sets aside {aside} bytes of reserve{} for its {lossless_classes} lossless queue(s) per link, leaving no shared pool; raise the buffer, lower switch.pfc.dynamic.reserve{}",
+                    d.buffer.0,
+                    s as u32 + n_hosts,
+                    if d.carve_headroom { " and PFC headroom" } else { "" },
+                    if d.carve_headroom { ", switch.pfc.headroom or set carve_headroom = false" } else { "" },
+                ),
+            );
+        }
+        pool.push(d.buffer.0 - aside);
+    }
+    Ok(SharedBuffer::new(switch_of, pool, d.alpha_shift, d.reserve.0, d.resume_offset.0))
 }

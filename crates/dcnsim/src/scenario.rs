@@ -560,6 +560,45 @@ pub struct PfcCfg {
     /// `xoff` and paused alone. Off: every level shares one data class.
     #[serde(default)]
     pub per_priority: bool,
+    /// Pause by dynamic threshold over one buffer per switch that its lossless ingress
+    /// queues share (`net/pfc.rs`, spec `prioplus.md` §3), instead of a fixed `xoff` /
+    /// `xon` per link. `headroom` keeps its meaning (per queue).
+    #[serde(default)]
+    pub dynamic: Option<PfcDynamicCfg>,
+}
+
+/// `[switch.pfc.dynamic]`: the dynamic-threshold shared buffer. Defaults are the PrioPlus
+/// artefact's switches (spec `prioplus.md` §3): α = 1/4, 4 KiB reserved per queue, resume
+/// 3 KiB below the threshold, headroom carved from the buffer.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PfcDynamicCfg {
+    /// Buffer of each switch, shared by all its ingress queues (e.g. 4.4 MB per Tbps of
+    /// switching capacity: 2.64 MB for 6 × 100 Gb/s).
+    pub buffer: BytesVal,
+    /// α = 2^−alpha_shift: a queue may hold α × the free pool.
+    #[serde(default = "default_alpha_shift")]
+    pub alpha_shift: u32,
+    /// Per ingress queue (link, lossless class), held apart from the pool.
+    #[serde(default = "default_dt_reserve")]
+    pub reserve: BytesVal,
+    /// A paused queue resumes once its pool share is this far below the threshold.
+    #[serde(default = "default_dt_resume_offset")]
+    pub resume_offset: BytesVal,
+    /// Every queue's PFC headroom is set aside from the buffer (a real switch); false: the
+    /// headroom costs no buffer (the paper's ideal "Physical*" switch).
+    #[serde(default = "default_true")]
+    pub carve_headroom: bool,
+}
+
+fn default_alpha_shift() -> u32 {
+    2
+}
+fn default_dt_reserve() -> BytesVal {
+    BytesVal(4096)
+}
+fn default_dt_resume_offset() -> BytesVal {
+    BytesVal(3072)
 }
 
 fn default_lossless() -> Vec<PfcClass> {

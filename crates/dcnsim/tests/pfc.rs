@@ -376,3 +376,73 @@ fn a_ring_of_transit_traffic_deadlocks_and_is_counted() {
     }
     assert_eq!(s.pfc_deadlocked_ports(), 0, "paused at {t}, but not deadlocked");
 }
+
+/// k:1 line-rate incast on a 6-host star (one switch, 100 Gbps, 1 µs links) whose
+/// lossless ingress queues share one `buffer` by dynamic threshold (`[switch.pfc.dynamic]`,
+/// α = 1/4, 4 KiB reserve, headroom carved).
+fn dynamic_incast(k: u32, dynamic: &str) -> (String, String) {
+    let flows: String = (1..=k).map(|s| format!("{s},0,2MB,0\n")).collect();
+    let toml = format!(
+        "duration = \"5ms\"\n[topology]\nkind = \"star\"\nhosts = 6\nlink_rate = \"100Gbps\"\n\
+         link_latency = \"1us\"\n[switch]\nbuffer = \"200KB\"\necn = {{ enabled = false }}\n\
+         pfc = {{ dynamic = {dynamic} }}\n[transport]\ncc = \"none\"\n\
+         [[workload]]\nkind = \"flows\"\nfile = \"flows.csv\"\n"
+    );
+    (toml, format!("src,dst,size,start\n{flows}"))
+}
+
+/// Dynamic threshold (spec `prioplus.md` §3; Choudhury & Hahne): with k ingress queues of
+/// one switch congested together, each may hold α/(1 + kα) of the shared pool, P/(4 + k)
+/// for α = 1/4, where P is the buffer less 4 KiB reserve and the PFC headroom per queue
+/// (6 links here, one lossless class). The incast's senders are symmetric, so each
+/// pauses when its pool share reaches P/(4 + k); what it still sends then fills its
+/// headroom. Expected: no drop, no headroom overflow, and each sender's largest ingress
+/// count between reserve + P/(4 + k) − 1 MTU and that plus its headroom: 2:1 holds more
+/// per sender than 4:1, which a fixed xoff would not show.
+#[test]
+fn dynamic_threshold_shares_the_pool_among_congested_ingress_queues() {
+    let buffer: u64 = 1_000_000;
+    // The builder's default headroom: 100 Gbps over both links' 1 µs and a 64 B frame's
+    // serialisation (25,064 B), plus 3 MTU + 64 B.
+    let headroom = 25_064 + 3 * MTU + 64;
+    let pool = buffer - 6 * (4096 + headroom);
+    let mut peaks = Vec::new();
+    for k in [2u32, 4] {
+        let (toml, flows) = dynamic_incast(k, &format!("{{ buffer = \"{buffer}B\" }}"));
+        let mut s = sim_with_files(&toml, &[("flows.csv", &flows)]);
+        s.run();
+        assert_eq!((s.counters.drops, s.flows_finished()), (0, k));
+        let pfc = s.pfc.as_ref().unwrap();
+        assert_eq!(pfc.headroom_overflows, 0);
+        let share = 4096 + pool / (4 + k as u64);
+        for sender in 1..=k as usize {
+            let up = s.routing.host_up_port[sender] as usize;
+            let peak = pfc.stats[up].max_ingress;
+            eprintln!("{k}:1 sender {sender}: peak ingress {peak} B, DT share {share} B + headroom {headroom} B");
+            assert!(pfc.stats[up].pause_frames > 0);
+            assert!(peak + MTU >= share && peak <= share + headroom, "{k}:1 sender {sender}: {peak} B");
+        }
+        peaks.push(pfc.stats[s.routing.host_up_port[1] as usize].max_ingress);
+    }
+    assert!(peaks[0] > peaks[1], "2:1 holds more per queue than 4:1: {peaks:?}");
+}
+
+/// A bad `[switch.pfc.dynamic]` is refused, naming the field: a buffer smaller than the
+/// reserves and headroom it must set aside, and xoff set beside it.
+#[test]
+fn bad_dynamic_threshold_input_names_the_field() {
+    let files = |f: &str| vec![("flows.csv".to_string(), f.to_string())];
+    let (toml, flows) = dynamic_incast(2, "{ buffer = \"100KB\" }");
+    let f = files(&flows);
+    let f: Vec<(&str, &str)> = f.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+    let e = build_with_files(&toml, &f).err().expect("100 KB cannot hold 6 headrooms").0;
+    assert!(e.starts_with("switch.pfc.dynamic.buffer") && e.contains("headroom"), "{e}");
+    let carved_free = toml.replace("buffer = \"100KB\"", "buffer = \"100KB\", carve_headroom = false");
+    assert!(build_with_files(&carved_free, &f).is_ok(), "without carving, 100 KB leaves a pool");
+    let both = toml.replace("pfc = {", "pfc = { xoff = \"50KB\",");
+    let e = build_with_files(&both, &f).err().expect("xoff beside dynamic").0;
+    assert!(e.starts_with("switch.pfc.xoff") && e.contains("dynamic"), "{e}");
+    let shift = toml.replace("\"100KB\"", "\"1MB\", alpha_shift = 40");
+    let e = build_with_files(&shift, &f).err().expect("alpha_shift 40").0;
+    assert!(e.starts_with("switch.pfc.dynamic.alpha_shift"), "{e}");
+}

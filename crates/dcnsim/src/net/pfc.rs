@@ -22,6 +22,21 @@
 //! host's NIC keeps sending its flows of other levels. Without it every data packet shares
 //! `DATA`, and a PAUSE stops all levels of a link at once.
 //!
+//! Dynamic threshold (`SharedBuffer`, spec `prioplus.md` §3 "Shared buffer with Dynamic
+//! Threshold", §7.20; Choudhury & Hahne's DT as the PrioPlus artefact's switches use it).
+//! Instead of a fixed `xoff` per link, all lossless ingress queues (link, class) of a
+//! switch draw on one pool: the switch buffer less a small reserve per queue and, unless
+//! the headroom is free ("ideal" switches), the PFC headroom of every queue. A queue's
+//! bytes fill its reserve first, then the pool while its pool share stays within
+//! `T = (pool − pool bytes in use) / 2^shift`, then its headroom. It is paused once it
+//! spills into headroom or its pool share reaches `T`, and resumed when its headroom is
+//! empty and its pool share is 0 or at least `resume_offset` below `T`. Departures take
+//! headroom bytes first, then pool bytes (bytes of a queue are interchangeable). So one
+//! congested queue may hold about α/(1 + α) of the pool (α = 2^−shift), and k congested
+//! queues of one switch α/(1 + kα) each: the more levels back up at a switch, the sooner
+//! each pauses, which a fixed `xoff` cannot show. As in the artefact, a queue's condition
+//! is checked when its own bytes arrive or leave, not when another queue moves `T`.
+//!
 //! Simplifications, each on purpose: a frame is sent as soon as the reverse port finishes
 //! the packet it is serialising (802.1Qbb lets MAC control frames jump the queue) and its
 //! 64 bytes do not take bandwidth from data; PAUSE holds until RESUME (a quanta of 0xFFFF
@@ -86,6 +101,55 @@ pub struct PfcPortStats {
 
 const NOT_HELD: u32 = u32::MAX;
 
+/// The dynamic-threshold shared buffer of every switch (module header).
+#[derive(Clone, Debug)]
+pub struct SharedBuffer {
+    /// Per port (the link it carries into a switch): that switch's index here.
+    switch_of: Vec<u32>,
+    /// Per switch: bytes of the pool (buffer less reserves and carved headroom).
+    pool: Vec<u64>,
+    /// Per switch: pool bytes in use.
+    used: Vec<u64>,
+    /// α = 2^−shift.
+    shift: u32,
+    /// Bytes each ingress queue holds before it draws on the pool.
+    reserve: u64,
+    /// A paused queue resumes once its pool share is this far below the threshold.
+    resume_offset: u64,
+    /// Per (port, class): pool bytes, headroom bytes (the rest of the count is reserve).
+    in_pool: Vec<u64>,
+    in_headroom: Vec<u64>,
+}
+
+impl SharedBuffer {
+    /// `switch_of[p]`: the switch port p's link enters (ports into hosts: any value, they
+    /// carry no thresholds); `pool[s]`: switch s's pool in bytes.
+    pub fn new(switch_of: Vec<u32>, pool: Vec<u64>, shift: u32, reserve: u64, resume_offset: u64) -> SharedBuffer {
+        let switches = pool.len();
+        SharedBuffer {
+            switch_of,
+            pool,
+            used: vec![0; switches],
+            shift,
+            reserve,
+            resume_offset,
+            in_pool: Vec::new(),
+            in_headroom: Vec::new(),
+        }
+    }
+
+    /// The pool share a queue of switch `s` may hold now.
+    #[inline]
+    fn threshold(&self, s: usize) -> u64 {
+        self.pool[s].saturating_sub(self.used[s]) >> self.shift
+    }
+
+    /// Pool bytes in use at switch `s`.
+    pub fn used(&self, s: usize) -> u64 {
+        self.used[s]
+    }
+}
+
 pub struct Pfc {
     /// Bit c set: class c is lossless (accounted and paused).
     lossless: u64,
@@ -116,8 +180,11 @@ pub struct Pfc {
     pub stats: Vec<PfcPortStats>,
     /// Scratch for a host NIC's flows of paused levels (`Simulation::host_pull_unpaused`).
     pub(crate) held_flows: Vec<u32>,
-    /// Lossless bytes that arrived beyond `xoff + headroom`: the headroom was too small.
+    /// Lossless bytes that arrived beyond `xoff + headroom` (with `shared`: beyond the
+    /// queue's headroom): the headroom was too small.
     pub headroom_overflows: u64,
+    /// Dynamic thresholds; `None`: each link's fixed `xoff` / `xon`.
+    shared: Option<SharedBuffer>,
 }
 
 impl Pfc {
@@ -148,7 +215,23 @@ impl Pfc {
             stats: vec![PfcPortStats::default(); n],
             held_flows: Vec::new(),
             headroom_overflows: 0,
+            shared: None,
         }
+    }
+
+    /// Pause by dynamic threshold over `shared` instead of each link's `xoff` / `xon`
+    /// (which are then not used; `headroom` still bounds what a queue may take past its
+    /// pause).
+    pub fn with_shared_buffer(mut self, mut shared: SharedBuffer) -> Pfc {
+        assert_eq!(shared.switch_of.len(), self.thresholds.len(), "a switch per port");
+        shared.in_pool = vec![0; self.ingress_bytes.len()];
+        shared.in_headroom = vec![0; self.ingress_bytes.len()];
+        self.shared = Some(shared);
+        self
+    }
+
+    pub fn shared_buffer(&self) -> Option<&SharedBuffer> {
+        self.shared.as_ref()
     }
 
     #[inline]
@@ -211,17 +294,40 @@ impl Pfc {
         }
         self.held[h as usize] = ingress;
         let i = ingress as usize;
-        let count = &mut self.ingress_bytes[i * self.classes + class];
+        let slot = i * self.classes + class;
+        let count = &mut self.ingress_bytes[slot];
         let before = *count;
         *count += size;
         let after = *count;
         let st = &mut self.stats[i];
         st.max_ingress = st.max_ingress.max(after);
+        let bit = 1u64 << class;
+        if let Some(sb) = self.shared.as_mut() {
+            let s = sb.switch_of[i] as usize;
+            let reserved = before - sb.in_pool[slot] - sb.in_headroom[slot];
+            if reserved + size > sb.reserve {
+                if sb.in_headroom[slot] == 0 && sb.in_pool[slot] + size <= sb.threshold(s) {
+                    sb.in_pool[slot] += size;
+                    sb.used[s] += size;
+                } else {
+                    let h = sb.in_headroom[slot];
+                    sb.in_headroom[slot] = h + size;
+                    if h + size > th.headroom {
+                        self.headroom_overflows += h + size - th.headroom.max(h);
+                    }
+                }
+            }
+            let over = sb.in_headroom[slot] > 0 || sb.in_pool[slot] >= sb.threshold(s);
+            if over && self.pause_sent[i] & bit == 0 {
+                self.pause_sent[i] |= bit;
+                return Some(PfcFrame { port: ingress, class: class as u8, pause: true });
+            }
+            return None;
+        }
         let limit = th.xoff + th.headroom;
         if after > limit {
             self.headroom_overflows += after - limit.max(before);
         }
-        let bit = 1u64 << class;
         if after > th.xoff && self.pause_sent[i] & bit == 0 {
             self.pause_sent[i] |= bit;
             return Some(PfcFrame { port: ingress, class: class as u8, pause: true });
@@ -238,9 +344,25 @@ impl Pfc {
             return None;
         }
         let i = ingress as usize;
-        let count = &mut self.ingress_bytes[i * self.classes + class];
+        let slot = i * self.classes + class;
+        let count = &mut self.ingress_bytes[slot];
         *count -= size;
         let bit = 1u64 << class;
+        if let Some(sb) = self.shared.as_mut() {
+            let s = sb.switch_of[i] as usize;
+            let from_headroom = sb.in_headroom[slot].min(size);
+            sb.in_headroom[slot] -= from_headroom;
+            let from_pool = sb.in_pool[slot].min(size - from_headroom);
+            sb.in_pool[slot] -= from_pool;
+            sb.used[s] -= from_pool;
+            let share = sb.in_pool[slot];
+            let below = sb.in_headroom[slot] == 0 && (share == 0 || share + sb.resume_offset <= sb.threshold(s));
+            if self.pause_sent[i] & bit != 0 && below {
+                self.pause_sent[i] &= !bit;
+                return Some(PfcFrame { port: ingress, class: class as u8, pause: false });
+            }
+            return None;
+        }
         let th = self.thresholds[i].expect("held packets have thresholds");
         if self.pause_sent[i] & bit != 0 && *count <= th.xon {
             self.pause_sent[i] &= !bit;
@@ -487,6 +609,69 @@ mod tests {
         pfc.arrive(0, 0, DATA, 1_500);
         pfc.arrive(0, 1, DATA, 1_000);
         assert_eq!(pfc.headroom_overflows, 500);
+    }
+
+    /// A pool of 100 kB, α = 1/4, 4,096 B reserved, two switches of two links each.
+    fn dynamic(headroom: u64) -> Pfc {
+        let th = Some(PfcThresholds { xoff: 0, xon: 0, headroom });
+        Pfc::new(1 << DATA, 0, vec![th; 4]).with_shared_buffer(SharedBuffer::new(
+            vec![0, 0, 1, 1],
+            vec![100_000, 100_000],
+            2,
+            4_096,
+            3_072,
+        ))
+    }
+
+    /// Index of the first of `n` 1,000-byte arrivals on `port` that PAUSEs it.
+    fn pauses_at(pfc: &mut Pfc, port: u32, first_handle: u32, n: u32) -> Option<u32> {
+        (0..n).find(|&k| pfc.arrive(port, first_handle + k, DATA, 1_000).is_some())
+    }
+
+    /// Dynamic threshold: a queue congested alone holds its 4 reserved packets plus
+    /// α/(1 + α) of the pool, 20 kB (Choudhury & Hahne's steady state, pool share s with
+    /// s = α(P − s)), and pauses on reaching it.
+    #[test]
+    fn dynamic_threshold_alone_holds_alpha_over_one_plus_alpha_of_the_pool() {
+        let mut pfc = dynamic(50_000);
+        assert_eq!(pauses_at(&mut pfc, 0, 0, 100), Some(4 + 20 - 1));
+        assert_eq!(pfc.shared_buffer().unwrap().used(0), 20_000);
+        assert_eq!(pfc.shared_buffer().unwrap().used(1), 0);
+    }
+
+    /// Two congested queues of one switch each stop at about α/(1 + 2α) of the pool
+    /// (16.7 kB), sooner than one alone; a queue of the other switch is not affected.
+    #[test]
+    fn dynamic_threshold_shrinks_as_queues_of_one_switch_fill() {
+        let mut pfc = dynamic(50_000);
+        let mut paused = [None, None];
+        for k in 0..40u32 {
+            for (q, port) in [0u32, 1].into_iter().enumerate() {
+                if paused[q].is_none() && pfc.arrive(port, 100 * port + k, DATA, 1_000).is_some() {
+                    paused[q] = Some(k);
+                }
+            }
+        }
+        // 4 reserved + 17 pooled: 17 kB > 100 kB / 6 ≥ 16 kB.
+        assert_eq!(paused, [Some(4 + 17 - 1), Some(4 + 17 - 1)]);
+        assert_eq!(pauses_at(&mut pfc, 2, 1_000, 100), Some(4 + 20 - 1), "the other switch's pool is its own");
+    }
+
+    /// Past the pause, bytes go to headroom (overflow beyond it is counted); RESUME once
+    /// the headroom has drained and the pool share is `resume_offset` below the threshold.
+    #[test]
+    fn dynamic_threshold_headroom_then_resume_with_offset() {
+        let mut pfc = dynamic(2_500);
+        assert_eq!(pauses_at(&mut pfc, 0, 0, 100), Some(23));
+        for h in 24..27 {
+            assert_eq!(pfc.arrive(0, h, DATA, 1_000), None, "already paused");
+        }
+        assert_eq!(pfc.headroom_overflows, 500, "3 kB into 2.5 kB of headroom");
+        // Drain: 3 headroom packets, then pool share 20 kB − 1 kB·d against threshold
+        // 20 kB + 250·d; 20 − d + 3.072 ≤ 20 + 0.25·d from d = 3.
+        let frames: Vec<_> = (0..6u32).map(|h| pfc.depart(h, DATA, 1_000)).collect();
+        let resume = Some(PfcFrame { port: 0, class: DATA as u8, pause: false });
+        assert_eq!(frames, vec![None, None, None, None, None, resume]);
     }
 
     #[test]
