@@ -287,9 +287,11 @@ def test_f12c_is_the_spec_training_setup():
     by = {(c.point, c.variant): c.spec for c in cells}
     assert set(by) == {(p, v) for p in (rp.F12C_A, rp.F12C_P) for v in (rp.SWIFT_FLAT, rp.PP, rp.PHYS)}
     assert {c.point for c in rp.build_cells(["F12C"], 1, True, exp_dir, "test")} == {rp.F12C_A}
+    shared = {rp.F12C_A: {"buffer_per_port": "1MB"}, rp.F12C_P: {"buffer": "32MB"}}
     for point, host_rate, buffer in ((rp.F12C_A, "200Gbps", "1MB"), (rp.F12C_P, "100Gbps", "32MB")):
         spec = by[(point, rp.PP)]
         assert spec["duration"] == "20ms" and spec["switch"]["buffer"] == buffer
+        assert spec["switch"]["pfc"]["dynamic"] == shared[point], "a dynamic-threshold shared buffer"
         hosts, uplinks = _fabric(exp_dir, spec)
         assert len(hosts) == 24 and {r for _, r in hosts.values()} == {host_rate}
         leaves = sorted({b for b, _ in hosts.values()})

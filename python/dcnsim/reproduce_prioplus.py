@@ -64,7 +64,7 @@ from dcnsim._timeseries import select
 KB = 1000
 
 # ---------------------------------------------------------------------------------------
-# Buffer model (spec §3 "Switch features", §7.20)
+# Buffer model (spec §3 "Switch features", §7.20; README "Network model")
 
 SWITCH_BUFFER = 2_640_000  # 4.4 MB per Tbps of a 6 x 100 Gbps switch
 HEADROOM = 37_500  # [A]: 3 x rate x link delay per lossless queue per port (100G, 1 us)
@@ -549,7 +549,8 @@ F12C_TOLERANCE = 0.05  # AC17
 
 F12C_A = "[A] 200G 4:1"  # the default: the artefact's fabric (spec §7.18)
 F12C_P = "[P] 100G 2:1"  # the paper's rates, oversubscription and 32 MB on the same 3 x 8 layout
-F12C_P_FABRIC = ('topology.file="fig12c_leaf_spine_p.csv"', 'switch.buffer="32MB"')
+F12C_P_FABRIC = ('topology.file="fig12c_leaf_spine_p.csv"', 'switch.buffer="32MB"',
+                 'switch.pfc.dynamic={ buffer = "32MB" }')  # per switch, shared by dynamic threshold
 
 
 def f12c_runs(quick: bool) -> list[Run]:
@@ -1730,9 +1731,9 @@ def _header(outcome: Outcome[Cell, RunResult, Grid]) -> list[str]:
         "",
         "Paper: \"Enabling Virtual Priority in Data Center Congestion Control\" (EuroSys 2025); spec prioplus.md "
         "§4-§7. Setups and the network model: experiments/prioplus/README.md.",
-        "F11/F14: k = 6 fat tree, 100 Gbps, 1 µs links, 1 KB packets, lossless (PFC on data; per-ingress PAUSE at "
-        "the dynamic-threshold share of the 2.64 MB switch buffer, PFC headroom carved per lossless queue for "
-        "Physical+Swift, free for Physical*), ACKs at top priority. PrioPlus = PrioPlus over Swift with the "
+        "F11/F14: k = 6 fat tree, 100 Gbps, 1 µs links, 1 KB packets, lossless (PFC on data; each switch's "
+        "2.64 MB shared by its lossless ingress queues by dynamic threshold, α = 1/4, 37.5 KB of PFC headroom per "
+        "lossless queue carved from it for Physical+Swift and PrioPlus, free for Physical*), ACKs at top priority. PrioPlus = PrioPlus over Swift with the "
         "artefact's stop below 0.1 packet of window; Physical(*) = Swift with base target 25 µs and target "
         "scaling, on strict-priority queues, each paused on its own by per-priority PFC.",
         "Checks are evaluated on pooled flows (F11, F14) or on the one run (others); "

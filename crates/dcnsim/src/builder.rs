@@ -15,7 +15,7 @@ use crate::observe::{resolve_flows, resolve_metrics, Observer, PortIndex};
 use crate::routing::Routing;
 use crate::scenario::{err, FailureModel, FlowSize, InitialWindow, Scenario, ScenarioError, TopologyKind};
 use crate::scenario::{
-    LbName, LbPaths, PfcCfg, PfcClass, PfcDynamicCfg, PriorityService, QueueCount, RepsParams, Scheduler,
+    BytesVal, LbName, LbPaths, PfcCfg, PfcClass, PfcDynamicCfg, PriorityService, QueueCount, RepsParams, Scheduler,
 };
 use crate::scenario::{LossLinks, LossPackets, WindowCap};
 use crate::sim::{ArRule, Counters, Simulation};
@@ -528,8 +528,15 @@ fn validate_numbers(s: &Scenario) -> Result<(), ScenarioError> {
             if d.alpha_shift > 16 {
                 return err("switch.pfc.dynamic.alpha_shift", format!("{}: allowed 0..=16", d.alpha_shift));
             }
-            if d.buffer.0 == 0 {
-                return err("switch.pfc.dynamic.buffer", "0 bytes: allowed a positive size");
+            match (d.buffer, d.buffer_per_port) {
+                (Some(_), Some(_)) | (None, None) => {
+                    return err("switch.pfc.dynamic", "give exactly one of buffer (per switch) and buffer_per_port");
+                }
+                (Some(BytesVal(0)), _) => return err("switch.pfc.dynamic.buffer", "0 bytes: allowed a positive size"),
+                (_, Some(BytesVal(0))) => {
+                    return err("switch.pfc.dynamic.buffer_per_port", "0 bytes: allowed a positive size")
+                }
+                _ => {}
             }
         }
         if pfc.xoff.is_some_and(|x| x.0 < mtu) {
@@ -1233,30 +1240,41 @@ fn shared_buffer(d: &PfcDynamicCfg, pfc: &Pfc, ports: &[Port], n_hosts: u32) -> 
     let lossless_classes = (0..pfc.classes()).filter(|&c| pfc.is_lossless(c)).count() as u64;
     let switches = ports.iter().map(|p| p.peer + 1).max().unwrap_or(0).saturating_sub(n_hosts) as usize;
     let mut set_aside = vec![0u64; switches];
+    let mut port_count = vec![0u64; switches];
     let mut switch_of = Vec::with_capacity(ports.len());
     for (i, port) in ports.iter().enumerate() {
         let s = port.peer.saturating_sub(n_hosts);
         switch_of.push(s);
+        if port.peer >= n_hosts {
+            port_count[s as usize] += 1;
+        }
         if let Some(th) = pfc.thresholds(i as u32) {
             let per_queue = d.reserve.0 + if d.carve_headroom { th.headroom } else { 0 };
             set_aside[s as usize] += lossless_classes * per_queue;
         }
     }
     let mut pool = Vec::with_capacity(switches);
+    let (field, per_port) = match d.buffer_per_port {
+        Some(b) => ("switch.pfc.dynamic.buffer_per_port", Some(b.0)),
+        None => ("switch.pfc.dynamic.buffer", None),
+    };
     for (s, &aside) in set_aside.iter().enumerate() {
-        if aside >= d.buffer.0 {
+        let buffer = match per_port {
+            Some(b) => b * port_count[s],
+            None => d.buffer.map_or(0, |b| b.0),
+        };
+        if aside >= buffer {
             return err(
-                "switch.pfc.dynamic.buffer",
+                field,
                 format!(
-                    "{} bytes, but switch {} sets aside {aside} bytes of reserve{} for its {lossless_classes} lossless queue(s) per link, leaving no shared pool; raise the buffer, lower switch.pfc.dynamic.reserve{}",
-                    d.buffer.0,
+                    "switch {} has {buffer} bytes but sets aside {aside} bytes of reserve{} for its {lossless_classes} lossless queue(s) per link, leaving no shared pool; raise the buffer, lower switch.pfc.dynamic.reserve{}",
                     s as u32 + n_hosts,
                     if d.carve_headroom { " and PFC headroom" } else { "" },
                     if d.carve_headroom { ", switch.pfc.headroom or set carve_headroom = false" } else { "" },
                 ),
             );
         }
-        pool.push(d.buffer.0 - aside);
+        pool.push(buffer - aside);
     }
     Ok(SharedBuffer::new(switch_of, pool, d.alpha_shift, d.reserve.0, d.resume_offset.0))
 }

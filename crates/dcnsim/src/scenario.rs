@@ -574,8 +574,13 @@ pub struct PfcCfg {
 #[serde(deny_unknown_fields)]
 pub struct PfcDynamicCfg {
     /// Buffer of each switch, shared by all its ingress queues (e.g. 4.4 MB per Tbps of
-    /// switching capacity: 2.64 MB for 6 × 100 Gb/s).
-    pub buffer: BytesVal,
+    /// switching capacity: 2.64 MB for 6 × 100 Gb/s). Give this or `buffer_per_port`.
+    #[serde(default)]
+    pub buffer: Option<BytesVal>,
+    /// Buffer of each switch as so much per port it has (the PrioPlus artefact's "1 MB per
+    /// port"): a switch of 9 ports shares 9 × this.
+    #[serde(default)]
+    pub buffer_per_port: Option<BytesVal>,
     /// α = 2^−alpha_shift: a queue may hold α × the free pool.
     #[serde(default = "default_alpha_shift")]
     pub alpha_shift: u32,

@@ -427,6 +427,24 @@ fn dynamic_threshold_shares_the_pool_among_congested_ingress_queues() {
     assert!(peaks[0] > peaks[1], "2:1 holds more per queue than 4:1: {peaks:?}");
 }
 
+/// `buffer_per_port` gives each switch that much per link: on the 6-link star, 250 kB per
+/// port is the same switch as a 1.5 MB buffer, so the runs agree packet for packet.
+#[test]
+fn dynamic_buffer_per_port_scales_with_the_switch_ports() {
+    let peaks = |dynamic: &str| {
+        let (toml, flows) = dynamic_incast(3, dynamic);
+        let mut s = sim_with_files(&toml, &[("flows.csv", &flows)]);
+        s.run();
+        let pfc = s.pfc.as_ref().unwrap();
+        let peaks: Vec<u64> = pfc.stats.iter().map(|st| st.max_ingress).collect();
+        (peaks, pfc.total_pause_frames(), s.now())
+    };
+    let per_port = peaks("{ buffer_per_port = \"250KB\" }");
+    assert!(per_port.1 > 0, "the incast pauses");
+    assert_eq!(per_port, peaks("{ buffer = \"1500KB\" }"));
+    assert_ne!(per_port, peaks("{ buffer = \"1000kB\" }"), "a smaller switch pauses sooner");
+}
+
 /// A bad `[switch.pfc.dynamic]` is refused, naming the field: a buffer smaller than the
 /// reserves and headroom it must set aside, and xoff set beside it.
 #[test]
@@ -442,6 +460,9 @@ fn bad_dynamic_threshold_input_names_the_field() {
     let both = toml.replace("pfc = {", "pfc = { xoff = \"50KB\",");
     let e = build_with_files(&both, &f).err().expect("xoff beside dynamic").0;
     assert!(e.starts_with("switch.pfc.xoff") && e.contains("dynamic"), "{e}");
+    let two = toml.replace("buffer = \"100KB\"", "buffer = \"1MB\", buffer_per_port = \"1MB\"");
+    let e = build_with_files(&two, &f).err().expect("both buffers").0;
+    assert!(e.starts_with("switch.pfc.dynamic") && e.contains("buffer_per_port"), "{e}");
     let shift = toml.replace("\"100KB\"", "\"1MB\", alpha_shift = 40");
     let e = build_with_files(&shift, &f).err().expect("alpha_shift 40").0;
     assert!(e.starts_with("switch.pfc.dynamic.alpha_shift"), "{e}");
