@@ -1739,12 +1739,12 @@ def _header(outcome: Outcome[Cell, RunResult, Grid]) -> list[str]:
         "Checks are evaluated on pooled flows (F11, F14) or on the one run (others); "
         + ("informational here (quick: small sizes, 1 seed)." if quick else "the spec asks for 9 seeds in F11."),
         "F12C: by default the artefact's training fabric (spec §7.18: 3 leaves x 8 hosts at 200 Gbps, 1 spine, 400 "
-        "Gbps uplinks, 1 MB per port, lossless, 1 µs links; a topology file, leaf_spine cannot put 3 leaves on 1 "
-        "spine); the full run adds the paper's 100 Gbps, 2:1, 32 MB on the same layout ([P] gives no layout), "
+        "Gbps uplinks, 1 MB per port shared per switch by dynamic threshold, lossless, 1 µs links; a topology file, leaf_spine cannot put 3 leaves on 1 "
+        "spine); the full run adds the paper's 100 Gbps, 2:1, 32 MB per switch on the same layout ([P] gives no layout), "
         "one worker per leaf, ResNet jobs at levels 8-5, VGG at 4-1; PrioPlus with the top 4 levels starting "
         "directly but the flow-scheduling W_LS preset (the training preset's per-level W_LS is not expressible).",
         "F12AB: the artefact's 5-pod fat tree (320 hosts, 100 Gbps hosts, 400 Gbps between switches, 2 MiB per "
-        "port, lossless); coflows from dcnsim's FB2010-like distribution (not the trace: README, workload.rs) and "
+        "port shared per switch by dynamic threshold, lossless); coflows from dcnsim's FB2010-like distribution (not the trace: README, workload.rs) and "
         "file requests (20 senders, 10-80 MB), each (pattern, level) 1/16 of the load; the same PrioPlus preset "
         "as F12C; ACKs at top priority for every scheme ([A] gives Physical's ACKs the data's priority).",
     ]

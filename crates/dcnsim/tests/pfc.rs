@@ -427,6 +427,44 @@ fn dynamic_threshold_shares_the_pool_among_congested_ingress_queues() {
     assert!(peaks[0] > peaks[1], "2:1 holds more per queue than 4:1: {peaks:?}");
 }
 
+/// The pool is the buffer less, per link into the switch and per lossless class in use,
+/// the 4 KiB reserve and (carved) the headroom: with per-priority PFC over 4 priority
+/// queues that is 4 classes per link (the unused `DATA` class sets nothing aside). On the
+/// 6-link star: 1 MB − 6 × 4 × (4,096 + 37,416) B carved, 1 MB − 6 × 4 × 4,096 B not.
+#[test]
+fn dynamic_pool_sets_aside_reserve_and_headroom_per_lossless_queue() {
+    let headroom = 25_064 + 3 * MTU + 64;
+    for (carve, aside) in [(true, 6 * 4 * (4096 + headroom)), (false, 6 * 4 * 4096)] {
+        let (toml, flows) = dynamic_incast(2, &format!("{{ buffer = \"1MB\", carve_headroom = {carve} }}"));
+        let toml = toml
+            .replace("pfc = {", "scheduler = \"priority\"\npriority = { queues = 4 }\npfc = { per_priority = true, ");
+        let s = sim_with_files(&toml, &[("flows.csv", &flows)]);
+        let sb = s.pfc.as_ref().unwrap().shared_buffer().unwrap();
+        assert_eq!(sb.pool(0), 1_000_000 - aside, "carve_headroom = {carve}");
+    }
+}
+
+/// Each switch has its own pool. Dumbbell (hosts 0–3 on switch L, 4–7 on R, 200 Gbps
+/// between): a 2:1 incast from hosts 5 and 6 to 4 fills R's pool and pauses its senders,
+/// while L, which carries nothing but ACKs, holds no pool bytes.
+#[test]
+fn dynamic_pools_are_per_switch() {
+    let toml = victim_dumbbell(
+        "pfc = { dynamic = { buffer = \"1MB\" } }",
+        "[[workload]]\nkind = \"flows\"\nfile = \"incast.csv\"",
+    );
+    let mut s = sim_with_files(&toml, &[("incast.csv", "src,dst,size,start\n5,4,4MB,0\n6,4,4MB,0\n")]);
+    s.run_until(Time::from_us(200));
+    let up = |h: usize| s.routing.host_up_port[h];
+    let pfc = s.pfc.as_ref().unwrap();
+    let sb = pfc.shared_buffer().unwrap();
+    let (right, left) = (sb.switch_of(up(5)), sb.switch_of(up(0)));
+    assert_ne!(left, right);
+    assert_eq!(sb.switch_of(up(6)), right);
+    assert!(sb.used(right) > 0 && pfc.stats[up(5) as usize].pause_frames > 0, "R's pool holds the incast");
+    assert_eq!(sb.used(left), 0, "L carries nothing into its pool");
+}
+
 /// `buffer_per_port` gives each switch that much per link: on the 6-link star, 250 kB per
 /// port is the same switch as a 1.5 MB buffer, so the runs agree packet for packet.
 #[test]
@@ -454,7 +492,10 @@ fn bad_dynamic_threshold_input_names_the_field() {
     let f = files(&flows);
     let f: Vec<(&str, &str)> = f.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
     let e = build_with_files(&toml, &f).err().expect("100 KB cannot hold 6 headrooms").0;
-    assert!(e.starts_with("switch.pfc.dynamic.buffer") && e.contains("headroom"), "{e}");
+    assert!(e.starts_with("switch.pfc.dynamic.buffer:") && e.contains("headroom"), "{e}");
+    let per_port = toml.replace("buffer = \"100KB\"", "buffer_per_port = \"10KB\"");
+    let e = build_with_files(&per_port, &f).err().expect("10 KB a port cannot hold a headroom").0;
+    assert!(e.starts_with("switch.pfc.dynamic.buffer_per_port:"), "{e}");
     let carved_free = toml.replace("buffer = \"100KB\"", "buffer = \"100KB\", carve_headroom = false");
     assert!(build_with_files(&carved_free, &f).is_ok(), "without carving, 100 KB leaves a pool");
     let both = toml.replace("pfc = {", "pfc = { xoff = \"50KB\",");

@@ -28,7 +28,8 @@
 //! switch draw on one pool: the switch buffer less a small reserve per queue and, unless
 //! the headroom is free ("ideal" switches), the PFC headroom of every queue. A queue's
 //! bytes fill its reserve first, then the pool while its pool share stays within
-//! `T = (pool − pool bytes in use) / 2^shift`, then its headroom. It is paused once it
+//! `T = (pool − pool bytes in use) / 2^shift`; a packet that would take the share past `T`
+//! goes to the queue's headroom. It is paused once it
 //! spills into headroom or its pool share reaches `T`, and resumed when its headroom is
 //! empty and its pool share is 0 or at least `resume_offset` below `T`. Departures take
 //! headroom bytes first, then pool bytes (bytes of a queue are interchangeable). So one
@@ -148,6 +149,16 @@ impl SharedBuffer {
     pub fn used(&self, s: usize) -> u64 {
         self.used[s]
     }
+
+    /// Switch `s`'s pool: its buffer less what is set aside.
+    pub fn pool(&self, s: usize) -> u64 {
+        self.pool[s]
+    }
+
+    /// The switch port `p`'s link enters.
+    pub fn switch_of(&self, p: u32) -> usize {
+        self.switch_of[p as usize] as usize
+    }
 }
 
 pub struct Pfc {
@@ -234,6 +245,19 @@ impl Pfc {
         self.shared.as_ref()
     }
 
+    /// With a shared buffer: the bytes of ingress queue (`port`, `class`) in the pool and
+    /// in headroom (the rest of its count is in its reserve).
+    pub fn shared_split(&self, port: u32, class: usize) -> Option<(u64, u64)> {
+        let slot = port as usize * self.classes + class;
+        self.shared.as_ref().map(|sb| (sb.in_pool[slot], sb.in_headroom[slot]))
+    }
+
+    /// Classes that lossless data or control can travel in: with `per_priority`, the
+    /// priority classes (and `CONTROL` if lossless), never `DATA`.
+    pub fn lossless_classes_in_use(&self) -> usize {
+        (0..self.classes).filter(|&c| self.is_lossless(c) && !(c == DATA && self.per_priority())).count()
+    }
+
     #[inline]
     pub fn is_lossless(&self, class: usize) -> bool {
         self.lossless & (1 << class) != 0
@@ -306,9 +330,12 @@ impl Pfc {
             let s = sb.switch_of[i] as usize;
             let reserved = before - sb.in_pool[slot] - sb.in_headroom[slot];
             if reserved + size > sb.reserve {
-                if sb.in_headroom[slot] == 0 && sb.in_pool[slot] + size <= sb.threshold(s) {
-                    sb.in_pool[slot] += size;
-                    sb.used[s] += size;
+                // What the reserve cannot take goes to the pool if the queue's share stays
+                // within the threshold; otherwise the whole packet lands in headroom.
+                let spill = reserved + size - sb.reserve;
+                if sb.in_pool[slot] + spill <= sb.threshold(s) {
+                    sb.in_pool[slot] += spill;
+                    sb.used[s] += spill;
                 } else {
                     let h = sb.in_headroom[slot];
                     sb.in_headroom[slot] = h + size;
@@ -611,16 +638,12 @@ mod tests {
         assert_eq!(pfc.headroom_overflows, 500);
     }
 
-    /// A pool of 100 kB, α = 1/4, 4,096 B reserved, two switches of two links each.
+    /// A pool of 100 kB, α = 1/4, 4,000 B reserved (four 1,000 B packets: none is split
+    /// between reserve and pool), two switches of two links each.
     fn dynamic(headroom: u64) -> Pfc {
         let th = Some(PfcThresholds { xoff: 0, xon: 0, headroom });
-        Pfc::new(1 << DATA, 0, vec![th; 4]).with_shared_buffer(SharedBuffer::new(
-            vec![0, 0, 1, 1],
-            vec![100_000, 100_000],
-            2,
-            4_096,
-            3_072,
-        ))
+        let shared = SharedBuffer::new(vec![0, 0, 1, 1], vec![100_000, 100_000], 2, 4_000, 3_072);
+        Pfc::new(1 << DATA, 0, vec![th; 4]).with_shared_buffer(shared)
     }
 
     /// Index of the first of `n` 1,000-byte arrivals on `port` that PAUSEs it.
@@ -672,6 +695,34 @@ mod tests {
         let frames: Vec<_> = (0..6u32).map(|h| pfc.depart(h, DATA, 1_000)).collect();
         let resume = Some(PfcFrame { port: 0, class: DATA as u8, pause: false });
         assert_eq!(frames, vec![None, None, None, None, None, resume]);
+    }
+
+    /// A paused queue's next packet still goes to the pool once the threshold has grown
+    /// back (other queues drained): admission looks at the share, not at whether headroom
+    /// is in use. And a packet straddling the reserve's end puts only its excess in the pool.
+    #[test]
+    fn dynamic_threshold_admits_to_the_pool_again_after_others_drain() {
+        let mut pfc = dynamic(50_000);
+        // Port 1 takes 4 kB of reserve and 20 kB of pool; port 0 then pauses at a share of
+        // 16 kB (T = (100 − 20 − 16) / 4), its next packet goes to headroom.
+        assert_eq!(pauses_at(&mut pfc, 1, 100, 100), Some(23));
+        let paused_at = pauses_at(&mut pfc, 0, 0, 100).unwrap();
+        assert_eq!(pfc.shared_split(0, DATA), Some((16_000, 0)), "paused by its share");
+        pfc.arrive(0, 50, DATA, 1_000);
+        assert_eq!(pfc.shared_split(0, DATA), Some((16_000, 1_000)), "T = 16 kB: to headroom");
+        for h in 100..124 {
+            pfc.depart(h, DATA, 1_000);
+        }
+        pfc.arrive(0, 51, DATA, 1_000);
+        assert_eq!(pfc.shared_split(0, DATA), Some((17_000, 1_000)), "T = 21 kB again: to the pool");
+        assert_eq!(paused_at, 4 + 16 - 1);
+        // 1,500 B packets against the 4,000 B reserve: two fit, the third puts 500 B in the pool.
+        let mut straddle = dynamic(50_000);
+        for h in 0..3 {
+            straddle.arrive(2, h, DATA, 1_500);
+        }
+        assert_eq!(straddle.shared_split(2, DATA), Some((500, 0)));
+        assert_eq!(straddle.shared_buffer().unwrap().used(1), 500);
     }
 
     #[test]
