@@ -20,15 +20,10 @@ use dcnsim::Time;
 /// `measured` flows under `lb` over the candidate paths; `topology` and `switch` add lines
 /// to those tables.
 fn rail_run(seed: u64, lb: &str, topology: &str, switch: &str, background: &str, measured: &str) -> dcnsim::Simulation {
+    let preamble = common::rail::rail_preamble(seed);
     let toml = format!(
         r#"
-        seed = {seed}
-        [topology]
-        kind = "rail"
-        hosts = 64
-        link_rate = "100Gbps"
-        link_latency = "1us"
-        mtu = "1048B"
+        {preamble}
         {topology}
         [switch]
         buffer = "8MB"

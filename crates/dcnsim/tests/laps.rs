@@ -12,15 +12,10 @@ fn rail(csv: &str, extra: &str) -> dcnsim::Simulation {
 }
 
 fn rail_toml(extra: &str) -> String {
+    let preamble = common::rail::rail_preamble(5);
     format!(
         r#"
-        seed = 5
-        [topology]
-        kind = "rail"
-        hosts = 64
-        link_rate = "100Gbps"
-        link_latency = "1us"
-        mtu = "1048B"
+        {preamble}
         [switch]
         buffer = "4MB"
         [transport]

@@ -129,16 +129,17 @@ impl Meter {
     }
 }
 
-/// AC7 (Fig. 10c): 10 low flows (level 2) from 0, 10 high flows (level 4) from 1 ms to
-/// 3 ms. (a) within 1 ms of the high start the high aggregate is ≥ 95 % of the link and
-/// the low one (data plus probes) ≤ 2 %, while the high flows run; (b) utilisation ≥ 95 %
-/// outside 0.2 ms after each transition; (c) the low flows are back to ≥ 95 % within 0.5 ms
-/// of the high flows stopping.
-#[test]
-fn ac7_strict_two_level_preemption() {
-    let mut s = star(
+/// Bytes of `per_flow` summed over the flows whose `high` flag is `which`.
+fn bytes_of(per_flow: &[f64], high: &[bool], which: bool) -> f64 {
+    per_flow.iter().zip(high).filter(|(_, &h)| h == which).map(|(b, _)| b).sum()
+}
+
+/// The AC7 scenario (Fig. 10c): 10 low flows (level 2) from 0 to 4 ms, 10 high flows
+/// (level 4) from 1 ms to 3 ms, all long-lived; `prioplus` adds PrioPlus settings.
+fn ac7_star(prioplus: &str) -> Simulation {
+    star(
         21,
-        "",
+        prioplus,
         r#"[[workload]]
         tag = "low"
         kind = "incast"
@@ -156,7 +157,17 @@ fn ac7_strict_two_level_preemption() {
         start = "1ms"
         stop = "3ms"
         priority = 4"#,
-    );
+    )
+}
+
+/// AC7 (Fig. 10c): 10 low flows (level 2) from 0, 10 high flows (level 4) from 1 ms to
+/// 3 ms. (a) within 1 ms of the high start the high aggregate is ≥ 95 % of the link and
+/// the low one (data plus probes) ≤ 2 %, while the high flows run; (b) utilisation ≥ 95 %
+/// outside 0.2 ms after each transition; (c) the low flows are back to ≥ 95 % within 0.5 ms
+/// of the high flows stopping.
+#[test]
+fn ac7_strict_two_level_preemption() {
+    let mut s = ac7_star("");
     let high: Vec<bool> = s.flows.iter().map(|f| f.priority == 4).collect();
     let mut m = Meter::new(&s);
     let step = 50u64; // µs
@@ -168,11 +179,10 @@ fn ac7_strict_two_level_preemption() {
     for t in (step..=3900).step_by(step as usize) {
         s.run_until(Time::from_us(t));
         let d = m.take(&s);
-        let hi: f64 = d.iter().zip(&high).filter(|(_, &h)| h).map(|(b, _)| b).sum::<f64>() / line;
+        let hi = bytes_of(&d, &high, true) / line;
         let probes = s.counters.probe_bytes - probe_bytes;
         probe_bytes = s.counters.probe_bytes;
-        let lo = d.iter().zip(&high).filter(|(_, &h)| !h).map(|(b, _)| b).sum::<f64>() / line
-            + probes as f64 / (LINE * step as f64);
+        let lo = bytes_of(&d, &high, false) / line + probes as f64 / (LINE * step as f64);
         let win_start = t - step;
         let settled = |since: u64| win_start >= since + 200;
         if win_start >= 2000 && t <= 3000 {
@@ -267,27 +277,7 @@ fn ac7d_adaptive_increase_every_rtt_swings_more() {
         stops: f64,
     }
     let run = |dual_rtt: bool| -> Swing {
-        let mut s = star(
-            21,
-            &format!("dual_rtt = {dual_rtt}"),
-            r#"[[workload]]
-            tag = "low"
-            kind = "incast"
-            receiver = 0
-            senders = 10
-            size = "infinite"
-            stop = "4ms"
-            priority = 2
-            [[workload]]
-            tag = "high"
-            kind = "incast"
-            receiver = 0
-            senders = 10
-            size = "infinite"
-            start = "1ms"
-            stop = "3ms"
-            priority = 4"#,
-        );
+        let mut s = ac7_star(&format!("dual_rtt = {dual_rtt}"));
         let high: Vec<bool> = s.flows.iter().map(|f| f.priority == 4).collect();
         let mut m = Meter::new(&s);
         let step = 20u64;
@@ -297,7 +287,7 @@ fn ac7d_adaptive_increase_every_rtt_swings_more() {
         for t in (step..=3000).step_by(step as usize) {
             s.run_until(Time::from_us(t));
             let d = m.take(&s);
-            let share = d.iter().zip(&high).filter(|(_, &h)| h).map(|(b, _)| b).sum::<f64>() / line;
+            let share = bytes_of(&d, &high, true) / line;
             if t > 1000 && (!shares.is_empty() || share >= 0.95) {
                 shares.push(share);
             }

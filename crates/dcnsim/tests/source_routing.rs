@@ -14,16 +14,11 @@ fn rail_flow(packets: u32) -> dcnsim::Simulation {
     // A small flow between two other servers, started well after the first ends, keeps
     // the run going until the first flow's last ACKs are home.
     let flows = format!("src,dst,size,start\n2,10,{},0\n16,24,1000,5ms\n", packets * 1000);
+    let preamble = common::rail::rail_preamble(3);
     sim_with_files(
         &format!(
             r#"
-        seed = 3
-        [topology]
-        kind = "rail"
-        hosts = 64
-        link_rate = "100Gbps"
-        link_latency = "1us"
-        mtu = "1048B"
+        {preamble}
         [switch]
         buffer = "16MB"
         ecn = {{ kmin = "200KB", kmax = "800KB" }}

@@ -16,3 +16,13 @@ pub fn tx(s: &dcnsim::Simulation, node: u32, peer: u32) -> u64 {
     let p = s.ports.iter().position(|p| p.node == node && p.peer == peer).expect("no such link");
     s.ports[p].stats.tx_packets
 }
+
+/// The start of a rail scenario: `seed`, and the `[topology]` table of the 64-GPU fabric
+/// (100 Gbps fabric links, 1 µs, the LAPS artefact's 1048-byte packets). More `[topology]`
+/// lines may follow it.
+pub fn rail_preamble(seed: u64) -> String {
+    format!(
+        "seed = {seed}\n[topology]\nkind = \"rail\"\nhosts = 64\nlink_rate = \"100Gbps\"\n\
+         link_latency = \"1us\"\nmtu = \"1048B\"\n"
+    )
+}
