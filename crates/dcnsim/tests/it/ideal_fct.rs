@@ -1,0 +1,71 @@
+//! A flow alone in the fabric, with an initial window of at least one BDP, must finish in
+//! its computed ideal FCT (to within one MTU serialisation time): this pins the
+//! zero-queueing model that every slowdown figure divides by. The ideal is recomputed here
+//! from first principles (bytes over the bottleneck plus store-and-forward of one packet
+//! per extra hop plus propagation), not read from the simulator.
+
+use crate::common;
+
+fn run_pair(src: u32, dst: u32, size: &str, expect_hops: usize) {
+    let toml = format!(
+        r#"
+        seed = 3
+        [topology]
+        kind = "fat_tree"
+        tiers = 3
+        hosts = 128
+        link_rate = "100Gbps"
+        link_latency = "500ns"
+        switch_latency = "200ns"
+        mtu = "4KiB"
+        [transport]
+        cc = "dctcp"
+        initial_window = "bdp"
+        [[workload]]
+        kind = "flows"
+        file = "flows.csv"
+        "#
+    );
+    let csv = format!("src,dst,size,start\n{src},{dst},{size},0\n");
+    let mut s = common::sim_with_files(&toml, &[("flows.csv", &csv)]);
+    s.run();
+    let t = s.flow_table();
+    let fct = t.f64s("fct_us")[0];
+    let ideal = t.f64s("ideal_fct_us")[0];
+
+    // First principles: n packets of 4096 B wire (4032 B payload + 64 B header), links at
+    // 100 Gbps (80 ps per byte), each hop = 500 ns cable + 200 ns switch when it enters a switch.
+    let bytes = dcnsim::units::parse_bytes(size).unwrap();
+    let payload = 4096u64 - 64;
+    let n = bytes.div_ceil(payload);
+    let wire_total = bytes + n * 64;
+    let first_wire = if n > 1 { 4096 } else { wire_total };
+    let links = expect_hops as f64;
+    let ser = |b: u64| b as f64 * 8.0 / 100e9 * 1e6; // us
+                                                     // All bytes through the (equal-rate) bottleneck, one packet store-and-forwarded at each
+                                                     // further link, 500 ns per cable and 200 ns per switch traversed.
+    let analytic = ser(wire_total) + (links - 1.0) * ser(first_wire) + links * 0.5 + (links - 1.0) * 0.2;
+    let mtu_ser = ser(4096);
+    assert!((ideal - analytic).abs() <= mtu_ser, "ideal {ideal} vs first-principles {analytic}");
+    assert!(fct >= ideal - 1e-6, "faster than ideal: {fct} < {ideal}");
+    assert!(fct - ideal <= mtu_ser, "{src}->{dst} {size}: fct {fct} us, ideal {ideal} us (limit +{mtu_ser} us)");
+}
+
+// Radix 8: 4 hosts per ToR, 16 hosts per pod.
+#[test]
+fn intra_rack_single_flow_meets_ideal() {
+    run_pair(0, 1, "2MB", 2);
+    run_pair(0, 1, "1000", 2);
+}
+
+#[test]
+fn intra_pod_single_flow_meets_ideal() {
+    run_pair(0, 5, "2MB", 4);
+    run_pair(3, 14, "777777", 4);
+}
+
+#[test]
+fn inter_pod_single_flow_meets_ideal() {
+    run_pair(0, 100, "2MB", 6);
+    run_pair(17, 127, "10MB", 6);
+}
