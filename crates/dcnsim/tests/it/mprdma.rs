@@ -1,6 +1,5 @@
 //! MPRDMA (`cc = "mprdma"`, spec `smartt-nscc.md` §3.2) in the network.
 
-use crate::common;
 use crate::common::*;
 
 use dcnsim::Time;

@@ -5,7 +5,6 @@
 //! the spec's simulated RoCEv2 without DCQCN), so every number below follows from link
 //! rates alone.
 
-use crate::common;
 use crate::common::*;
 
 use dcnsim::Time;

@@ -3,7 +3,6 @@
 //! with the DCQCN paper's RED settings (Zhu et al. 2015, §5: Kmin = 5 KB, Kmax = 200 KB,
 //! Pmax = 1 %).
 
-use crate::common;
 use crate::common::*;
 
 use dcnsim::Time;

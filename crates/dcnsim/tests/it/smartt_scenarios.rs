@@ -2,7 +2,6 @@
 //! A1 (incast convergence), A2 (trimming against timeouts), A7 (RTT fairness) and A12
 //! (the queue target). Each section's comment says what it checks and what does not hold.
 
-use crate::common;
 use crate::common::smartt::*;
 use crate::common::*;
 

@@ -1,7 +1,6 @@
 //! `topology.kind = "file"` (issue 7): a fabric read from dcnsim's CSV link list or an
 //! HPCC topology.txt runs like a built one, and a bad file is refused before the run.
 
-use crate::common;
 use crate::common::*;
 
 fn scenario(file: &str, hosts: u32) -> String {
