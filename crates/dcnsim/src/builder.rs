@@ -4,7 +4,7 @@
 use std::collections::VecDeque;
 use std::path::Path;
 
-use crate::app::OnOffApp;
+use crate::transport::app::OnOffApp;
 use crate::cc::FlowInfo;
 use crate::engine::{Event, EventQueue, Rng};
 use crate::fault::FaultPlan;
@@ -915,7 +915,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
                 "prioplus needs a priority level on every flow (e.g. priority = 1, or by size)",
             );
         }
-        let cc = crate::cc::make(sp.cc, tr, &info);
+        let cc = tr.congestion_control(sp.cc, &info);
         let entropy = ecmp_rng.next_u64() as u32;
         // An application-fed flow drains its buffer after the app stops at `sp.stop`.
         let transport_stop = if sp.app.is_some() { Time::MAX } else { sp.stop };

@@ -13,7 +13,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::scenario::TimeVal;
+use crate::units::values::TimeVal;
 use crate::units::{Rate, Time};
 
 /// CONGA parameters (`[transport.conga]`; the LAPS artefact's, spec laps.md §3.4).

@@ -27,7 +27,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::net::Packet;
-use crate::scenario::TimeVal;
+use crate::units::values::TimeVal;
 use crate::units::Time;
 
 /// ConWeave parameters (`[transport.conweave]`; the LAPS artefact's, spec laps.md §3.5).

@@ -33,7 +33,7 @@ use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 
-use crate::scenario::InitialWindow;
+use crate::units::values::InitialWindow;
 use crate::units::{Rate, Time};
 
 /// `[transport.eqds]`.

@@ -12,7 +12,7 @@ use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 
-use crate::scenario::{RateVal, TimeVal};
+use crate::units::values::{RateVal, TimeVal};
 use crate::units::{Rate, Time};
 
 /// How path latencies enter the softmax (spec laps.md §2.5).

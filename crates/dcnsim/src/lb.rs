@@ -18,8 +18,81 @@ use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 
-use crate::scenario::TimeVal;
+use crate::units::values::TimeVal;
 use crate::units::Time;
+
+/// The load balancers a scenario can name (`transport.lb`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LbName {
+    /// Per-flow hash (one path per flow).
+    Ecmp,
+    /// Oblivious packet spraying: a random entropy value per packet.
+    Ops,
+    /// Recycled entropy packet spraying (UEC REPS): reuse entropies whose ACKs came back
+    /// unmarked, draw new ones otherwise.
+    Reps,
+    /// Switch adaptive routing: each switch sends the packet to the equal-cost port with
+    /// the shortest quantised queue.
+    Ar,
+    /// Round-robin spraying: packet (PSN) n of a flow takes equal-cost port n mod (ports)
+    /// at every switch, retransmissions included (the MSwift paper's analytical model, §II).
+    Rr,
+    /// Protective load balancing: one path, moved after repeated congested rounds or a
+    /// timeout (`lb.rs`).
+    Plb,
+    /// Random packet spraying over the flow's explicit candidate paths, source-routed
+    /// (`paths.rs`; dragonfly and rail fabrics): LAPS with β = 0, spec laps.md §3.9.
+    Rps,
+    /// LetFlow: a new random path per flowlet, i.e. after a sending gap longer than
+    /// `[transport.letflow] flowlet_timeout` (`lb.rs`).
+    Letflow,
+    /// LAPS: latency-aware spraying over the explicit candidate paths, per-path loss
+    /// inference and timers, probes (`laps.rs`; spec laps.md §2); only with `cc = "laps"`.
+    Laps,
+    /// CONGA: each flowlet takes the least congested candidate path, by per-port rate
+    /// estimators fed back on ACKs (`conga.rs`; spec laps.md §3.4; dragonfly and rail).
+    Conga,
+    /// ConWeave: one candidate path per flow, moved when an RTT reply is late, with the
+    /// destination holding the new path's packets until the old path's last one arrives
+    /// (`conweave.rs`; spec laps.md §3.5; dragonfly and rail).
+    Conweave,
+}
+
+/// The paths of `ecmp`, `letflow` and `plb` on fabrics with candidate path sets.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LbPaths {
+    /// The LAPS candidate paths of the pair, chosen hop by hop: every switch hashes over
+    /// the next hops of any of them (the LAPS artefact's baselines, spec laps.md §3.1).
+    #[default]
+    Candidates,
+    /// Shortest paths only (the routing tables' equal-cost sets).
+    Shortest,
+}
+
+impl LbName {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LbName::Ecmp => "ecmp",
+            LbName::Ops => "ops",
+            LbName::Reps => "reps",
+            LbName::Ar => "ar",
+            LbName::Rr => "rr",
+            LbName::Plb => "plb",
+            LbName::Rps => "rps",
+            LbName::Letflow => "letflow",
+            LbName::Laps => "laps",
+            LbName::Conga => "conga",
+            LbName::Conweave => "conweave",
+        }
+    }
+
+    /// Whether packets of one flow take many paths.
+    pub fn sprays(self) -> bool {
+        !matches!(self, LbName::Ecmp | LbName::Plb | LbName::Letflow | LbName::Conga | LbName::Conweave)
+    }
+}
 
 /// REPS parameters (`[transport.reps]`; spec `smartt-nscc.md` §2.14; the MSwift paper §IV-A).
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -9,18 +9,17 @@
 //! println!("{} events", sim.events_processed());
 //! ```
 
-pub mod app;
 pub mod builder;
 pub mod cc;
 pub mod conga;
 pub mod conweave;
 pub mod engine;
 pub mod eqds;
+pub mod error;
 pub mod fault;
 /// Checks shared by the fuzz targets and their corpus replay test (issue 10).
 #[doc(hidden)]
 pub mod fuzzing;
-mod invariants;
 pub mod laps;
 pub mod lb;
 pub mod net;

@@ -13,9 +13,9 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::Rng;
-use crate::scenario::TimeVal;
+use crate::units::values::TimeVal;
 use crate::units::Time;
-use crate::workload::SizeCdf;
+use crate::workload::cdf::SizeCdf;
 
 /// `[transport.delay_noise]`: absent = no noise.
 #[derive(Clone, Debug, Serialize, Deserialize)]

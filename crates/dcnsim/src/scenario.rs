@@ -2,12 +2,11 @@
 //! human units, defaults documented in the README, and validation that names the field
 //! and the allowed values before anything is simulated (DESIGN.md, "Scenario files").
 
-use std::fmt;
 use std::path::Path;
 
 use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::app::AppCfg;
+use crate::transport::app::AppCfg;
 use crate::cc::dcqcn::DcqcnParams;
 use crate::cc::dctcp::DctcpParams;
 use crate::cc::ledbat::LedbatParams;
@@ -18,18 +17,16 @@ use crate::cc::prioplus::PrioPlusParams;
 use crate::cc::swift::SwiftParams;
 use crate::net::{MarkIf, MarkPoint};
 use crate::transport::{LossRecovery, LossRule};
-use crate::units::{parse_bytes, parse_rate, parse_time, Rate, Time, BELOW_ONE_BPS};
+use crate::units::values::Scalar;
+use crate::units::{Rate, Time};
 
-/// Bad input: the message starts with the field's path (e.g. `topology.hosts: ...`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct ScenarioError(pub String);
-
-impl fmt::Display for ScenarioError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-impl std::error::Error for ScenarioError {}
+pub(crate) use crate::error::err;
+pub use crate::error::ScenarioError;
+pub(crate) use crate::units::values::NumberOrWord;
+pub use crate::cc::CcName;
+use crate::cc::{CongestionControl, FlowInfo};
+pub use crate::lb::{LbName, LbPaths};
+pub use crate::units::values::{BytesVal, FlowSize, InitialWindow, RateVal, TimeVal, WindowCap};
 
 /// Replaces Rust type names in serde's messages with words a scenario author uses.
 fn plain(msg: String) -> String {
@@ -39,214 +36,6 @@ fn plain(msg: String) -> String {
         .replace("expected a boolean", "expected true or false")
 }
 
-pub(crate) fn err<T>(field: &str, msg: impl fmt::Display) -> Result<T, ScenarioError> {
-    Err(ScenarioError(format!("{field}: {msg}")))
-}
-
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum Scalar {
-    Int(i64),
-    // JSON can hold a whole number above i64::MAX, and a resolved scenario does whenever a
-    // size written as "1e19" parsed to one; without this it would come back as a Float.
-    UInt(u64),
-    Float(f64),
-    Str(String),
-}
-
-fn scalar<'de, D: Deserializer<'de>>(d: D, what: &str) -> Result<Scalar, D::Error> {
-    Scalar::deserialize(d).map_err(|_| de::Error::custom(format!("expected {what}")))
-}
-
-/// A time written with a unit ("500ns"); a bare 0 is allowed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct TimeVal(pub Time);
-
-impl<'de> Deserialize<'de> for TimeVal {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        match scalar(d, "a time such as \"500ns\" or \"2us\"")? {
-            Scalar::Str(s) => parse_time(&s).map(TimeVal).map_err(de::Error::custom),
-            Scalar::Int(0) => Ok(TimeVal(Time::ZERO)),
-            Scalar::Int(v) => {
-                Err(de::Error::custom(format!("{v} has no unit; write e.g. \"{v}us\" (units: ps, ns, us, ms, s)")))
-            }
-            Scalar::UInt(v) => {
-                Err(de::Error::custom(format!("{v} has no unit; write e.g. \"{v}us\" (units: ps, ns, us, ms, s)")))
-            }
-            Scalar::Float(v) => {
-                Err(de::Error::custom(format!("{v} has no unit; write e.g. \"{v}us\" (units: ps, ns, us, ms, s)")))
-            }
-        }
-    }
-}
-impl Serialize for TimeVal {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.0.to_string())
-    }
-}
-
-/// A rate with a unit ("100Gbps").
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RateVal(pub Rate);
-
-impl<'de> Deserialize<'de> for RateVal {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        match scalar(d, "a rate such as \"100Gbps\"")? {
-            Scalar::Str(s) => match parse_rate(&s) {
-                // Below this, serialising a large packet overflows 64-bit picoseconds.
-                Ok(r) if r.bps() < 1_000_000 => {
-                    Err(de::Error::custom(format!("\"{s}\": rates below 1Mbps are not supported")))
-                }
-                Ok(r) => Ok(RateVal(r)),
-                Err(e) if e.ends_with(BELOW_ONE_BPS) => {
-                    Err(de::Error::custom(format!("\"{s}\": rates below 1Mbps are not supported")))
-                }
-                Err(e) => Err(de::Error::custom(e)),
-            },
-            Scalar::Int(v) if v <= 0 => {
-                Err(de::Error::custom(format!("{v}: a rate must be positive, e.g. \"100Gbps\"")))
-            }
-            Scalar::Float(v) if v <= 0.0 => {
-                Err(de::Error::custom(format!("{v}: a rate must be positive, e.g. \"100Gbps\"")))
-            }
-            _ => Err(de::Error::custom("a rate needs a unit, e.g. \"100Gbps\" (units: bps, Kbps, Mbps, Gbps, Tbps)")),
-        }
-    }
-}
-impl Serialize for RateVal {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.0.to_string())
-    }
-}
-
-/// A byte count: an integer or a string with a unit ("4KiB", "1MB").
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct BytesVal(pub u64);
-
-impl<'de> Deserialize<'de> for BytesVal {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        match scalar(d, "a size such as \"4KiB\" or 1500")? {
-            Scalar::Str(s) => parse_bytes(&s).map(BytesVal).map_err(de::Error::custom),
-            Scalar::Int(v) if v >= 0 => Ok(BytesVal(v as u64)),
-            Scalar::UInt(v) => Ok(BytesVal(v)),
-            Scalar::Int(v) => Err(de::Error::custom(format!("{v}: a size cannot be negative"))),
-            Scalar::Float(v) => {
-                Err(de::Error::custom(format!("{v}: a size is a whole number of bytes or a string such as \"4KiB\"")))
-            }
-        }
-    }
-}
-impl Serialize for BytesVal {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_u64(self.0)
-    }
-}
-
-/// A flow size: bytes, or "infinite" (a long-lived flow that sends until its `stop`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FlowSize {
-    Bytes(u64),
-    Infinite,
-}
-
-impl<'de> Deserialize<'de> for FlowSize {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        match scalar(d, "a size such as \"2MB\" or \"infinite\"")? {
-            Scalar::Str(s) if s == "infinite" => Ok(FlowSize::Infinite),
-            // "0MB" is as empty as 0, which is refused below.
-            Scalar::Str(s) => match parse_bytes(&s) {
-                Ok(0) => Err(de::Error::custom(format!("\"{s}\": a flow size must be positive"))),
-                Ok(b) => Ok(FlowSize::Bytes(b)),
-                Err(e) => Err(de::Error::custom(e)),
-            },
-            Scalar::Int(v) if v > 0 => Ok(FlowSize::Bytes(v as u64)),
-            Scalar::UInt(v) => Ok(FlowSize::Bytes(v)),
-            _ => Err(de::Error::custom("a flow size is a positive byte count, e.g. \"2MB\", or \"infinite\"")),
-        }
-    }
-}
-impl Serialize for FlowSize {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            FlowSize::Bytes(b) => s.serialize_u64(*b),
-            FlowSize::Infinite => s.serialize_str("infinite"),
-        }
-    }
-}
-
-/// Initial congestion window: packets, or "bdp" (the flow's own path bandwidth-delay product).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum InitialWindow {
-    Packets(u32),
-    Bdp,
-}
-
-impl<'de> Deserialize<'de> for InitialWindow {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        match scalar(d, "a packet count or \"bdp\"")? {
-            Scalar::Str(s) if s == "bdp" => Ok(InitialWindow::Bdp),
-            Scalar::Int(v) if v >= 1 && v <= u32::MAX as i64 => Ok(InitialWindow::Packets(v as u32)),
-            _ => Err(de::Error::custom("allowed: a whole number of packets >= 1, or \"bdp\"")),
-        }
-    }
-}
-impl Serialize for InitialWindow {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            InitialWindow::Packets(p) => s.serialize_u32(*p),
-            InitialWindow::Bdp => s.serialize_str("bdp"),
-        }
-    }
-}
-
-/// A cap on wire bytes in flight: `dcqcn.window`, `dctcp.rate.window` and
-/// `transport.inflight_cap`. What `bdp` stands for is each field's (README).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum WindowCap {
-    /// No window: rate based only (the DCQCN paper).
-    #[default]
-    Off,
-    /// A bandwidth-delay product: the unified window of spec laps.md §3.7 for DCQCN and
-    /// DCTCP (the largest one-way product over every path of every flow), the flow's own
-    /// path (bottleneck × unloaded RTT) for `inflight_cap`.
-    Bdp,
-    /// A fixed window of this many wire bytes.
-    Bytes(u64),
-}
-
-const WINDOW_ALLOWED: &str = "allowed: \"off\", \"bdp\" (a bandwidth-delay product, see the README for this field) or a size of at least one byte such as \"100KB\"";
-
-impl<'de> Deserialize<'de> for WindowCap {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Raw {
-            Int(i64),
-            Str(String),
-        }
-        let bad = |what: String| de::Error::custom(format!("{what}: {WINDOW_ALLOWED}"));
-        match Raw::deserialize(d).map_err(|_| de::Error::custom(WINDOW_ALLOWED))? {
-            Raw::Str(s) if s == "off" => Ok(WindowCap::Off),
-            Raw::Str(s) if s == "bdp" => Ok(WindowCap::Bdp),
-            Raw::Str(s) => match crate::units::parse_bytes(&s) {
-                Ok(b) if b > 0 => Ok(WindowCap::Bytes(b)),
-                _ => Err(bad(format!("{s:?}"))),
-            },
-            Raw::Int(v) if v > 0 => Ok(WindowCap::Bytes(v as u64)),
-            Raw::Int(v) => Err(bad(v.to_string())),
-        }
-    }
-}
-
-impl Serialize for WindowCap {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            WindowCap::Off => s.serialize_str("off"),
-            WindowCap::Bdp => s.serialize_str("bdp"),
-            WindowCap::Bytes(b) => s.serialize_u64(*b),
-        }
-    }
-}
 
 /// Hosts a workload uses: a count (chosen at random by the seed), an explicit list, or
 /// "remaining" (every host no earlier workload uses).
@@ -626,130 +415,6 @@ impl Default for SwitchCfg {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum CcName {
-    Newreno,
-    Dctcp,
-    Swift,
-    Lswift,
-    Mswift,
-    Nscc,
-    Mnscc,
-    /// PrioPlus over Swift (spec `prioplus.md` §2): virtual priorities in one queue.
-    Prioplus,
-    /// No congestion control: line rate, window unbounded (lossless RoCEv2 without DCQCN).
-    None,
-    /// DCQCN (rate based, CNPs), `cc/dcqcn.rs`.
-    Dcqcn,
-    /// MP-RDMA's per-packet ECN window, `cc/mprdma.rs`.
-    Mprdma,
-    /// LEDBAT (RFC 6817), `cc/ledbat.rs`.
-    Ledbat,
-    /// EQDS: no sender window, receiver-driven credit (`eqds.rs`).
-    Eqds,
-    /// D2TCP: DCTCP with deadline-aware cuts (`cc/dctcp.rs`).
-    D2tcp,
-    /// LAPS's latency-driven rate control (`cc/laps.rs`); only with `lb = "laps"`.
-    Laps,
-    /// HPCC, in-band telemetry driven (`cc/hpcc.rs`).
-    Hpcc,
-}
-
-impl CcName {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CcName::Newreno => "newreno",
-            CcName::Dctcp => "dctcp",
-            CcName::Swift => "swift",
-            CcName::Lswift => "lswift",
-            CcName::Mswift => "mswift",
-            CcName::Nscc => "nscc",
-            CcName::Mnscc => "mnscc",
-            CcName::Prioplus => "prioplus",
-            CcName::None => "none",
-            CcName::Dcqcn => "dcqcn",
-            CcName::Mprdma => "mprdma",
-            CcName::Ledbat => "ledbat",
-            CcName::Eqds => "eqds",
-            CcName::D2tcp => "d2tcp",
-            CcName::Laps => "laps",
-            CcName::Hpcc => "hpcc",
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum LbName {
-    /// Per-flow hash (one path per flow).
-    Ecmp,
-    /// Oblivious packet spraying: a random entropy value per packet.
-    Ops,
-    /// Recycled entropy packet spraying (UEC REPS): reuse entropies whose ACKs came back
-    /// unmarked, draw new ones otherwise.
-    Reps,
-    /// Switch adaptive routing: each switch sends the packet to the equal-cost port with
-    /// the shortest quantised queue.
-    Ar,
-    /// Round-robin spraying: packet (PSN) n of a flow takes equal-cost port n mod (ports)
-    /// at every switch, retransmissions included (the MSwift paper's analytical model, §II).
-    Rr,
-    /// Protective load balancing: one path, moved after repeated congested rounds or a
-    /// timeout (`lb.rs`).
-    Plb,
-    /// Random packet spraying over the flow's explicit candidate paths, source-routed
-    /// (`paths.rs`; dragonfly and rail fabrics): LAPS with β = 0, spec laps.md §3.9.
-    Rps,
-    /// LetFlow: a new random path per flowlet, i.e. after a sending gap longer than
-    /// `[transport.letflow] flowlet_timeout` (`lb.rs`).
-    Letflow,
-    /// LAPS: latency-aware spraying over the explicit candidate paths, per-path loss
-    /// inference and timers, probes (`laps.rs`; spec laps.md §2); only with `cc = "laps"`.
-    Laps,
-    /// CONGA: each flowlet takes the least congested candidate path, by per-port rate
-    /// estimators fed back on ACKs (`conga.rs`; spec laps.md §3.4; dragonfly and rail).
-    Conga,
-    /// ConWeave: one candidate path per flow, moved when an RTT reply is late, with the
-    /// destination holding the new path's packets until the old path's last one arrives
-    /// (`conweave.rs`; spec laps.md §3.5; dragonfly and rail).
-    Conweave,
-}
-
-/// The paths of `ecmp`, `letflow` and `plb` on fabrics with candidate path sets.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum LbPaths {
-    /// The LAPS candidate paths of the pair, chosen hop by hop: every switch hashes over
-    /// the next hops of any of them (the LAPS artefact's baselines, spec laps.md §3.1).
-    #[default]
-    Candidates,
-    /// Shortest paths only (the routing tables' equal-cost sets).
-    Shortest,
-}
-
-impl LbName {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            LbName::Ecmp => "ecmp",
-            LbName::Ops => "ops",
-            LbName::Reps => "reps",
-            LbName::Ar => "ar",
-            LbName::Rr => "rr",
-            LbName::Plb => "plb",
-            LbName::Rps => "rps",
-            LbName::Letflow => "letflow",
-            LbName::Laps => "laps",
-            LbName::Conga => "conga",
-            LbName::Conweave => "conweave",
-        }
-    }
-
-    /// Whether packets of one flow take many paths.
-    pub fn sprays(self) -> bool {
-        !matches!(self, LbName::Ecmp | LbName::Plb | LbName::Letflow | LbName::Conga | LbName::Conweave)
-    }
-}
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -778,22 +443,6 @@ impl Serialize for QueueCount {
             QueueCount::Fixed(n) => s.serialize_u32(*n),
             QueueCount::Ideal => s.serialize_str("ideal"),
         }
-    }
-}
-
-/// A value that is either a whole number or a word, read before a field's own checks
-/// (`history = "auto" | 64`, `queues = "ideal" | 8`, `reorder_wait = "rack" | "3us"`).
-#[derive(Deserialize)]
-#[serde(untagged)]
-pub(crate) enum NumberOrWord {
-    Number(i64),
-    Word(String),
-}
-
-impl NumberOrWord {
-    /// Reads one; anything else (a float, a table) fails with `allowed`.
-    pub(crate) fn read<'de, D: Deserializer<'de>>(d: D, allowed: &str) -> Result<Self, D::Error> {
-        NumberOrWord::deserialize(d).map_err(|_| de::Error::custom(allowed))
     }
 }
 
@@ -1135,6 +784,34 @@ fn default_lb() -> LbName {
 impl Default for TransportCfg {
     fn default() -> Self {
         toml::from_str("").expect("transport defaults")
+    }
+}
+
+impl TransportCfg {
+    /// Builds the congestion control a flow runs, from the scenario's parameters.
+    pub fn congestion_control(&self, name: CcName, info: &FlowInfo) -> Box<dyn CongestionControl> {
+        use crate::cc::{dcqcn, dctcp, hpcc, laps, ledbat, mprdma, newreno, nscc, prioplus, swift, uncontrolled};
+        let t = self;
+        match name {
+            CcName::Newreno => Box::new(newreno::NewReno::new(&t.newreno, info.mtu, info.initial_window)),
+            CcName::Dctcp => match t.dctcp.variant {
+                dctcp::DctcpVariant::Window => Box::new(dctcp::Dctcp::new(&t.dctcp, info.mtu, info.initial_window)),
+                dctcp::DctcpVariant::Rate => Box::new(dctcp::DctcpRate::new(&t.dctcp.rate, info)),
+            },
+            CcName::D2tcp => Box::new(dctcp::Dctcp::d2tcp(&t.d2tcp, info, info.size)),
+            CcName::Swift => Box::new(swift::Swift::new(&t.swift, swift::Variant::Swift, info)),
+            CcName::Lswift => Box::new(swift::Swift::new(&t.swift, swift::Variant::LSwift, info)),
+            CcName::Mswift => Box::new(swift::Swift::new(&t.swift, swift::Variant::MSwift, info)),
+            CcName::Nscc => Box::new(nscc::Nscc::new(&t.nscc, false, info)),
+            CcName::Mnscc => Box::new(nscc::Nscc::new(&t.nscc, true, info)),
+            CcName::None | CcName::Eqds => Box::new(uncontrolled::Uncontrolled),
+            CcName::Dcqcn => Box::new(dcqcn::Dcqcn::new(&t.dcqcn, info)),
+            CcName::Mprdma => Box::new(mprdma::Mprdma::new(&t.mprdma, info)),
+            CcName::Prioplus => Box::new(prioplus::PrioPlus::with_params(&t.prioplus, &t.swift, &t.ledbat, info)),
+            CcName::Ledbat => Box::new(ledbat::Ledbat::new(&t.ledbat, info)),
+            CcName::Laps => Box::new(laps::Laps::new(&t.laps, info)),
+            CcName::Hpcc => Box::new(hpcc::Hpcc::new(&t.hpcc, info)),
+        }
     }
 }
 

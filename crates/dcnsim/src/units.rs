@@ -7,6 +7,8 @@
 use std::fmt;
 use std::ops::{Add, AddAssign, Sub};
 
+pub mod values;
+
 /// A point in (or span of) simulated time, in picoseconds. 2^64 ps is about 213 days.
 #[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Debug)]
 pub struct Time(pub u64);

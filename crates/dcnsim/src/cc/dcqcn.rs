@@ -33,7 +33,7 @@
 //! bytes in flight, a fraction of the 10 MB counter.
 
 use super::{AckSample, CongestionControl, FlowInfo, LossEvent};
-use crate::scenario::{RateVal, TimeVal, WindowCap};
+use crate::units::values::{RateVal, TimeVal, WindowCap};
 use crate::units::{Rate, Time};
 
 /// DCQCN parameters (`[transport.dcqcn]`); defaults from spec `smartt-nscc.md` §3.3.
@@ -51,7 +51,7 @@ pub struct DcqcnParams {
     /// Rate-increase timer period (paper: 55 µs).
     pub increase_timer: TimeVal,
     /// Rate-increase byte counter (paper: 10 MB).
-    pub byte_counter: crate::scenario::BytesVal,
+    pub byte_counter: crate::units::values::BytesVal,
     /// Increase events of fast recovery before additive increase (paper: F = 5).
     pub fast_recovery_stages: u32,
     /// Additive-increase step R_AI (spec: 5 Mbps, the NIC default; ×8 for 800G if desired).
@@ -73,7 +73,7 @@ impl Default for DcqcnParams {
             alpha_init: 1.0,
             alpha_timer: TimeVal(Time::from_us(55)),
             increase_timer: TimeVal(Time::from_us(55)),
-            byte_counter: crate::scenario::BytesVal(10_000_000),
+            byte_counter: crate::units::values::BytesVal(10_000_000),
             fast_recovery_stages: 5,
             rate_ai: RateVal(Rate(5_000_000)),
             rate_hai: RateVal(Rate(50_000_000)),

@@ -25,8 +25,8 @@
 
 use super::dcqcn::NO_WINDOW;
 use super::{reno_increase, AckSample, CongestionControl, FlowInfo, LossEvent};
-use crate::scenario::RateVal;
-use crate::scenario::WindowCap;
+use crate::units::values::RateVal;
+use crate::units::values::WindowCap;
 use crate::units::{Rate, Time};
 
 /// How DCTCP reacts to a packet loss (spec §2.3 "Loss response").

@@ -35,7 +35,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{AckSample, CongestionControl, FlowInfo, LossEvent};
 use crate::net::int::IntHop;
-use crate::scenario::RateVal;
+use crate::units::values::RateVal;
 use crate::units::{Rate, Time};
 
 /// Parameters of HPCC; defaults from the HPCC paper (§3.3, §5.1).

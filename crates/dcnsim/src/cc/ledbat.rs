@@ -29,7 +29,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{AckSample, CongestionControl, FlowInfo, LossEvent};
-use crate::scenario::TimeVal;
+use crate::units::values::TimeVal;
 use crate::units::Time;
 
 /// Parameters of LEDBAT; defaults are RFC 6817's, with the datacenter TARGET and initial

@@ -16,7 +16,64 @@ pub mod prioplus;
 pub mod swift;
 pub mod uncontrolled;
 
+use serde::{Deserialize, Serialize};
+
 use crate::units::{Rate, Time};
+
+/// The congestion controls a scenario can name (`transport.cc`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CcName {
+    Newreno,
+    Dctcp,
+    Swift,
+    Lswift,
+    Mswift,
+    Nscc,
+    Mnscc,
+    /// PrioPlus over Swift (spec `prioplus.md` §2): virtual priorities in one queue.
+    Prioplus,
+    /// No congestion control: line rate, window unbounded (lossless RoCEv2 without DCQCN).
+    None,
+    /// DCQCN (rate based, CNPs), `cc/dcqcn.rs`.
+    Dcqcn,
+    /// MP-RDMA's per-packet ECN window, `cc/mprdma.rs`.
+    Mprdma,
+    /// LEDBAT (RFC 6817), `cc/ledbat.rs`.
+    Ledbat,
+    /// EQDS: no sender window, receiver-driven credit (`eqds.rs`).
+    Eqds,
+    /// D2TCP: DCTCP with deadline-aware cuts (`cc/dctcp.rs`).
+    D2tcp,
+    /// LAPS's latency-driven rate control (`cc/laps.rs`); only with `lb = "laps"`.
+    Laps,
+    /// HPCC, in-band telemetry driven (`cc/hpcc.rs`).
+    Hpcc,
+}
+
+impl CcName {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CcName::Newreno => "newreno",
+            CcName::Dctcp => "dctcp",
+            CcName::Swift => "swift",
+            CcName::Lswift => "lswift",
+            CcName::Mswift => "mswift",
+            CcName::Nscc => "nscc",
+            CcName::Mnscc => "mnscc",
+            CcName::Prioplus => "prioplus",
+            CcName::None => "none",
+            CcName::Dcqcn => "dcqcn",
+            CcName::Mprdma => "mprdma",
+            CcName::Ledbat => "ledbat",
+            CcName::Eqds => "eqds",
+            CcName::D2tcp => "d2tcp",
+            CcName::Laps => "laps",
+            CcName::Hpcc => "hpcc",
+        }
+    }
+}
+
 
 /// How long the transport lets a hole wait for a late original before declaring it lost.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -245,34 +302,6 @@ pub(crate) fn reno_increase(cwnd: &mut u64, ssthresh: u64, mss: u64, newly_acked
     }
 }
 
-/// Builds the congestion control a flow runs, from the scenario's parameters.
-pub fn make(
-    name: crate::scenario::CcName,
-    t: &crate::scenario::TransportCfg,
-    info: &FlowInfo,
-) -> Box<dyn CongestionControl> {
-    use crate::scenario::CcName;
-    match name {
-        CcName::Newreno => Box::new(newreno::NewReno::new(&t.newreno, info.mtu, info.initial_window)),
-        CcName::Dctcp => match t.dctcp.variant {
-            dctcp::DctcpVariant::Window => Box::new(dctcp::Dctcp::new(&t.dctcp, info.mtu, info.initial_window)),
-            dctcp::DctcpVariant::Rate => Box::new(dctcp::DctcpRate::new(&t.dctcp.rate, info)),
-        },
-        CcName::D2tcp => Box::new(dctcp::Dctcp::d2tcp(&t.d2tcp, info, info.size)),
-        CcName::Swift => Box::new(swift::Swift::new(&t.swift, swift::Variant::Swift, info)),
-        CcName::Lswift => Box::new(swift::Swift::new(&t.swift, swift::Variant::LSwift, info)),
-        CcName::Mswift => Box::new(swift::Swift::new(&t.swift, swift::Variant::MSwift, info)),
-        CcName::Nscc => Box::new(nscc::Nscc::new(&t.nscc, false, info)),
-        CcName::Mnscc => Box::new(nscc::Nscc::new(&t.nscc, true, info)),
-        CcName::None | CcName::Eqds => Box::new(uncontrolled::Uncontrolled),
-        CcName::Dcqcn => Box::new(dcqcn::Dcqcn::new(&t.dcqcn, info)),
-        CcName::Mprdma => Box::new(mprdma::Mprdma::new(&t.mprdma, info)),
-        CcName::Prioplus => Box::new(prioplus::PrioPlus::with_params(&t.prioplus, &t.swift, &t.ledbat, info)),
-        CcName::Ledbat => Box::new(ledbat::Ledbat::new(&t.ledbat, info)),
-        CcName::Laps => Box::new(laps::Laps::new(&t.laps, info)),
-        CcName::Hpcc => Box::new(hpcc::Hpcc::new(&t.hpcc, info)),
-    }
-}
 
 /// An ACK sample for unit tests: `bytes` newly acknowledged, window fully used.
 #[cfg(test)]

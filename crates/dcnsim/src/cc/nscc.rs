@@ -35,7 +35,7 @@ use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 use super::median::{nyquist_history, PercentileWindow};
 use super::swift::History;
 use super::{AckSample, CongestionControl, FlowInfo, LossEvent, NackSample, TimeoutPolicy};
-use crate::scenario::{BytesVal, NumberOrWord, TimeVal};
+use crate::units::values::{BytesVal, NumberOrWord, TimeVal};
 use crate::units::{parse_time, Time};
 
 /// htsim's reference round trip for its scaling constants (spec §2.17: 100 Gbps, 12 µs).

@@ -41,7 +41,7 @@ use super::ledbat::{Ledbat, LedbatParams};
 use super::swift::{Swift, SwiftParams, Variant};
 use super::{AckSample, CongestionControl, FlowInfo, LossEvent};
 use crate::engine::Rng;
-use crate::scenario::TimeVal;
+use crate::units::values::TimeVal;
 use crate::units::{Rate, Time};
 
 /// The delay-based algorithm PrioPlus wraps (the paper's "original CC", spec §2.1).

@@ -23,7 +23,7 @@ use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 
 use super::median::{nyquist_history, PercentileWindow};
 use super::{AckSample, CongestionControl, FlowInfo, LossEvent, ReorderWindow};
-use crate::scenario::{NumberOrWord, TimeVal};
+use crate::units::values::{NumberOrWord, TimeVal};
 use crate::units::{parse_time, Rate, Time};
 
 /// Which member of the family a flow runs.

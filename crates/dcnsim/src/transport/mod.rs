@@ -13,14 +13,16 @@
 //!
 //! Windows and in-flight counts are in wire bytes (payload + header).
 
+pub mod app;
+
 use std::collections::{BTreeSet, VecDeque};
 
-use crate::app::OnOffApp;
+use self::app::OnOffApp;
 use crate::cc::{AckSample, CongestionControl, LossEvent, NackSample, ReorderWindow, TimeoutPolicy};
 use crate::eqds::SenderCredit;
 use crate::lb::{Flowlets, LetflowParams, Plb, PlbParams, Reps, RepsParams};
 use crate::net::{flags, Packet, PacketKind};
-use crate::scenario::LbName;
+use crate::lb::LbName;
 use crate::units::{Rate, Time};
 
 /// Transport settings shared by all flows of a scenario.

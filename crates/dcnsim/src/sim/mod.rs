@@ -2,10 +2,12 @@
 //! packets through it. Components stay small (port = queue + serialiser + pipe, flow =
 //! sender + receiver, routing = tables); this module only wires them together.
 
+pub(crate) mod invariants;
+
 use std::collections::VecDeque;
 
 use crate::engine::{Event, EventQueue, Rng};
-use crate::invariants::invariant;
+use self::invariants::invariant;
 use crate::laps::{Outstanding, PathTable};
 use crate::net::pfc::{self, Pfc, PfcFrame};
 use crate::net::{flags, MarkDecision, MarkPoint, Packet, PacketArena, PacketKind, Port};
@@ -160,7 +162,7 @@ pub struct Simulation {
     pub(crate) done: bool,
     /// Issue 10's invariant checks (`invariants.rs`): only in debug and test builds.
     #[cfg(any(debug_assertions, feature = "invariants"))]
-    pub(crate) inv: crate::invariants::Checker,
+    pub(crate) inv: crate::sim::invariants::Checker,
 }
 
 /// A packet's one-way latency in whole nanoseconds, as a LAPS ACK carries it (spec

@@ -18,7 +18,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::scenario::{BytesVal, RateVal, TimeVal};
+use crate::units::values::{BytesVal, RateVal, TimeVal};
 use crate::transport::SendState;
 use crate::units::{Rate, Time};
 

@@ -1,0 +1,109 @@
+//! Importers: a flow CSV and htsim connection matrices.
+
+use crate::units::{parse_bytes, parse_time, Time};
+
+type Row = (usize, (u32, u32, u64, Time));
+
+/// CSV with header `src,dst,size,start`: size in bytes or with a unit, start with a unit.
+pub fn parse_flow_csv(text: &str) -> Result<Vec<Row>, String> {
+    let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
+    let Some((_, header)) = lines.next() else {
+        return Err("empty file; expected a header `src,dst,size,start`".into());
+    };
+    let cols: Vec<&str> = header.split(',').map(|c| c.trim()).collect();
+    if cols != ["src", "dst", "size", "start"] {
+        return Err(format!("header is `{header}`; expected `src,dst,size,start`"));
+    }
+    let mut rows = Vec::new();
+    for (n, line) in lines {
+        let f: Vec<&str> = line.split(',').map(|c| c.trim()).collect();
+        if f.len() != 4 {
+            return Err(format!("line {}: expected 4 fields, found {}", n + 1, f.len()));
+        }
+        let src = f[0].parse::<u32>().map_err(|_| format!("line {}: src `{}` is not a host number", n + 1, f[0]))?;
+        let dst = f[1].parse::<u32>().map_err(|_| format!("line {}: dst `{}` is not a host number", n + 1, f[1]))?;
+        let size = parse_bytes(f[2]).map_err(|e| format!("line {}: size {e}", n + 1))?;
+        if size == 0 {
+            return Err(format!("line {}: size must be positive", n + 1));
+        }
+        let start = parse_time(f[3]).map_err(|e| format!("line {}: start {e}", n + 1))?;
+        rows.push((n + 1, (src, dst, size, start)));
+    }
+    Ok(rows)
+}
+
+/// htsim connection matrix: `Nodes N`, `Connections M`, then lines
+/// `SRC->DST id ID start START_US size BYTES`. Start times are in microseconds, as in htsim.
+/// Triggers and failures are not supported and are reported as such.
+pub fn parse_htsim_cm(text: &str) -> Result<Vec<Row>, String> {
+    let mut rows = Vec::new();
+    let mut declared: Option<usize> = None;
+    for (n, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        let ln = n + 1;
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let toks: Vec<&str> = line.split_whitespace().collect();
+        match toks[0] {
+            "Nodes" => continue,
+            "Connections" => {
+                declared = toks.get(1).and_then(|t| t.parse().ok());
+                continue;
+            }
+            "Triggers" | "Failures" => {
+                if toks.get(1).map(|t| *t != "0").unwrap_or(false) {
+                    return Err(format!("line {ln}: {} are not supported by dcnsim's importer", toks[0]));
+                }
+                continue;
+            }
+            _ => {}
+        }
+        let (s, d) = toks[0]
+            .split_once("->")
+            .ok_or_else(|| format!("line {ln}: expected `SRC->DST ...`, found `{}`", toks[0]))?;
+        let src = s.parse::<u32>().map_err(|_| format!("line {ln}: `{s}` is not a host number"))?;
+        let dst = d.parse::<u32>().map_err(|_| format!("line {ln}: `{d}` is not a host number"))?;
+        let mut start = Time::ZERO;
+        let mut size = None;
+        let mut k = 1;
+        while k < toks.len() {
+            let val = toks.get(k + 1).ok_or_else(|| format!("line {ln}: `{}` has no value", toks[k]))?;
+            match toks[k] {
+                "id" | "priority" => {}
+                "start" => {
+                    let us: f64 =
+                        val.parse().map_err(|_| format!("line {ln}: start `{val}` is not a number of microseconds"))?;
+                    if us < 0.0 {
+                        return Err(format!("line {ln}: negative start"));
+                    }
+                    start = Time::from_secs_f64(us * 1e-6);
+                }
+                "size" => {
+                    size = Some(val.parse::<u64>().map_err(|_| format!("line {ln}: size `{val}` is not a byte count"))?)
+                }
+                "trigger" | "send_done_trigger" | "recv_done_trigger" => {
+                    return Err(format!(
+                        "line {ln}: `{}` (connection triggers) is not supported by dcnsim's importer",
+                        toks[k]
+                    ))
+                }
+                other => {
+                    return Err(format!("line {ln}: unknown attribute `{other}` (known: id, start, size, priority)"))
+                }
+            }
+            k += 2;
+        }
+        let size = size.ok_or_else(|| format!("line {ln}: no `size`"))?;
+        if size == 0 {
+            return Err(format!("line {ln}: size must be positive"));
+        }
+        rows.push((ln, (src, dst, size, start)));
+    }
+    if let Some(m) = declared {
+        if m != rows.len() {
+            return Err(format!("`Connections {m}` but {} connection lines", rows.len()));
+        }
+    }
+    Ok(rows)
+}
