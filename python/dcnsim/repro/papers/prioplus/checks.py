@@ -284,7 +284,7 @@ def checks_f10d(g: Optional[Grid]) -> list[Check]:
 # --- M1, M2, M4, AC14 ---------------------------------------------------------------
 
 
-def _groups(r: RunResult) -> dict[str, list[int]]:
+def flow_groups(r: RunResult) -> dict[str, list[int]]:
     out: dict[str, list[int]] = {}
     for i, t in enumerate(r.flows.get("tag", [])):
         out.setdefault(str(t), []).append(i)
@@ -300,7 +300,7 @@ def active_window_shares(r: RunResult, settle: float = 0.1, tail: float = 0.05) 
     fin = [float(x) for x, done in zip(f["finish_us"], f["finished"]) if done and x is not None]
     end = min(fin) if fin else float(r.record.get("sim_time_us", start))
     t0, t1 = start + settle * (end - start), end - tail * (end - start)
-    shares = window_shares(r.delivered(), _groups(r), t0, t1)
+    shares = window_shares(r.delivered(), flow_groups(r), t0, t1)
     return shares.get("low", math.nan), t0, t1
 
 
@@ -308,7 +308,7 @@ def m4_idle(r: RunResult) -> tuple[float, float]:
     """(mean over the low flows of the delivery gap spanning the high flows' last finish,
     that finish time)."""
     f = r.flows
-    groups = _groups(r)
+    groups = flow_groups(r)
     t_hi = max(float(f["finish_us"][i]) for i in groups.get("high", []) if f["finished"][i])
     d = r.delivered()
     gaps = [gap_across(d.get(i, []), t_hi) for i in groups.get("low", [])]

@@ -9,7 +9,7 @@ from pathlib import Path
 from dcnsim.repro.figures import grouped_bars, png
 from dcnsim.repro.papers.prioplus.checks import (
     F13_PAPER,
-    _groups,
+    flow_groups,
     f10d_table,
     f11_stats,
     f12ab_speedups,
@@ -132,7 +132,7 @@ def write_plots(out: Path, grids: dict[str, Grid]) -> list[Path]:
                     if r is None:
                         continue
                     d = r.delivered()
-                    for tag, idx in _groups(r).items():
+                    for tag, idx in flow_groups(r).items():
                         times = sorted({t for i in idx for t, _ in d.get(i, [])})
                         if len(times) < 3:
                             continue
