@@ -12,7 +12,7 @@ import math
 
 import pytest
 
-from dcnsim import reproduce_laps as rl
+from dcnsim.repro.papers import laps as rl
 
 # ---------------------------------------------------------------------------------------
 # Metrics
@@ -152,7 +152,7 @@ def _e5_grid(avg_ms: dict[str, float]) -> "rl.Grid":
     """An E5 grid of one seed where every scheme's 63 flows all take ``avg_ms``."""
     results = []
     for scheme, ms in avg_ms.items():
-        cell = rl.Cell("E5", rl.Run("drop 0", scheme, ()), 1, {})
+        cell = rl.Cell.of("E5", rl.Run("drop 0", scheme, ()), 1, {})
         flows = {"fct_us": [ms * 1e3] * 63, "finished": [True] * 63, "size": [64_000_000] * 63}
         results.append(rl.RunResult(cell, {"flows": flows}))
     return rl.Grid(rl.EXPERIMENTS["E5"], results)
@@ -187,7 +187,7 @@ def test_b6_counts_conga_among_the_baselines():
 
 def test_a_load_above_one_is_two_half_workloads():
     spec = {"workload": [{"kind": "poisson", "tag": "all2all", "load": 0.5}]}
-    rl._workload_with_load(spec, 1.3)
+    rl.runs._workload_with_load(spec, 1.3)
     assert [w["load"] for w in spec["workload"]] == [0.65, 0.65]
     assert spec["workload"][1]["tag"] == "all2all_2"
 
@@ -235,7 +235,7 @@ def test_ooo_cdf_pools_the_histograms_of_the_seeds():
     # once: 5 samples, P(<= 0 KB) = 3/5, P(<= 1) = 4/5, P(<= 2) = 1. A run without a
     # histogram (a baseline) adds nothing.
     def run(hist):
-        cell = rl.Cell("E6", rl.Run("AllReduce", rl.LAPS_P, ()), 1, {})
+        cell = rl.Cell.of("E6", rl.Run("AllReduce", rl.LAPS_P, ()), 1, {})
         return rl.RunResult(cell, {"flows": {}, "extra": {"ooo_histogram_kb": hist} if hist is not None else {}})
     assert rl.ooo_cdf([run([2, 1]), run([1, 0, 1]), run(None)]) == ([0.0, 1.0, 2.0], [0.6, 0.8, 1.0])
     assert rl.ooo_cdf([run(None)]) == ([], [])
@@ -247,7 +247,7 @@ LLM = 1_000_000  # 1 MB flows: 63 MB through the receiver, a few seconds for eve
 @pytest.mark.core
 def test_tiny_end_to_end(tmp_path):
     err = io.StringIO()
-    code, table = rl.reproduce_laps(quick=True, only="E5,E6", jobs=1, out=str(tmp_path), stream=err,
+    code, table = rl.reproduce(quick=True, only="E5,E6", jobs=1, out=str(tmp_path), stream=err,
                                     llm_bytes=LLM)
     assert code == 0, err.getvalue()
     assert (tmp_path / "table.md").read_text() == table
@@ -295,7 +295,7 @@ def test_tiny_end_to_end(tmp_path):
     assert (tmp_path / "fig9_ooo_cdf.png").is_file()
     # A second invocation takes every run from the cache and writes the same table.
     err = io.StringIO()
-    _, again = rl.reproduce_laps(quick=True, only="E5,E6", jobs=1, out=str(tmp_path), stream=err, llm_bytes=LLM)
+    _, again = rl.reproduce(quick=True, only="E5,E6", jobs=1, out=str(tmp_path), stream=err, llm_bytes=LLM)
     assert "20 cached, 0 to run" in err.getvalue()
     assert again == table
 

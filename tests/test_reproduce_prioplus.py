@@ -12,7 +12,7 @@ import tomllib
 
 import pytest
 
-from dcnsim import reproduce_prioplus as rp
+from dcnsim.repro.papers import prioplus as rp
 
 NAN = math.nan
 
@@ -355,7 +355,7 @@ CHECK_ROWS = ("AC10", "AC13", "AC14", "AC15", "AC16", "AC17", "AC18", "AC19")
 @pytest.mark.core
 def test_quick_end_to_end(tmp_path):
     err = io.StringIO()
-    code, table = rp.reproduce_prioplus(quick=True, jobs=1, out=str(tmp_path), stream=err)
+    code, table = rp.reproduce(quick=True, jobs=1, out=str(tmp_path), stream=err)
     assert code == 0
     assert (tmp_path / "table.md").read_text() == table
     checks = table.split("## Checks")[1].split("```")[1]
@@ -380,6 +380,6 @@ def test_quick_end_to_end(tmp_path):
         assert (tmp_path / png).is_file(), png
     # A second invocation takes every run from the cache and writes the same table.
     err = io.StringIO()
-    _, again = rp.reproduce_prioplus(quick=True, jobs=1, out=str(tmp_path), stream=err)
+    _, again = rp.reproduce(quick=True, jobs=1, out=str(tmp_path), stream=err)
     assert "41 cached, 0 to run" in err.getvalue()
     assert again == table

@@ -10,7 +10,7 @@ import math
 
 import pytest
 
-from dcnsim import reproduce_smartt as rs
+from dcnsim.repro.papers import smartt as rs
 
 SER = 4160 * 8 / 800e9 * 1e6  # 0.0416 us: one frame at 800 Gbps
 ACK = 64 * 8 / 800e9 * 1e6  # 0.00064 us
@@ -207,9 +207,9 @@ def test_every_quick_scenario_builds_in_the_core():
 @pytest.mark.core
 def test_two_point_e12_end_to_end(tmp_path, monkeypatch):
     small = dataclasses.replace(rs.EXPERIMENTS["E12"],
-                                quick_points=rs._incast_points((8,), (64 * rs.KIB, 16 * rs.MIB)))
+                                quick_points=rs.runs._incast_points((8,), (64 * rs.KIB, 16 * rs.MIB)))
     monkeypatch.setitem(rs.EXPERIMENTS, "E12", small)
-    code, table = rs.reproduce_smartt(quick=True, only="E12", jobs=1, out=str(tmp_path), stream=io.StringIO())
+    code, table = rs.reproduce(quick=True, only="E12", jobs=1, out=str(tmp_path), stream=io.StringIO())
     assert code == 0
     assert "## E12" in table and "## Ours vs the paper" in table and "R5 " in table
     block = table.split("## E12")[1]
@@ -222,6 +222,6 @@ def test_two_point_e12_end_to_end(tmp_path, monkeypatch):
     assert len(runs) == 1 + 2 * 5
     assert (tmp_path / "e12_relperf.png").is_file()
     err = io.StringIO()
-    _, again = rs.reproduce_smartt(quick=True, only="E12", jobs=1, out=str(tmp_path), stream=err)
+    _, again = rs.reproduce(quick=True, only="E12", jobs=1, out=str(tmp_path), stream=err)
     assert "10 cached, 0 to run" in err.getvalue()
     assert again == table

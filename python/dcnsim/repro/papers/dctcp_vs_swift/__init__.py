@@ -49,4 +49,3 @@ def reproduction() -> Reproduction:
 
 # reproduce(quick=, seeds=, jobs=, only=, out=, stream=, dask=) -> (exit code, table text)
 reproduce = partial(drive, PAPER)
-reproduce_dctcp_vs_swift = reproduce

@@ -85,6 +85,3 @@ def reproduce(*, quick: bool = False, seeds: Optional[int] = None, jobs: Optiona
         keys, n, q, exp_dir, fp, flows_dir=out_dir / "flows", llm_bytes=llm_bytes, schemes=schemes))
     return drive(repro, quick=quick, seeds=seeds, jobs=jobs, only=only, out=str(out_dir),
                  stream=stream if stream is not None else sys.stderr, dask=dask)
-
-
-reproduce_laps = reproduce

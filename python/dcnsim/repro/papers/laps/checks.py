@@ -31,6 +31,7 @@ from dcnsim.repro.papers.laps.runs import (
 )
 from dcnsim.repro.tables import Headline, pad_rows
 
+
 def _missing(g: Optional[Grid], key: str) -> str:
     return f"{key} not selected" if g is None else "no finished runs"
 

@@ -59,6 +59,3 @@ def reproduce(
 ) -> tuple[int, str]:
     """Run the selected figures and write the results; return (exit code, table text)."""
     return drive(reproduction(), quick=quick, seeds=seeds, jobs=jobs, only=only, out=out, stream=stream, dask=dask)
-
-
-reproduce_mswift = reproduce

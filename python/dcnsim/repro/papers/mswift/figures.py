@@ -13,6 +13,7 @@ from dcnsim.repro.papers.mswift.runs import (
     pooled_fcts,
 )
 
+
 def write_plots(out: Path, grids: dict[str, Grid]) -> list[Path]:
     written: list[Path] = []
     for key, g in grids.items():

@@ -33,6 +33,7 @@ from dcnsim.repro.papers.prioplus.runs import (
     Grid,
 )
 
+
 def write_plots(out: Path, grids: dict[str, Grid]) -> list[Path]:
     written: list[Path] = []
     g = grids.get("F11")

@@ -49,6 +49,7 @@ from dcnsim.repro.papers.prioplus.runs import (
 )
 from dcnsim.repro.tables import headline_table, pad_rows
 
+
 def f11_block(g: Grid) -> list[str]:
     st = f11_stats(g)
     lines = ["avg / p99 FCT in µs per size bucket (small < 300 KB ≤ middle < 6 MB ≤ large), flows pooled over "

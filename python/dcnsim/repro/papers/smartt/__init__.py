@@ -53,4 +53,3 @@ def reproduction() -> Reproduction:
 
 # reproduce(quick=, seeds=, jobs=, only=, out=, stream=, dask=) -> (exit code, table text)
 reproduce = partial(drive, PAPER)
-reproduce_smartt = reproduce
