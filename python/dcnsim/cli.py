@@ -191,7 +191,7 @@ def _parser() -> argparse.ArgumentParser:
     repro_cmd = commands.add_parser(
         "reproduce", help="re-run a paper's evaluation and compare with its numbers",
         description="Run every (figure, CCA, load balancer, seed) cell of a paper's evaluation in a process "
-        "pool, cache each run, and write table.md (ours beside the paper's numbers and the spec's checks), "
+        "pool, cache each run, and write table.md (ours beside the paper's numbers and the acceptance checks), "
         "runs.csv and PNG figures. Re-running skips cells already in the cache.",
     )
     repro_cmd.add_argument("paper", nargs="?", choices=list(PAPERS),

@@ -271,7 +271,7 @@ def checks_block(variant_checks: list[tuple[str, list[Check]]]) -> str:
 
 
 # ---------------------------------------------------------------------------------------
-# Ours vs the paper (spec §6)
+# Ours vs the paper (docs/reproductions/laps.md)
 
 PAPER_E5 = {  # Table 1 (ms): (avg, P99) at drop 0 and 1e-6
     ECMP: ((564, 617), (580, 645)), LETFLOW: ((553, 589), (578, 633)), CONGA: ((540, 628), (547, 658)),
@@ -285,7 +285,7 @@ PAPER_E2_P99 = {LAPS_P: 0.12, ECMP: 0.67, LETFLOW: 0.70, PLB: 0.48, CONWEAVE: 0.
 def headlines(grids: dict[str, Grid]) -> list[Headline]:
     out = []
     g = grids.get("E1")
-    for s in (ECMP, LETFLOW, PLB, CONWEAVE, CONGA):  # the paper's order (§4.2)
+    for s in (ECMP, LETFLOW, PLB, CONWEAVE, CONGA):  # the paper's order (LAPS paper §4.2)
         ours = "n/a"
         if g is not None and 0.8 in g.loads():
             p = g.point_of_load(0.8)

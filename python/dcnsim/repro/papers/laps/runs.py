@@ -25,9 +25,9 @@ from dcnsim.repro.core import find_experiments
 from dcnsim.repro.tables import select_keys
 
 MB = 1_000_000
-LLM_BYTES = 64 * MB  # LLaMA-2-7B gradient, 64,000,000 B per flow (spec §5.1)
+LLM_BYTES = 64 * MB  # LLaMA-2-7B gradient, 64,000,000 B per flow (docs/reproductions/laps.md)
 LLM_WINDOW_US = 10_000.0  # the 63 start times: one Poisson process of rate 63 per 10 ms
-HOST_GBPS_RAIL = 200.0  # GPU links (spec §4.2, §8.7)
+HOST_GBPS_RAIL = 200.0  # GPU links (docs/reproductions/laps.md, the fabrics)
 PAYLOAD = 1000  # bytes per 1048-byte packet
 HEADER = 48
 
@@ -36,13 +36,13 @@ HEADER = 48
 
 
 def median(xs: Sequence[float]) -> float:
-    """Median of the finite values (the spec's statistic over seeds); NaN for none."""
+    """Median of the finite values (the statistic over seeds, docs/reproductions/laps.md); NaN for none."""
     v = [float(x) for x in xs if x is not None and math.isfinite(float(x))]
     return statistics.median(v) if v else math.nan
 
 
 def p99_artefact(xs: Sequence[float]) -> float:
-    """The artefact's P99: element floor(0.99 n) of the sorted values (spec §5.5); NaN for
+    """The artefact's P99: element floor(0.99 n) of the sorted values (docs/reproductions/laps.md); NaN for
     none. For 63 flows that is the largest."""
     v = sorted(float(x) for x in xs if x is not None and math.isfinite(float(x)))
     if not v:
@@ -51,14 +51,14 @@ def p99_artefact(xs: Sequence[float]) -> float:
 
 
 def growth(points: dict[float, float], lo: float = 0.5, hi: float = 1.0) -> float:
-    """avgFCT(hi) − avgFCT(lo) (spec §5.5); NaN when either load is missing."""
+    """avgFCT(hi) − avgFCT(lo) (docs/reproductions/laps.md); NaN when either load is missing."""
     a, b = points.get(lo, math.nan), points.get(hi, math.nan)
     return b - a
 
 
 def ideal_incast_ms(senders: int, size: int, gbps: float = HOST_GBPS_RAIL, wire: bool = False) -> float:
     """Time for ``senders`` flows of ``size`` payload bytes through one receiver link of
-    ``gbps``: the spec's 63 x 64 MB x 8 / 200 Gb/s = 161.3 ms (payload), or with
+    ``gbps``: 63 x 64 MB x 8 / 200 Gb/s = 161.3 ms (payload), or with
     ``wire`` the 1048-byte packets of 1000 payload bytes."""
     nbytes = senders * size
     if wire:
@@ -70,7 +70,7 @@ def llm_flows(pattern: str, seed: int, size: int, window_us: float, gpus: int = 
               ) -> list[tuple[int, int, int, float]]:
     """The E5/E6 flows (src, dst, bytes, start µs): ``allreduce`` = every other GPU to
     ``gpu``, ``allscatter`` = ``gpu`` to every other; the start times one Poisson process
-    of rate (gpus − 1) per ``window_us`` (spec §5.3), drawn from a generator seeded by the
+    of rate (gpus − 1) per ``window_us`` (docs/reproductions/laps.md, E5), drawn from a generator seeded by the
     pattern and seed (so a flow file is the same on every machine)."""
     rng = random.Random(f"laps-{pattern}-{seed}")
     n = gpus - 1
@@ -90,7 +90,7 @@ def llm_csv(flows: Sequence[tuple[int, int, int, float]]) -> str:
 
 
 # ---------------------------------------------------------------------------------------
-# Schemes (spec §3; README "Schemes")
+# Schemes (docs/reproductions/laps.md; experiments/laps/README.md "Schemes")
 
 LAPS_P = "LAPS"  # the paper's variant (default)
 LAPS_A = "LAPS [A]"  # the artefact's
@@ -104,26 +104,26 @@ CONWEAVE = "ConWeave"
 BASELINES = (ECMP, LETFLOW, CONGA, CONWEAVE, PLB)
 LAPS_VARIANTS = (LAPS_P, LAPS_A)
 
-# The paper's LAPS (spec §8.1-§8.5): Eq. 1 on raw latencies (in µs: in ns, beta = 1 is a
+# The paper's LAPS (docs/models/laps.md): Eq. 1 on raw latencies (in µs: in ns, beta = 1 is a
 # strict argmin), one 2T gate and a half-gap step, per-path staleness 2 x its own latency
 # with doubling while a probe is out, no window. The artefact's is the core's default.
 PAPER_LAPS = '{ latency_scale = "raw_us", gate = "paper", probe = "paper", window = false }'
-# CONGA with the artefact's parameters (spec §3.4): flowlet gap 10 µs, DRE period 200 µs,
+# CONGA with the artefact's parameters (docs/models/conga.md): flowlet gap 10 µs, DRE period 200 µs,
 # decay 0.2, 3-bit metric, feedback forgotten after 10 ms (the core's defaults, spelled out
 # so that a change of default cannot move these numbers unnoticed).
 CONGA_PARAMS = ('{ flowlet_timeout = "10us", dre_period = "200us", dre_decay = 0.2, metric_bits = 3, '
                 'table_aging = "10ms" }')
-# ConWeave with the artefact's parameters (spec §3.5), spelled out likewise: reply deadline
+# ConWeave with the artefact's parameters (docs/models/conweave.md), spelled out likewise: reply deadline
 # the path's unloaded RTT + 80 ns, reorder queue released 32 µs after its TAIL was due (or
 # after 200 µs when that is unknown), 10 µs inactivity expiry, 4 µs NOTIFY pause.
 CONWEAVE_PARAMS = ('{ reply_deadline_extra = "80ns", voq_flush_slack = "32us", voq_wait = "200us", '
                    'tx_inactivity = "10us", path_pause = "4us" }')
-# PLB's DCTCP (spec §3.8 [A]): the rate-based variant of the HPCC/ConWeave NIC code, g = 1/256,
+# PLB's DCTCP (docs/models/dctcp.md): the rate-based variant of the HPCC/ConWeave NIC code, g = 1/256,
 # +1 Gb/s per batch, the NIC's 100 Mb/s minimum rate and the unified one-BDP in-flight window
-# that the same NIC configuration applies to every rate-based algorithm (spec §3.7).
+# that the same NIC configuration applies to every rate-based algorithm (docs/models/dcqcn.md).
 DCTCP_RATE = '{ g = 0.00390625, rate_ai = "1Gbps", min_rate = "100Mbps", window = "bdp" }'
-# ECMP, LetFlow and PLB on the union of the LAPS candidate paths, chosen hop by hop (spec
-# §3.1, the artefact's; the core's default, spelled out for the same reason).
+# ECMP, LetFlow and PLB on the union of the LAPS candidate paths, chosen hop by hop
+# (docs/models/ecmp.md, the artefact's; the core's default, spelled out for the same reason).
 CANDIDATES = "transport.lb_paths=candidates"
 SCHEMES: dict[str, tuple[str, ...]] = {
     LAPS_P: ("transport.cc=laps", "transport.lb=laps", f"transport.laps={PAPER_LAPS}"),
@@ -136,17 +136,17 @@ SCHEMES: dict[str, tuple[str, ...]] = {
                "transport.loss_recovery=go_back_n"),
     PLB: ("transport.cc=dctcp", "transport.lb=plb", CANDIDATES, "transport.loss_recovery=go_back_n",
           "transport.dctcp.variant=rate", f"transport.dctcp.rate={DCTCP_RATE}"),
-    # The pairing before 22 Nov 2026: dcnsim's window DCTCP (g = 1/256), which spec §3.8 [I]
-    # allows; not in the default scheme lists, run it with ``schemes=``.
+    # The pairing before 22 Nov 2026: dcnsim's window DCTCP (g = 1/256), which the issue
+    # allows (docs/models/dctcp.md); not in the default scheme lists, run it with ``schemes=``.
     PLB_W: ("transport.cc=dctcp", "transport.lb=plb", CANDIDATES, "transport.loss_recovery=go_back_n",
             "transport.dctcp.variant=window"),
-    # RPS: the paper's LAPS with beta = 0, i.e. uniform spraying under the same CC (spec §3.9).
+    # RPS: the paper's LAPS with beta = 0, i.e. uniform spraying under the same CC (docs/models/laps.md).
     RPS: ("transport.cc=laps", "transport.lb=laps", f"transport.laps={PAPER_LAPS[:-2]}, beta = 0 }}"),
 }
 
 
 def beta_variant(beta: float) -> tuple[str, tuple[str, ...]]:
-    """LAPS [A] with softmax sharpness ``beta`` (the B7 sweep, spec §7 B7 caveat)."""
+    """LAPS [A] with softmax sharpness ``beta`` (the B7 sweep; docs/reproductions/laps.md, B7)."""
     return f"{LAPS_A} β={beta:g}", ("transport.cc=laps", "transport.lb=laps", f"transport.laps={{ beta = {beta} }}")
 
 
@@ -161,14 +161,14 @@ QUICK_BETAS = (5.0,)
 LOADS = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0)  # the paper's 11 points 0.50, 0.55, ... halved
 QUICK_LOADS = (0.5, 0.8, 1.0)
 LOSS = 1e-6  # the paper's 0.0001 %, here per switch-to-switch link crossed
-# Spec §8.12: the artefact snapshot drops with probability about 1e-5 at every link receive
+# docs/reproductions/laps.md: the artefact snapshot drops with probability about 1e-5 at every link receive
 # (host links and ACKs included). Full E5 runs it as a third point, to see whether the
 # artefact's heavier loss explains the baselines' B2 numbers.
 LOSS_A = 1e-5
 E5_POINT_A = f"drop {LOSS_A:g} every link [A]"
 QUICK_LLM_BYTES = 8 * MB
-ARTEFACT_PAIR_FACTOR = 0.0091 * 143  # the dragonfly's per-pair factor (spec §5.3, §8.8): 1.30
-ARTEFACT_PERCENT_SCALE = 0.01  # the artefact's un-normalised percent-scale CDFs (spec §8.8)
+ARTEFACT_PAIR_FACTOR = 0.0091 * 143  # the dragonfly's per-pair factor (docs/reproductions/laps.md, AL): 1.30
+ARTEFACT_PERCENT_SCALE = 0.01  # the artefact's un-normalised percent-scale CDFs (docs/reproductions/laps.md, AL)
 
 
 @dataclass(frozen=True)
@@ -182,7 +182,7 @@ class Experiment:
     workload: str = ""  # its name in the paper
     window_us: float = 0.0  # All2all: arrival window, full mode
     quick_window_us: float = 0.0
-    percent_cdf: bool = False  # the artefact's CDF file is percent-scale (spec §5.1)
+    percent_cdf: bool = False  # the artefact's CDF file is percent-scale (docs/reproductions/laps.md)
     dragonfly: bool = False
 
 
@@ -270,7 +270,7 @@ def al_runs(quick: bool) -> list[Run]:
 
 
 def artefact_load(e: Experiment, load: float) -> float:
-    """The load the artefact actually offers at nominal ``load`` (spec §8.8)."""
+    """The load the artefact actually offers at nominal ``load`` (docs/reproductions/laps.md, AL)."""
     x = load
     if e.percent_cdf:
         x *= ARTEFACT_PERCENT_SCALE

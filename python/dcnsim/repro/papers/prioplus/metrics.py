@@ -20,7 +20,7 @@ KB = 1000
 COFLOW_TAGS = ("coflow", "file_request")
 
 # ---------------------------------------------------------------------------------------
-# Buffer model (spec §3 "Switch features", §7.20; README "Network model")
+# Buffer model (docs/models/pfc.md; experiments/prioplus/README.md "Network model")
 
 SWITCH_BUFFER = 2_640_000  # 4.4 MB per Tbps of a 6 x 100 Gbps switch
 HEADROOM = 37_500  # [A]: 3 x rate x link delay per lossless queue per port (100G, 1 us)
@@ -70,7 +70,7 @@ def bucket_stats(sizes: Sequence[float], fcts: Sequence[float], lo: float, hi: f
 
 
 def fct_gap(prioplus: Sequence[float], physical: Sequence[float]) -> float:
-    """The paper's normalised FCT gap (§6.3): Σ over flows of |FCT_PrioPlus − FCT_Physical|
+    """The paper's normalised FCT gap (PrioPlus paper §6.3): Σ over flows of |FCT_PrioPlus − FCT_Physical|
     / FCT_Physical, flows matched by position; an unfinished flow (None/NaN/inf) on the
     PrioPlus side makes it infinite."""
     total = 0.0
@@ -195,12 +195,12 @@ def completed_groups(tags: Sequence[str], groups: Sequence[int], finished: Seque
 
 def training_speedups(base: Sequence[dict[str, int]], scheme: Sequence[dict[str, int]],
                       models: dict[str, Sequence[str]]) -> dict[str, dict[str, float]]:
-    """Training speedup per model type (spec §4.4 L3, §7.16) from {tag: iterations
+    """Training speedup per model type (docs/reproductions/prioplus.md, F12C) from {tag: iterations
     completed} per seed (``base`` and ``scheme`` in the same seed order). Per type:
 
     - ``jobs``: per job (tag; each job has its own priority level), Σ_seeds scheme /
-      Σ_seeds base (the ratio of the means), then the mean over the type's jobs: §7.16's
-      "per priority, then across priorities";
+      Σ_seeds base (the ratio of the means), then the mean over the type's jobs ("per
+      priority, then across priorities");
     - ``pooled``: Σ over the type's jobs and seeds of the scheme's iterations / the
       baseline's (jobs that iterate more weigh more);
     - ``per_seed``: the mean over jobs and seeds of the per-seed ratios.
@@ -243,12 +243,12 @@ def group_ccts(tags: Sequence[str], groups: Sequence[int], priorities: Sequence[
 def coflow_speedups(base: Sequence[Sequence[tuple[str, int, int, float]]],
                     scheme: Sequence[Sequence[tuple[str, int, int, float]]],
                     levels: Sequence[int] = tuple(range(1, 9))) -> dict[str, dict[Any, float]]:
-    """CCT speedup of a scheme over the baseline (spec §4.4 L2, §7.16) from per-seed lists
+    """CCT speedup of a scheme over the baseline (docs/reproductions/prioplus.md, F12AB) from per-seed lists
     of :func:`group_ccts` rows (``base`` and ``scheme`` in the same seed order; the same
     seed gives both the same coflows, matched by (tag, group)). Per level p, pooling the
     seeds and every tag:
 
-    - ``means``: mean baseline CCT / mean scheme CCT (ratio of means; the spec's primary);
+    - ``means``: mean baseline CCT / mean scheme CCT (ratio of means; the primary reading);
     - ``ratios``: the mean over coflows of baseline CCT / scheme CCT (mean of ratios);
     - ``p99``: the 99th-percentile CCT of the baseline over the scheme's (tail, Fig. 15).
 

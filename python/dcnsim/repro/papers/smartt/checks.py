@@ -189,7 +189,7 @@ CHECKS: dict[str, Callable[[Grid], list[Check]]] = {
 
 
 def headlines(grids: dict[str, Grid]) -> list[Headline]:
-    """Spec §5 R2-R6 beside our numbers."""
+    """The paper's headline numbers R2-R6 (docs/reproductions/smartt.md) beside ours."""
     out = []
     g = grids.get("E1")
     sp = g.mean(g.points[0], "Swift", "spread") if g else math.nan
