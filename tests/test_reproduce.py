@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from dcnsim import reproduce as rp
+from dcnsim.repro.papers import mswift as rp
 
 SER = 4160 * 8 / 800e9 * 1e6  # one 4160 B packet at 800 Gbps: 0.0416 us
 LAT = 0.5
@@ -49,7 +49,7 @@ def test_serialisation_and_geometry_of_the_paper_setup() -> None:
 
 
 def test_hops_from_ideal_fct() -> None:
-    # digest §4.6: 8 MiB ideal FCT inter-pod 88.405, intra-pod 87.322, intra-ToR 86.238 us
+    # docs/reproductions/mswift.md: 8 MiB ideal FCT inter-pod 88.405, intra-pod 87.322, intra-ToR 86.238 us
     assert rp.hops_from_ideal(88.4048, 2048, SER, LAT) == 6
     assert rp.hops_from_ideal(87.3216, 2048, SER, LAT) == 4
     assert rp.hops_from_ideal(86.2384, 2048, SER, LAT) == 2
@@ -105,8 +105,8 @@ def test_failed_link_count_is_a_bernoulli_draw() -> None:
     assert all(0 <= c <= 12 for c in counts)
     assert 2.2 < sum(counts) / len(counts) < 2.9  # expected 2.56
     assert rp.failed_link_count(1, 0.0, 256) == 0 and rp.failed_link_count(1, 0.999999, 256) == 256
-    assert rp._fabric_cables({"topology": {"hosts": 128}}) == 256
-    assert rp._fabric_cables({"topology": {"hosts": 250}}) == 500
+    assert rp.fabric_cables({"topology": {"hosts": 128}}) == 256
+    assert rp.fabric_cables({"topology": {"hosts": 250}}) == 500
 
 
 def test_parse_only() -> None:
@@ -126,7 +126,7 @@ def test_every_scenario_file_loads_and_names_its_sprayed_workload() -> None:
         if fig.toml is None:
             continue
         spec, _ = dcnsim.load_scenario(exp / fig.toml)
-        assert spec["workload"][rp._sprayed_index(spec)]["tag"] == "sprayed", fig.toml
+        assert spec["workload"][rp.sprayed_index(spec)]["tag"] == "sprayed", fig.toml
         assert spec["switch"]["ecn"]["kmin"] == "35840B"
 
 

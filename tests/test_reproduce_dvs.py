@@ -8,11 +8,11 @@ import math
 
 import pytest
 
-from dcnsim import reproduce_dvs as dvs
+from dcnsim.repro.papers import dctcp_vs_swift as dvs
 
 
 # ---------------------------------------------------------------------------------------
-# Metric formulas (spec dctcp-vs-swift.md §3.4)
+# Metric formulas (docs/reproductions/dctcp-vs-swift.md)
 
 
 def test_throughput_is_kibibits_per_second_from_start_to_last_reception():
@@ -110,7 +110,7 @@ def test_experiment_files_build_with_the_hand_derived_flow_counts():
 
 @pytest.mark.core
 def test_quick_e3_end_to_end(tmp_path):
-    code, table = dvs.reproduce_dctcp_vs_swift(quick=True, only="E3", jobs=1, out=str(tmp_path))
+    code, table = dvs.reproduce(quick=True, only="E3", jobs=1, out=str(tmp_path))
     assert code == 0
     assert "## E3" in table and "study D" in table and "study fact, profile differs" in table
     assert "C4 delivered rate into the hotspot ≤ 1 Gbps (every variant)" in table
@@ -123,6 +123,6 @@ def test_quick_e3_end_to_end(tmp_path):
     import io
 
     err = io.StringIO()
-    code, again = dvs.reproduce_dctcp_vs_swift(quick=True, only="E3", jobs=1, out=str(tmp_path), stream=err)
+    code, again = dvs.reproduce(quick=True, only="E3", jobs=1, out=str(tmp_path), stream=err)
     assert "12 cached, 0 to run" in err.getvalue()
     assert again == table

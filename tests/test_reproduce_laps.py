@@ -1,6 +1,6 @@
-"""``dcnsim reproduce laps``: the metric functions on hand-computed inputs (spec ``laps.md``
-§5.3, §5.5, §6.2), the cells and their overrides, every scenario built by the core without
-running it, and a tiny end-to-end run of E5 and E6 (1 MB LLM flows): the table has a row
+"""``dcnsim reproduce laps``: the metric functions on hand-computed inputs
+(docs/reproductions/laps.md), the cells and their overrides, every scenario built by the
+core without running it, and a tiny end-to-end run of E5 and E6 (1 MB LLM flows): the table has a row
 for every check B1-B9 and both LAPS variants, and the 63 -> 1 incast cannot beat its
 receiver link, a bound computed here from the flow sizes."""
 
@@ -12,14 +12,14 @@ import math
 
 import pytest
 
-from dcnsim import reproduce_laps as rl
+from dcnsim.repro.papers import laps as rl
 
 # ---------------------------------------------------------------------------------------
 # Metrics
 
 
 def test_ideal_incast_is_the_receiver_link_time():
-    # 63 x 64,000,000 B x 8 / 200 Gb/s = 161.28 ms (spec §6.2); 322.56 ms through 100G.
+    # 63 x 64,000,000 B x 8 / 200 Gb/s = 161.28 ms (docs/reproductions/laps.md); 322.56 ms through 100G.
     assert rl.ideal_incast_ms(63, 64_000_000) == pytest.approx(161.28)
     assert rl.ideal_incast_ms(63, 64_000_000, gbps=100) == pytest.approx(322.56)
     # On the wire every 1000 B of payload carries a 48 B header: x 1.048.
@@ -59,7 +59,7 @@ def test_llm_flows_are_a_poisson_incast_and_scatter():
 
 
 def test_artefact_load():
-    # x1/100 on percent-scale CDFs, x 0.0091 x 143 = 1.3013 on the dragonfly (spec §8.8).
+    # x1/100 on percent-scale CDFs, x 0.0091 x 143 = 1.3013 on the dragonfly (docs/reproductions/laps.md, AL).
     assert rl.artefact_load(rl.EXPERIMENTS["E1"], 0.8) == 0.8
     assert rl.artefact_load(rl.EXPERIMENTS["E2"], 0.8) == pytest.approx(0.008)
     assert rl.artefact_load(rl.EXPERIMENTS["E4"], 0.8) == pytest.approx(0.8 * 0.01 * 1.3013)
@@ -73,7 +73,7 @@ def test_quick_and_full_cells(tmp_path):
     exp_dir = rl.experiments_dir()
     quick = rl.build_cells(list(rl.EXPERIMENTS), 1, True, exp_dir, "test", flows_dir=tmp_path)
     per = {k: sum(c.exp == k for c in quick) for k in rl.EXPERIMENTS}
-    # The paper's schemes in Figs. 5-8 and Table 1 (seed §4.2): ECMP, LetFlow, CONGA,
+    # The paper's schemes in Figs. 5-8 and Table 1 (LAPS paper §4.2): ECMP, LetFlow, CONGA,
     # ConWeave, PLB and LAPS, LAPS twice (the paper's and the artefact's variant): 7 per
     # point; E5 adds RPS: 8 per drop rate. Quick: 3 loads, 1 seed.
     assert per == {"E1": 3 * 7, "E2": 3 * 7, "E3": 3 * 7, "E4": 3 * 7, "E5": 2 * 8, "E6": 7, "AL": 3 * 7}
@@ -83,7 +83,7 @@ def test_quick_and_full_cells(tmp_path):
     # every link); E6 (3 + 4 betas + 3) x 3; AL 3 x 7 x 3.
     assert per == {"E1": 126, "E2": 126, "E3": 126, "E4": 126, "E5": 72, "E6": 30, "AL": 63}
     by = {(c.exp, c.point, c.scheme, c.seed): c for c in full}
-    # Spec §8.12: the artefact drops with probability about 1e-5 at every link receive.
+    # docs/reproductions/laps.md: the artefact drops with probability about 1e-5 at every link receive.
     art = by[("E5", rl.E5_POINT_A, rl.ECMP, 3)].spec["topology"]
     assert (art["loss_rate"], art["loss_links"]) == (1e-5, "all")
     assert by[("E5", "drop 1e-06", rl.ECMP, 3)].spec["topology"].get("loss_links", "switch") == "switch"
@@ -99,20 +99,20 @@ def test_quick_and_full_cells(tmp_path):
         "dcqcn", "ecmp", "go_back_n")
     assert ecmp["topology"]["kind"] == "dragonfly" and ecmp["workload"][0]["cdf"].endswith("googlerpc2008.cdf")
     assert ecmp["workload"][0]["stop"] == "500us"
-    # ConWeave (spec §3.5): DCQCN with go-back-N like ECMP, the artefact's parameters.
+    # ConWeave (docs/models/conweave.md): DCQCN with go-back-N like ECMP, the artefact's parameters.
     cw = by[("E2", "load 0.80", rl.CONWEAVE, 1)].spec["transport"]
     assert (cw["cc"], cw["lb"], cw["loss_recovery"]) == ("dcqcn", "conweave", "go_back_n")
     assert cw["conweave"] == {"reply_deadline_extra": "80ns", "voq_flush_slack": "32us", "voq_wait": "200us",
                               "tx_inactivity": "10us", "path_pause": "4us"}
     plb = by[("E4", "load 0.50", rl.PLB, 1)].spec
     assert (plb["transport"]["cc"], plb["transport"]["lb"]) == ("dctcp", "plb")
-    # Spec §3.8 [A]: PLB runs the rate-based DCTCP (g = 1/256, +1 Gb/s per batch), with
+    # docs/models/dctcp.md (the artefact's): PLB runs the rate-based DCTCP (g = 1/256, +1 Gb/s per batch), with
     # the unified window, in every experiment.
     for key in (("E1", "load 0.80", rl.PLB, 1), ("E4", "load 0.50", rl.PLB, 1), ("E5", "drop 0", rl.PLB, 1)):
         d = by[key].spec["transport"]["dctcp"]
         assert d["variant"] == "rate", key
         assert (d["rate"]["g"], d["rate"]["rate_ai"], d["rate"]["window"]) == (1 / 256, "1Gbps", "bdp"), key
-    # Spec §3.6 (PLB: idle re-path after 3, forced after 12, an RTO only pauses) and §3.7
+    # docs/models/plb.md (PLB: idle re-path after 3, forced after 12, an RTO only pauses) and docs/models/dcqcn.md
     # (DCQCN's unified one-BDP window), in every scenario file of the harness.
     for key in (("E1", "load 0.80", rl.PLB, 1), ("E4", "load 0.50", rl.PLB, 1), ("E5", "drop 0", rl.PLB, 1)):
         t = by[key].spec["transport"]
@@ -120,12 +120,12 @@ def test_quick_and_full_cells(tmp_path):
     for key in (("E1", "load 0.80", rl.ECMP, 1), ("E3", "load 0.80", rl.LETFLOW, 1), ("E5", "drop 0", rl.CONGA, 1)):
         assert by[key].spec["transport"]["dcqcn"]["window"] == "bdp", key
     assert by[("E2", "load 0.60", rl.LETFLOW, 3)].spec["transport"]["lb"] == "letflow"
-    # The flow-level baselines route over the union of the LAPS candidate paths (spec §3.1).
+    # The flow-level baselines route over the union of the LAPS candidate paths (docs/models/ecmp.md).
     for s in (rl.ECMP, rl.LETFLOW, rl.PLB):
         for key in (("E1", "load 0.80", s, 1), ("E3", "load 0.80", s, 1), ("E5", "drop 0", s, 1)):
             assert by[key].spec["transport"]["lb_paths"] == "candidates", key
-    # CONGA: DCQCN + go-back-N (spec §3, §8.10) with the artefact's CONGA parameters
-    # (spec §3.4: flowlet timeout 10 µs, DRE period 200 µs, alpha 0.2, 3 bits, aging 10 ms),
+    # CONGA: DCQCN + go-back-N (docs/reproductions/laps.md) with the artefact's CONGA parameters
+    # (docs/models/conga.md: flowlet timeout 10 µs, DRE period 200 µs, alpha 0.2, 3 bits, aging 10 ms),
     # in every experiment whose figure has it (E1-E5), not in E6 (LAPS only, Fig. 9).
     for key in (("E1", "load 0.50", rl.CONGA, 1), ("E2", "load 1.00", rl.CONGA, 2), ("E3", "load 0.80", rl.CONGA, 3),
                 ("E4", "load 0.60", rl.CONGA, 1), ("E5", "drop 1e-06", rl.CONGA, 1), ("AL", "E2 STR 0.80", rl.CONGA, 1)):
@@ -152,14 +152,14 @@ def _e5_grid(avg_ms: dict[str, float]) -> "rl.Grid":
     """An E5 grid of one seed where every scheme's 63 flows all take ``avg_ms``."""
     results = []
     for scheme, ms in avg_ms.items():
-        cell = rl.Cell("E5", rl.Run("drop 0", scheme, ()), 1, {})
+        cell = rl.Cell.of("E5", rl.Run("drop 0", scheme, ()), 1, {})
         flows = {"fct_us": [ms * 1e3] * 63, "finished": [True] * 63, "size": [64_000_000] * 63}
         results.append(rl.RunResult(cell, {"flows": flows}))
     return rl.Grid(rl.EXPERIMENTS["E5"], results)
 
 
 def test_b1_judges_conga_and_conweave_with_ecmp_and_letflow():
-    # Spec §7 B1: every one of ECMP, LetFlow, CONGA and ConWeave at ≥ 2.5 x LAPS's avg.
+    # docs/reproductions/laps.md, B1: every one of ECMP, LetFlow, CONGA and ConWeave at ≥ 2.5 x LAPS's avg.
     # LAPS 160 ms; Table 1's ECMP 564 and LetFlow 553 are 3.5x, CONGA's 540 3.375x and
     # ConWeave's 563 3.52x: holds.
     paper = {rl.LAPS_P: 160.0, rl.ECMP: 564.0, rl.LETFLOW: 553.0, rl.CONGA: 540.0, rl.CONWEAVE: 563.0,
@@ -177,7 +177,7 @@ def test_b1_judges_conga_and_conweave_with_ecmp_and_letflow():
 
 
 def test_b6_counts_conga_among_the_baselines():
-    # Spec §7 B6: PLB the best baseline in E5; a CONGA faster than PLB breaks it.
+    # docs/reproductions/laps.md, B6: PLB the best baseline in E5; a CONGA faster than PLB breaks it.
     base = {rl.LAPS_P: 160.0, rl.ECMP: 564.0, rl.LETFLOW: 553.0, rl.CONGA: 540.0, rl.PLB: 211.0}
     b6 = [c for c in rl.checks_b6({"E5": _e5_grid(base)}) if "PLB the best" in c.name]
     assert b6[0].status == "holds"
@@ -187,7 +187,7 @@ def test_b6_counts_conga_among_the_baselines():
 
 def test_a_load_above_one_is_two_half_workloads():
     spec = {"workload": [{"kind": "poisson", "tag": "all2all", "load": 0.5}]}
-    rl._workload_with_load(spec, 1.3)
+    rl.runs._workload_with_load(spec, 1.3)
     assert [w["load"] for w in spec["workload"]] == [0.65, 0.65]
     assert spec["workload"][1]["tag"] == "all2all_2"
 
@@ -235,7 +235,7 @@ def test_ooo_cdf_pools_the_histograms_of_the_seeds():
     # once: 5 samples, P(<= 0 KB) = 3/5, P(<= 1) = 4/5, P(<= 2) = 1. A run without a
     # histogram (a baseline) adds nothing.
     def run(hist):
-        cell = rl.Cell("E6", rl.Run("AllReduce", rl.LAPS_P, ()), 1, {})
+        cell = rl.Cell.of("E6", rl.Run("AllReduce", rl.LAPS_P, ()), 1, {})
         return rl.RunResult(cell, {"flows": {}, "extra": {"ooo_histogram_kb": hist} if hist is not None else {}})
     assert rl.ooo_cdf([run([2, 1]), run([1, 0, 1]), run(None)]) == ([0.0, 1.0, 2.0], [0.6, 0.8, 1.0])
     assert rl.ooo_cdf([run(None)]) == ([], [])
@@ -247,7 +247,7 @@ LLM = 1_000_000  # 1 MB flows: 63 MB through the receiver, a few seconds for eve
 @pytest.mark.core
 def test_tiny_end_to_end(tmp_path):
     err = io.StringIO()
-    code, table = rl.reproduce_laps(quick=True, only="E5,E6", jobs=1, out=str(tmp_path), stream=err,
+    code, table = rl.reproduce(quick=True, only="E5,E6", jobs=1, out=str(tmp_path), stream=err,
                                     llm_bytes=LLM)
     assert code == 0, err.getvalue()
     assert (tmp_path / "table.md").read_text() == table
@@ -295,7 +295,7 @@ def test_tiny_end_to_end(tmp_path):
     assert (tmp_path / "fig9_ooo_cdf.png").is_file()
     # A second invocation takes every run from the cache and writes the same table.
     err = io.StringIO()
-    _, again = rl.reproduce_laps(quick=True, only="E5,E6", jobs=1, out=str(tmp_path), stream=err, llm_bytes=LLM)
+    _, again = rl.reproduce(quick=True, only="E5,E6", jobs=1, out=str(tmp_path), stream=err, llm_bytes=LLM)
     assert "20 cached, 0 to run" in err.getvalue()
     assert again == table
 

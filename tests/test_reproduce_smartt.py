@@ -1,5 +1,5 @@
-"""``dcnsim reproduce smartt``: the ideal times and metrics on hand-computed inputs (spec
-``smartt-nscc.md`` §2.2 and §4), the cells of the grid and their overrides, every quick
+"""``dcnsim reproduce smartt``: the ideal times and metrics on hand-computed inputs
+(docs/reproductions/smartt.md), the cells of the grid and their overrides, every quick
 scenario validated by the core without running it, and a two-point E12 end to end."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import math
 
 import pytest
 
-from dcnsim import reproduce_smartt as rs
+from dcnsim.repro.papers import smartt as rs
 
 SER = 4160 * 8 / 800e9 * 1e6  # 0.0416 us: one frame at 800 Gbps
 ACK = 64 * 8 / 800e9 * 1e6  # 0.00064 us
@@ -24,7 +24,7 @@ def paper_fabric(hosts: int = 1024, tiers: tuple[int, int] = (4, 2)) -> rs.Fabri
 
 
 # ---------------------------------------------------------------------------------------
-# Geometry (spec §2.2's table)
+# Geometry (docs/reproductions/smartt.md)
 
 
 def test_base_rtts_of_the_three_path_classes():
@@ -44,7 +44,7 @@ def test_the_paper_fabric():
     f = paper_fabric()
     assert (f.k, f.hosts_per_tor, f.hosts_per_pod, f.oversubscription) == (16, 8, 64, 8)
     assert f.brtt_us == pytest.approx(11.45344)
-    assert f.bdp_bytes == pytest.approx(1_145_344)  # spec §2.2
+    assert f.bdp_bytes == pytest.approx(1_145_344)  # docs/reproductions/smartt.md
     assert f.one_way_us == pytest.approx(6 * 0.6 + 5 * 0.4 + 6 * SER)  # 5.8496
     assert f.one_way_us == pytest.approx(f.brtt_us - (6 * 0.6 + 5 * 0.4 + 6 * ACK))
     small = paper_fabric(128, (1, 4))
@@ -55,11 +55,11 @@ def test_the_paper_fabric():
 
 def test_ideal_flow_and_reclaim_times():
     f = paper_fabric()
-    # spec §4: 2 MiB at 100 Gbps (800G / 8) = 170.4 us, plus the one-way 5.8496 us
+    # docs/reproductions/smartt.md: 2 MiB at 100 Gbps (800G / 8) = 170.4 us, plus the one-way 5.8496 us
     assert rs.ideal_flow_us(2 * rs.MIB, f) == pytest.approx(170.3936 + 5.8496)
     # A4: 32 MiB at 100 Gbps (2726.2976 us), the other 32 MiB at 800 Gbps (340.7872 us)
     assert rs.ideal_reclaim_us(32 * rs.MIB, 64 * rs.MIB, f) == pytest.approx(2726.2976 + 340.7872 + 5.8496)
-    assert 3060 < rs.ideal_reclaim_us(32 * rs.MIB, 64 * rs.MIB, f) < 3080  # the spec's "≈ 3.07 ms"
+    assert 3060 < rs.ideal_reclaim_us(32 * rs.MIB, 64 * rs.MIB, f) < 3080  # ≈ 3.07 ms
 
 
 def test_ideal_incast():
@@ -207,9 +207,9 @@ def test_every_quick_scenario_builds_in_the_core():
 @pytest.mark.core
 def test_two_point_e12_end_to_end(tmp_path, monkeypatch):
     small = dataclasses.replace(rs.EXPERIMENTS["E12"],
-                                quick_points=rs._incast_points((8,), (64 * rs.KIB, 16 * rs.MIB)))
+                                quick_points=rs.runs._incast_points((8,), (64 * rs.KIB, 16 * rs.MIB)))
     monkeypatch.setitem(rs.EXPERIMENTS, "E12", small)
-    code, table = rs.reproduce_smartt(quick=True, only="E12", jobs=1, out=str(tmp_path), stream=io.StringIO())
+    code, table = rs.reproduce(quick=True, only="E12", jobs=1, out=str(tmp_path), stream=io.StringIO())
     assert code == 0
     assert "## E12" in table and "## Ours vs the paper" in table and "R5 " in table
     block = table.split("## E12")[1]
@@ -222,6 +222,6 @@ def test_two_point_e12_end_to_end(tmp_path, monkeypatch):
     assert len(runs) == 1 + 2 * 5
     assert (tmp_path / "e12_relperf.png").is_file()
     err = io.StringIO()
-    _, again = rs.reproduce_smartt(quick=True, only="E12", jobs=1, out=str(tmp_path), stream=err)
+    _, again = rs.reproduce(quick=True, only="E12", jobs=1, out=str(tmp_path), stream=err)
     assert "10 cached, 0 to run" in err.getvalue()
     assert again == table

@@ -27,6 +27,7 @@ from dcnsim._inputs import default_out_name
 from dcnsim._result import Result
 from dcnsim._run import RunInterrupted, run
 from dcnsim._scenario import load_scenario
+from dcnsim.repro.registry import PAPERS
 
 
 class _Terminated(KeyboardInterrupt):
@@ -190,14 +191,15 @@ def _parser() -> argparse.ArgumentParser:
     repro_cmd = commands.add_parser(
         "reproduce", help="re-run a paper's evaluation and compare with its numbers",
         description="Run every (figure, CCA, load balancer, seed) cell of a paper's evaluation in a process "
-        "pool, cache each run, and write table.md (ours beside the paper's numbers and the spec's checks), "
+        "pool, cache each run, and write table.md (ours beside the paper's numbers and the acceptance checks), "
         "runs.csv and PNG figures. Re-running skips cells already in the cache.",
     )
-    repro_cmd.add_argument("paper", choices=["mswift", "dctcp-vs-swift", "smartt", "prioplus", "laps"],
-                           help="which paper: mswift (arXiv 2509.07907), dctcp-vs-swift (the ns-3 study, E1-E6), "
+    repro_cmd.add_argument("paper", nargs="?", choices=list(PAPERS),
+                           help="which paper (--list: each with its title): mswift (arXiv 2509.07907), dctcp-vs-swift (the ns-3 study, E1-E6), "
                            "smartt (SMaRTT / UEC NSCC, arXiv 2404.01630: E1, E11, E12, E14, E15), prioplus "
                            "(PrioPlus, EuroSys 2025: F11, F14, F13, F10D, M1, M2, M4, AC14, F12C, F12AB) or laps "
                            "(LAPS, NAIC '25: E1-E6, AL)")
+    repro_cmd.add_argument("--list", action="store_true", help="list the papers and exit")
     repro_cmd.add_argument("--quick", action="store_true",
                            help="mswift: smaller messages and 2 seeds; dctcp-vs-swift: T = 5 s, 2 points per "
                            "sweep, 1 seed; smartt: 128-host trees, fewer points, 1 seed; prioplus: short "
@@ -262,16 +264,15 @@ def _soak_command(args: argparse.Namespace) -> int:
 
 
 def _reproduce_command(args: argparse.Namespace) -> int:
-    if args.paper == "dctcp-vs-swift":
-        from dcnsim.reproduce_dvs import reproduce_dctcp_vs_swift as reproduce_paper
-    elif args.paper == "smartt":
-        from dcnsim.reproduce_smartt import reproduce_smartt as reproduce_paper
-    elif args.paper == "prioplus":
-        from dcnsim.reproduce_prioplus import reproduce_prioplus as reproduce_paper
-    elif args.paper == "laps":
-        from dcnsim.reproduce_laps import reproduce_laps as reproduce_paper
-    else:
-        from dcnsim.reproduce import reproduce_mswift as reproduce_paper
+    from dcnsim.repro.registry import listing, load
+
+    if args.list:
+        print(listing())
+        return 0
+    if args.paper is None:
+        print("error: reproduce: name a paper (dcnsim reproduce --list shows them)", file=sys.stderr)
+        return 2
+    reproduce_paper = load(args.paper).reproduce
 
     try:
         code, table = reproduce_paper(quick=args.quick, seeds=args.seeds, jobs=args.jobs, only=args.only, out=args.out,

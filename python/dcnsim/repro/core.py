@@ -1,4 +1,4 @@
-"""Machinery shared by the paper reproductions (``dcnsim reproduce <paper>``).
+"""The machinery every paper reproduction (``dcnsim reproduce <paper>``) shares.
 
 A reproduction is a list of *cells*: one scenario (a dict, after ``--set`` style
 overrides) each. :func:`run_cells` runs the ones not yet cached on a process pool, caches
@@ -6,18 +6,14 @@ every finished run as ``<out>/cache/<key>.json`` (the key hashes the resolved sc
 the dcnsim version and the compiled core, see :func:`run_key`), prints progress with an
 ETA, and on Ctrl-C stops the pool and returns what finished. A cell is any object with
 ``key``, ``spec``, ``progress_label()`` (one line of progress) and ``cache_meta()`` (what
-the cache file records beside the run).
+the cache file records beside the run); :class:`dcnsim.repro.cells.Cell` is the one the
+papers share.
 
 :func:`drive` is the skeleton every harness shares: resolve the options, build the cells,
 run them, evaluate and group the results, write ``table.md`` (header, one block per
 figure or experiment, the paper-wide checks), ``runs.csv`` and the figures. A harness
 describes its paper as a :class:`Reproduction`, whose hooks hold only what is specific to
 that paper.
-
-Also here: the pieces of tables and figures more than one harness draws (``--only``
-parsing, padded rows, the headline table, PNG figures, CDF lines, grouped bars), unit
-parsing for the few scenario values the harnesses read, ``mean_sem``, and
-:func:`find_experiments`.
 """
 
 from __future__ import annotations
@@ -27,65 +23,13 @@ import hashlib
 import json
 import math
 import os
-import re
-import statistics
 import sys
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Generic, Iterator, Optional, Protocol, Sequence, TypeVar
+from typing import Any, Callable, Generic, Optional, Protocol, Sequence, TypeVar
 
 from dcnsim._files import write_text_atomic
-
-
-# ---------------------------------------------------------------------------------------
-# Units (only what the harnesses read; the core validates the scenarios themselves)
-
-_RATE = {"bps": 1.0, "kbps": 1e3, "mbps": 1e6, "gbps": 1e9, "tbps": 1e12,
-         "b/s": 1.0, "kb/s": 1e3, "mb/s": 1e6, "gb/s": 1e9, "tb/s": 1e12}
-_TIME_US = {"ps": 1e-6, "ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
-_SIZE = {"b": 1, "kb": 1000, "mb": 1000**2, "gb": 1000**3, "kib": 1024, "mib": 1024**2, "gib": 1024**3}
-
-
-def _split_unit(text: str) -> tuple[float, str]:
-    m = re.fullmatch(r"\s*([0-9.eE+-]+)\s*([A-Za-z/]*)\s*", str(text))
-    if not m:
-        raise ValueError(f"cannot read {text!r}")
-    return float(m.group(1)), m.group(2).lower()
-
-
-def rate_bps(text: str) -> float:
-    value, unit = _split_unit(text)
-    return value * _RATE[unit]
-
-
-def time_us(text: Any) -> float:
-    if isinstance(text, (int, float)):
-        return float(text) * 1e-6  # a bare number is picoseconds in dcnsim only when 0
-    value, unit = _split_unit(text)
-    return value * _TIME_US[unit or "us"]
-
-
-def size_bytes(value: Any) -> int:
-    if isinstance(value, int):
-        return value
-    number, unit = _split_unit(value)
-    return round(number * _SIZE[unit or "b"])
-
-
-def mean_sem(values: Sequence[float]) -> tuple[float, float]:
-    """Mean and standard error of the mean (stdev with ddof = 1, over sqrt(n)).
-
-    The SEM of fewer than two values is NaN; the mean of none is NaN.
-    """
-    xs = [float(v) for v in values]
-    if not xs:
-        return math.nan, math.nan
-    mean = sum(xs) / len(xs)
-    if len(xs) < 2:
-        return mean, math.nan
-    return mean, statistics.stdev(xs) / math.sqrt(len(xs))
 
 
 def find_experiments(name: str, probe: str) -> Path:
@@ -94,7 +38,7 @@ def find_experiments(name: str, probe: str) -> Path:
     candidates = []
     if os.environ.get("DCNSIM_EXPERIMENTS"):
         candidates.append(Path(os.environ["DCNSIM_EXPERIMENTS"]) / name)
-    candidates.append(Path(__file__).resolve().parents[2] / "experiments" / name)
+    candidates.append(Path(__file__).resolve().parents[3] / "experiments" / name)
     candidates.append(Path.cwd() / "experiments" / name)
     for c in candidates:
         if (c / probe).is_file():
@@ -299,91 +243,6 @@ def run_cells(
 
 # ---------------------------------------------------------------------------------------
 # Pieces of the harnesses' tables
-
-
-def select_keys(text: Optional[str], known: Sequence[str], noun: str,
-                normalise: Callable[[str], str] = str.upper) -> list[str]:
-    """The keys ``--only`` names (comma-separated, each stripped and ``normalise``-d), in
-    the paper's order (that of ``known``); every key when it names none. ValueError names
-    the unknown ones, e.g. "--only: unknown experiment E9 (known: E1, E2)"."""
-    if not text:
-        return list(known)
-    keys = [normalise(k.strip()) for k in text.split(",") if k.strip()]
-    unknown = [k for k in keys if k not in known]
-    if unknown:
-        raise ValueError(f"--only: unknown {noun} {', '.join(unknown)} (known: {', '.join(known)})")
-    return [k for k in known if k in keys]
-
-
-def pad_rows(rows: Sequence[Sequence[str]], right: bool = False) -> list[str]:
-    """Table rows as text lines, the cells joined by " | ", each column as wide as its
-    widest cell, left-aligned (``right``: right-aligned, for columns of numbers); a short
-    row simply ends early."""
-    widths = [max(len(r[i]) for r in rows if i < len(r)) for i in range(max(len(r) for r in rows))]
-    align = str.rjust if right else str.ljust
-    return [" | ".join(align(c, w) for c, w in zip(r, widths)).rstrip() for r in rows]
-
-
-@dataclass
-class Headline:
-    """One of the paper's headline results beside ours."""
-
-    id: str
-    what: str
-    paper: str
-    ours: str
-
-
-def headline_table(headlines: Sequence[Headline]) -> str:
-    rows = [["#", "result", "paper", "ours"]] + [[h.id, h.what, h.paper, h.ours] for h in headlines]
-    return "\n".join(pad_rows(rows))
-
-
-# ---------------------------------------------------------------------------------------
-# Figures
-
-
-@contextmanager
-def png(path: Path, written: list[Path], size: tuple[float, float], tight: bool = False,
-        **subplots: Any) -> Iterator[tuple[Any, Any]]:
-    """A figure and its axes (``Figure.subplots(**subplots)``), written to ``path`` and
-    listed in ``written`` when the block ends (not when it raises).
-
-    ``matplotlib.figure.Figure`` directly rather than pyplot, as in ``dcnsim._plots``:
-    writing figures neither switches the user's backend nor leaves figures open. The
-    layout is matplotlib's constrained one, or with ``tight`` a ``tight_layout`` just
-    before saving (the MSwift and DCTCP-vs-Swift figures were drawn so: this keeps them
-    the same to the pixel)."""
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=size, layout=None if tight else "constrained")
-    yield fig, fig.subplots(**subplots)
-    if tight:
-        fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    written.append(path)
-
-
-def cdf(ax: Any, values: Sequence[float], label: str) -> None:
-    """The empirical CDF of ``values`` as a step line (none for no values)."""
-    xs = sorted(values)
-    if xs:
-        ax.step(xs, [(i + 1) / len(xs) for i in range(len(xs))], where="post", label=label)
-
-
-def grouped_bars(ax: Any, series: Sequence[tuple[str, Sequence[float]]],
-                 errors: Optional[Sequence[Sequence[float]]] = None) -> None:
-    """Side-by-side bars: at x = 0, 1, ... one bar per series, together 0.8 wide; a value
-    (or error) that is not finite is drawn as 0."""
-    width = 0.8 / max(1, len(series))
-    for i, (label, values) in enumerate(series):
-        xs = [j + (i - (len(series) - 1) / 2) * width for j in range(len(values))]
-        heights = [v if math.isfinite(v) else 0 for v in values]
-        if errors is None:
-            ax.bar(xs, heights, width, label=label)
-        else:
-            ax.bar(xs, heights, width, yerr=[e if math.isfinite(e) else 0 for e in errors[i]], capsize=3,
-                   label=label)
 
 
 # ---------------------------------------------------------------------------------------

@@ -1,0 +1,1 @@
+"""One package per reproduced paper; :mod:`dcnsim.repro.registry` lists them."""

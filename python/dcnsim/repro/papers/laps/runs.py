@@ -1,0 +1,506 @@
+"""LAPS: the metric functions, the schemes and experiments, their runs and cells, the
+per-run results and what a run keeps beyond its counters (:func:`summarize`).
+
+Every (experiment, point, scheme, seed) is one run of a scenario in ``experiments/laps/``
+with ``--set`` style overrides (docs/reproductions/laps.md). The LLM flow files (63
+Poisson start times per seed) are written by the harness into ``<out>/flows/``; a cell's
+cache key hashes the file's content, not its path. The metric functions
+(:func:`p99_artefact`, :func:`median`, :func:`llm_flows`, :func:`ideal_incast_ms`,
+:func:`growth`) are plain Python, unit-tested on hand-computed inputs.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import math
+import random
+import statistics
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Callable, Optional, Sequence
+
+from dcnsim.repro import cells
+from dcnsim.repro.core import find_experiments
+from dcnsim.repro.tables import select_keys
+
+MB = 1_000_000
+LLM_BYTES = 64 * MB  # LLaMA-2-7B gradient, 64,000,000 B per flow (docs/reproductions/laps.md)
+LLM_WINDOW_US = 10_000.0  # the 63 start times: one Poisson process of rate 63 per 10 ms
+HOST_GBPS_RAIL = 200.0  # GPU links (docs/reproductions/laps.md, the fabrics)
+PAYLOAD = 1000  # bytes per 1048-byte packet
+HEADER = 48
+
+# ---------------------------------------------------------------------------------------
+# Metrics
+
+
+def median(xs: Sequence[float]) -> float:
+    """Median of the finite values (the statistic over seeds, docs/reproductions/laps.md); NaN for none."""
+    v = [float(x) for x in xs if x is not None and math.isfinite(float(x))]
+    return statistics.median(v) if v else math.nan
+
+
+def p99_artefact(xs: Sequence[float]) -> float:
+    """The artefact's P99: element floor(0.99 n) of the sorted values (docs/reproductions/laps.md); NaN for
+    none. For 63 flows that is the largest."""
+    v = sorted(float(x) for x in xs if x is not None and math.isfinite(float(x)))
+    if not v:
+        return math.nan
+    return v[min(len(v) - 1, int(0.99 * len(v)))]
+
+
+def growth(points: dict[float, float], lo: float = 0.5, hi: float = 1.0) -> float:
+    """avgFCT(hi) − avgFCT(lo) (docs/reproductions/laps.md); NaN when either load is missing."""
+    a, b = points.get(lo, math.nan), points.get(hi, math.nan)
+    return b - a
+
+
+def ideal_incast_ms(senders: int, size: int, gbps: float = HOST_GBPS_RAIL, wire: bool = False) -> float:
+    """Time for ``senders`` flows of ``size`` payload bytes through one receiver link of
+    ``gbps``: 63 x 64 MB x 8 / 200 Gb/s = 161.3 ms (payload), or with
+    ``wire`` the 1048-byte packets of 1000 payload bytes."""
+    nbytes = senders * size
+    if wire:
+        nbytes = senders * (math.ceil(size / PAYLOAD) * HEADER + size)
+    return nbytes * 8 / (gbps * 1e9) * 1e3
+
+
+def llm_flows(pattern: str, seed: int, size: int, window_us: float, gpus: int = 64, gpu: int = 0
+              ) -> list[tuple[int, int, int, float]]:
+    """The E5/E6 flows (src, dst, bytes, start µs): ``allreduce`` = every other GPU to
+    ``gpu``, ``allscatter`` = ``gpu`` to every other; the start times one Poisson process
+    of rate (gpus − 1) per ``window_us`` (docs/reproductions/laps.md, E5), drawn from a generator seeded by the
+    pattern and seed (so a flow file is the same on every machine)."""
+    rng = random.Random(f"laps-{pattern}-{seed}")
+    n = gpus - 1
+    rate = n / window_us
+    t = 0.0
+    out = []
+    others = [h for h in range(gpus) if h != gpu]
+    for h in others:
+        t += rng.expovariate(rate)
+        src, dst = (h, gpu) if pattern == "allreduce" else (gpu, h)
+        out.append((src, dst, size, round(t, 3)))
+    return out
+
+
+def llm_csv(flows: Sequence[tuple[int, int, int, float]]) -> str:
+    return "src,dst,size,start\n" + "".join(f"{s},{d},{b},{t:.3f}us\n" for s, d, b, t in flows)
+
+
+# ---------------------------------------------------------------------------------------
+# Schemes (docs/reproductions/laps.md; experiments/laps/README.md "Schemes")
+
+LAPS_P = "LAPS"  # the paper's variant (default)
+LAPS_A = "LAPS [A]"  # the artefact's
+ECMP = "ECMP"
+LETFLOW = "LetFlow"
+PLB = "PLB"
+PLB_W = "PLB [window DCTCP]"
+RPS = "RPS"
+CONGA = "CONGA"
+CONWEAVE = "ConWeave"
+BASELINES = (ECMP, LETFLOW, CONGA, CONWEAVE, PLB)
+LAPS_VARIANTS = (LAPS_P, LAPS_A)
+
+# The paper's LAPS (docs/models/laps.md): Eq. 1 on raw latencies (in µs: in ns, beta = 1 is a
+# strict argmin), one 2T gate and a half-gap step, per-path staleness 2 x its own latency
+# with doubling while a probe is out, no window. The artefact's is the core's default.
+PAPER_LAPS = '{ latency_scale = "raw_us", gate = "paper", probe = "paper", window = false }'
+# CONGA with the artefact's parameters (docs/models/conga.md): flowlet gap 10 µs, DRE period 200 µs,
+# decay 0.2, 3-bit metric, feedback forgotten after 10 ms (the core's defaults, spelled out
+# so that a change of default cannot move these numbers unnoticed).
+CONGA_PARAMS = ('{ flowlet_timeout = "10us", dre_period = "200us", dre_decay = 0.2, metric_bits = 3, '
+                'table_aging = "10ms" }')
+# ConWeave with the artefact's parameters (docs/models/conweave.md), spelled out likewise: reply deadline
+# the path's unloaded RTT + 80 ns, reorder queue released 32 µs after its TAIL was due (or
+# after 200 µs when that is unknown), 10 µs inactivity expiry, 4 µs NOTIFY pause.
+CONWEAVE_PARAMS = ('{ reply_deadline_extra = "80ns", voq_flush_slack = "32us", voq_wait = "200us", '
+                   'tx_inactivity = "10us", path_pause = "4us" }')
+# PLB's DCTCP (docs/models/dctcp.md): the rate-based variant of the HPCC/ConWeave NIC code, g = 1/256,
+# +1 Gb/s per batch, the NIC's 100 Mb/s minimum rate and the unified one-BDP in-flight window
+# that the same NIC configuration applies to every rate-based algorithm (docs/models/dcqcn.md).
+DCTCP_RATE = '{ g = 0.00390625, rate_ai = "1Gbps", min_rate = "100Mbps", window = "bdp" }'
+# ECMP, LetFlow and PLB on the union of the LAPS candidate paths, chosen hop by hop
+# (docs/models/ecmp.md, the artefact's; the core's default, spelled out for the same reason).
+CANDIDATES = "transport.lb_paths=candidates"
+SCHEMES: dict[str, tuple[str, ...]] = {
+    LAPS_P: ("transport.cc=laps", "transport.lb=laps", f"transport.laps={PAPER_LAPS}"),
+    LAPS_A: ("transport.cc=laps", "transport.lb=laps", "transport.laps={}"),
+    ECMP: ("transport.cc=dcqcn", "transport.lb=ecmp", CANDIDATES, "transport.loss_recovery=go_back_n"),
+    LETFLOW: ("transport.cc=dcqcn", "transport.lb=letflow", CANDIDATES, "transport.loss_recovery=go_back_n"),
+    CONGA: ("transport.cc=dcqcn", "transport.lb=conga", f"transport.conga={CONGA_PARAMS}",
+            "transport.loss_recovery=go_back_n"),
+    CONWEAVE: ("transport.cc=dcqcn", "transport.lb=conweave", f"transport.conweave={CONWEAVE_PARAMS}",
+               "transport.loss_recovery=go_back_n"),
+    PLB: ("transport.cc=dctcp", "transport.lb=plb", CANDIDATES, "transport.loss_recovery=go_back_n",
+          "transport.dctcp.variant=rate", f"transport.dctcp.rate={DCTCP_RATE}"),
+    # The pairing before 22 Nov 2026: dcnsim's window DCTCP (g = 1/256), which the issue
+    # allows (docs/models/dctcp.md); not in the default scheme lists, run it with ``schemes=``.
+    PLB_W: ("transport.cc=dctcp", "transport.lb=plb", CANDIDATES, "transport.loss_recovery=go_back_n",
+            "transport.dctcp.variant=window"),
+    # RPS: the paper's LAPS with beta = 0, i.e. uniform spraying under the same CC (docs/models/laps.md).
+    RPS: ("transport.cc=laps", "transport.lb=laps", f"transport.laps={PAPER_LAPS[:-2]}, beta = 0 }}"),
+}
+
+
+def beta_variant(beta: float) -> tuple[str, tuple[str, ...]]:
+    """LAPS [A] with softmax sharpness ``beta`` (the B7 sweep; docs/reproductions/laps.md, B7)."""
+    return f"{LAPS_A} β={beta:g}", ("transport.cc=laps", "transport.lb=laps", f"transport.laps={{ beta = {beta} }}")
+
+
+A2A_SCHEMES = (LAPS_P, LAPS_A, ECMP, LETFLOW, CONGA, CONWEAVE, PLB)
+E5_SCHEMES = (LAPS_P, LAPS_A, ECMP, LETFLOW, CONGA, CONWEAVE, PLB, RPS)
+BETAS = (2.0, 5.0, 10.0, 30.0)
+QUICK_BETAS = (5.0,)
+
+# ---------------------------------------------------------------------------------------
+# Experiments
+
+LOADS = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0)  # the paper's 11 points 0.50, 0.55, ... halved
+QUICK_LOADS = (0.5, 0.8, 1.0)
+LOSS = 1e-6  # the paper's 0.0001 %, here per switch-to-switch link crossed
+# docs/reproductions/laps.md: the artefact snapshot drops with probability about 1e-5 at every link receive
+# (host links and ACKs included). Full E5 runs it as a third point, to see whether the
+# artefact's heavier loss explains the baselines' B2 numbers.
+LOSS_A = 1e-5
+E5_POINT_A = f"drop {LOSS_A:g} every link [A]"
+QUICK_LLM_BYTES = 8 * MB
+ARTEFACT_PAIR_FACTOR = 0.0091 * 143  # the dragonfly's per-pair factor (docs/reproductions/laps.md, AL): 1.30
+ARTEFACT_PERCENT_SCALE = 0.01  # the artefact's un-normalised percent-scale CDFs (docs/reproductions/laps.md, AL)
+
+
+@dataclass(frozen=True)
+class Experiment:
+    key: str
+    toml: str
+    title: str
+    paper: str  # the figure or table
+    checks: str
+    cdf: str = ""  # All2all: the workload file
+    workload: str = ""  # its name in the paper
+    window_us: float = 0.0  # All2all: arrival window, full mode
+    quick_window_us: float = 0.0
+    percent_cdf: bool = False  # the artefact's CDF file is percent-scale (docs/reproductions/laps.md)
+    dragonfly: bool = False
+
+
+EXPERIMENTS: dict[str, Experiment] = {e.key: e for e in [
+    Experiment("E1", "rail_all2all.toml", "Rail, DM (VL2 data mining), All2all", "Fig. 5", "B3, B6",
+               "../../workloads/datamining.cdf", "DM", 5_000.0, 500.0),
+    Experiment("E2", "rail_all2all.toml", "Rail, STR (Alibaba storage 2019), All2all", "Fig. 6", "B4",
+               "../../workloads/alistorage2019.cdf", "STR", 2_000.0, 200.0, percent_cdf=True),
+    Experiment("E3", "dragonfly_all2all.toml", "Dragonfly, RPC (Google RPC 2008), All2all", "Fig. 7", "B5, B6",
+               "../../workloads/googlerpc2008.cdf", "RPC", 500.0, 40.0, percent_cdf=True, dragonfly=True),
+    Experiment("E4", "dragonfly_all2all.toml", "Dragonfly, HDP (Facebook Hadoop 2015), All2all", "Fig. 8", "B5, B6",
+               "../../workloads/hadoop_fb2015.cdf", "HDP", 2_000.0, 200.0, percent_cdf=True, dragonfly=True),
+    Experiment("E5", "rail_llm.toml", "Rail, LLM 64 MB, AllReduce (63 -> 1 incast)", "Table 1", "B1, B2, B6, B9"),
+    Experiment("E6", "rail_llm.toml", "Rail, LLM 64 MB, AllScatter (1 -> 63) and AllReduce: reordering", "Fig. 9",
+               "B7, B8, B9"),
+    Experiment("AL", "rail_all2all.toml", "the artefact's load definition on E2-E4 at nominal 0.8", "spec §8.8",
+               "(B4, B5 context)"),
+]}
+A2A = ("E1", "E2", "E3", "E4")
+AL_LOAD = 0.8
+
+
+def experiments_dir() -> Path:
+    return find_experiments("laps", "rail_all2all.toml")
+
+
+def parse_only(text: Optional[str]) -> list[str]:
+    return select_keys(text, list(EXPERIMENTS), "experiment")
+
+
+@dataclass(frozen=True)
+class Run:
+    """One point of an experiment under one scheme."""
+
+    point: str
+    scheme: str
+    overrides: tuple[str, ...]
+    load: float = math.nan  # All2all: nominal load (fraction of the host link)
+    loss: float = 0.0
+    pattern: str = ""  # E5/E6: allreduce / allscatter
+    source: str = ""  # AL: which All2all experiment
+
+
+def a2a_runs(e: Experiment, quick: bool) -> list[Run]:
+    window = e.quick_window_us if quick else e.window_us
+    out = []
+    for load in (QUICK_LOADS if quick else LOADS):
+        for s in A2A_SCHEMES:
+            out.append(Run(f"load {load:.2f}", s, SCHEMES[s] + (
+                f'workload.0.cdf="{e.cdf}"', f"workload.0.load={load}", f'workload.0.stop="{window:g}us"'), load))
+    return out
+
+
+def e5_runs(quick: bool) -> list[Run]:
+    out = [Run(f"drop {loss:g}", s, SCHEMES[s] + (f"topology.loss_rate={loss}",), loss=loss, pattern="allreduce")
+           for loss in (0.0, LOSS) for s in E5_SCHEMES]
+    if not quick:
+        out += [Run(E5_POINT_A, s, SCHEMES[s] + (f"topology.loss_rate={LOSS_A}", 'topology.loss_links="all"'),
+                    loss=LOSS_A, pattern="allreduce") for s in E5_SCHEMES]
+    return out
+
+
+def e6_runs(quick: bool) -> list[Run]:
+    out = []
+    for pattern in ("allscatter", "allreduce"):
+        variants = [(s, SCHEMES[s]) for s in (LAPS_P, LAPS_A, RPS)]
+        if pattern == "allscatter":
+            variants += [beta_variant(b) for b in (QUICK_BETAS if quick else BETAS)]
+        for label, ov in variants:
+            out.append(Run(pattern, label, ov + ("topology.loss_rate=0.0",), pattern=pattern))
+    return out
+
+
+def al_runs(quick: bool) -> list[Run]:
+    """E2-E4 at nominal 0.8 under the artefact's load: x1/100 for the percent-scale CDFs,
+    x1.30 on the dragonfly (two half workloads when it exceeds the core's load ≤ 1)."""
+    out = []
+    for key in ("E2", "E3", "E4"):
+        e = EXPERIMENTS[key]
+        window = e.quick_window_us if quick else e.window_us
+        for s in A2A_SCHEMES:
+            out.append(Run(f"{key} {e.workload} 0.80", s, SCHEMES[s] + (
+                f'workload.0.cdf="{e.cdf}"', f'workload.0.stop="{window:g}us"'), AL_LOAD, source=key))
+    return out
+
+
+def artefact_load(e: Experiment, load: float) -> float:
+    """The load the artefact actually offers at nominal ``load`` (docs/reproductions/laps.md, AL)."""
+    x = load
+    if e.percent_cdf:
+        x *= ARTEFACT_PERCENT_SCALE
+    if e.dragonfly:
+        x *= ARTEFACT_PAIR_FACTOR
+    return x
+
+
+@dataclass
+class Cell(cells.Cell):
+    """A run of one experiment; ``point`` and ``variant`` (its scheme) are its :class:`Run`'s."""
+
+    run: Run = field(default=Run("", "", ()), repr=False)
+
+    label_formats = ("<2", ">16", "<14")
+    variant_name = "scheme"
+
+    @classmethod
+    def of(cls, exp: str, run: Run, seed: int, spec: dict[str, Any]) -> Cell:
+        return cls(exp, run.point, run.scheme, seed, spec, run=run)
+
+    @property
+    def scheme(self) -> str:
+        return self.variant
+
+
+_FLOW_COLUMNS = ("src", "dst", "size", "start_us", "finish_us", "fct_us", "ideal_fct_us", "finished", "retransmits",
+                 "reordered")
+CAP_US = 2_000_000.0  # a run stops unfinished after 2 s of simulated time (the artefact: 15 s)
+SUMMARY_VERSION = "laps-2"  # 2: records keep the reorder-buffer histogram (summarize)
+
+
+def _workload_with_load(spec: dict[str, Any], load: float) -> None:
+    """Set the All2all load; above the core's limit of 1 the workload is split in equal
+    halves on the same hosts (two independent Poisson processes add up)."""
+    w = spec["workload"][0]
+    if load <= 1.0:
+        w["load"] = load
+        return
+    w["load"] = load / 2
+    twin = copy.deepcopy(w)
+    twin["tag"] = f"{w.get('tag', 'all2all')}_2"
+    spec["workload"].append(twin)
+
+
+def select_schemes(run_list: list[Run], schemes: Optional[Sequence[str]]) -> list[Run]:
+    """The runs of ``schemes`` only (all when None). ``PLB_W`` (PLB over the window DCTCP,
+    the pairing before the rate-based DCTCP) is in no default list: asking for it adds a
+    twin of every PLB run with that pairing."""
+    if schemes is None:
+        return run_list
+    allowed = [*SCHEMES, *(beta_variant(b)[0] for b in BETAS)]
+    unknown = [s for s in schemes if s not in allowed]
+    if unknown:
+        raise ValueError(f"schemes: unknown {', '.join(map(repr, unknown))}; allowed: {', '.join(allowed)}")
+    out = []
+    for run in run_list:
+        if run.scheme in schemes:
+            out.append(run)
+        if run.scheme == PLB and PLB_W in schemes:
+            rest = run.overrides[len(SCHEMES[PLB]):]
+            out.append(replace(run, scheme=PLB_W, overrides=SCHEMES[PLB_W] + rest))
+    return out
+
+
+def build_cells(exps: Sequence[str], seeds: int, quick: bool, exp_dir: Path, fingerprint: str,
+                flows_dir: Optional[Path] = None, llm_bytes: Optional[int] = None,
+                schemes: Optional[Sequence[str]] = None) -> list[Cell]:
+    """Every run of the selected experiments for seeds 1..``seeds`` (of ``schemes`` only,
+    when given: see :func:`select_schemes`). E5/E6 flow files go to ``flows_dir`` (default
+    ``<exp_dir>/../../results/reproduce-laps/flows``)."""
+    from dcnsim._scenario import load_scenario
+
+    size = llm_bytes or (QUICK_LLM_BYTES if quick else LLM_BYTES)
+    window = LLM_WINDOW_US * size / LLM_BYTES  # the same start spread relative to the drain
+    flows_dir = flows_dir or Path("results") / "reproduce-laps" / "flows"
+    out = []
+    for key in exps:
+        e = EXPERIMENTS[key]
+        runs = {"E5": e5_runs, "E6": e6_runs, "AL": al_runs}.get(key)
+        run_list = select_schemes(runs(quick) if runs else a2a_runs(e, quick), schemes)
+        for run in run_list:
+            toml = EXPERIMENTS[run.source].toml if run.source else e.toml
+            for seed in range(1, seeds + 1):
+                spec, _ = load_scenario(exp_dir / toml, [*run.overrides, f"seed={seed}"])
+                key_spec = spec
+                if run.source:
+                    _workload_with_load(spec, artefact_load(EXPERIMENTS[run.source], run.load))
+                    key_spec = spec
+                if run.pattern:
+                    text = llm_csv(llm_flows(run.pattern, seed, size, window))
+                    digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+                    path = flows_dir / f"{run.pattern}_{size // 1000}KB_seed{seed}_{digest}.csv"
+                    if not path.is_file():
+                        path.parent.mkdir(parents=True, exist_ok=True)
+                        path.write_text(text)
+                    spec["workload"][0]["file"] = str(path.resolve())
+                    key_spec = copy.deepcopy(spec)
+                    key_spec["workload"][0]["file"] = f"sha256:{digest}"
+                cell = Cell.of(key, run, seed, spec)
+                out.append(cell.keyed(fingerprint, _FLOW_COLUMNS, SUMMARY_VERSION, key_spec=key_spec))
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# Results
+
+
+@dataclass
+class RunResult(cells.RunResult[Cell]):
+    @property
+    def cell_size(self) -> int:
+        """The largest flow's size (the LLM runs' flow size)."""
+        return int(max((float(x) for x in self.flows.get("size", [])), default=0))
+
+    def fcts_us(self) -> list[float]:
+        f = self.flows
+        return [float(x) for x, done in zip(f.get("fct_us", []), f.get("finished", [])) if done and x is not None]
+
+    def avg_ms(self) -> float:
+        xs = self.fcts_us()
+        return sum(xs) / len(xs) / 1e3 if xs else math.nan
+
+    def p99_ms(self) -> float:
+        return p99_artefact(self.fcts_us()) / 1e3
+
+    def makespan_ms(self) -> float:
+        """Last finish − first start (NaN while a flow is unfinished): for the incast, the
+        time the receiver link took for every byte."""
+        f = self.flows
+        if not f.get("finished") or not all(f["finished"]):
+            return math.nan
+        return (max(float(x) for x in f["finish_us"]) - min(float(x) for x in f["start_us"])) / 1e3
+
+    def stalled(self) -> bool:
+        """Events ran out with flows unfinished (not the time cap): a PFC deadlock."""
+        done, n = self.finished()
+        return not self.error and done < n and not self.record.get("capped")
+
+    def capped(self) -> bool:
+        done, n = self.finished()
+        return not self.error and done < n and bool(self.record.get("capped"))
+
+    def repaths_per_flow(self) -> float:
+        """Path changes per flow of a flow-level balancer: LetFlow's and CONGA's flowlets
+        after each flow's first, ConWeave's reroutes, PLB's re-paths; NaN for the others.
+        A flow that never sent (a capped run) has no first flowlet, hence the floor at 0."""
+        n = self.finished()[1]
+        if not n:
+            return math.nan
+        if self.cell.scheme in (LETFLOW, CONGA):
+            return max(0.0, self.stat(f"{self.cell.scheme.lower()}_flowlets") - n) / n
+        if self.cell.scheme == CONWEAVE:
+            return self.stat("conweave_reroutes") / n
+        if self.cell.scheme in (PLB, PLB_W):
+            return (self.stat("plb_idle_repaths") + self.stat("plb_forced_repaths")) / n
+        return math.nan
+
+    def reordered_ratio(self) -> float:
+        d = self.stat("data_packets")
+        return self.stat("reordered_packets") / d if d and d > 0 else math.nan
+
+    def p99_size_ideal_us(self) -> float:
+        """The ideal FCT of the P99-size flow (B4): of the flows whose size is closest to
+        the 99th percentile of sizes, the core's ideal FCT."""
+        sizes = [float(s) for s in self.flows.get("size", [])]
+        ideals = self.flows.get("ideal_fct_us", [])
+        if not sizes:
+            return math.nan
+        target = sorted(sizes)[min(len(sizes) - 1, int(0.99 * len(sizes)))]
+        best = min(range(len(sizes)), key=lambda i: abs(sizes[i] - target))
+        return float(ideals[best]) if ideals[best] is not None else math.nan
+
+
+def evaluate(cell: Cell, record: dict[str, Any]) -> RunResult:
+    return RunResult(cell, record)
+
+
+class Grid(cells.Grid[RunResult]):
+    """One experiment's results; :meth:`runs` leaves out the failed ones."""
+
+    exp: Experiment
+
+    @property
+    def schemes(self) -> list[str]:
+        return self.variants
+
+    def med(self, point: str, scheme: str, metric: Callable[[RunResult], float]) -> float:
+        return median([metric(r) for r in self.runs(point, scheme)])
+
+    def loads(self) -> list[float]:
+        return sorted({r.cell.run.load for r in self.results if math.isfinite(r.cell.run.load)})
+
+    def point_of_load(self, load: float) -> str:
+        return f"load {load:.2f}"
+
+    def by_load(self, scheme: str, metric: Callable[[RunResult], float]) -> dict[float, float]:
+        return {x: self.med(self.point_of_load(x), scheme, metric) for x in self.loads()}
+
+
+def avg_fct_ms(r: RunResult) -> float:
+    return r.avg_ms()
+
+
+def p99_fct_ms(r: RunResult) -> float:
+    return r.p99_ms()
+
+
+def summarize(sim: Any) -> dict[str, Any]:
+    """What a run keeps beyond its counters: LAPS's reorder-buffer histogram (samples by
+    KB held, Fig. 9); nothing for the schemes without one."""
+    h = sim.ooo_histogram_kb()
+    return {"ooo_histogram_kb": list(h)} if h is not None else {}
+
+
+def ooo_cdf(runs: Sequence[RunResult]) -> tuple[list[float], list[float]]:
+    """The reorder-buffer occupancy's CDF over ``runs`` pooled (their histograms summed):
+    (KB, P(buffer ≤ KB)) at each KB up to the largest seen; empty without histograms."""
+    total: list[int] = []
+    for r in runs:
+        for kb, n in enumerate((r.record.get("extra") or {}).get("ooo_histogram_kb") or []):
+            if kb >= len(total):
+                total.extend([0] * (kb + 1 - len(total)))
+            total[kb] += int(n)
+    n = sum(total)
+    if n == 0:
+        return [], []
+    xs, ys, acc = [], [], 0
+    for kb, c in enumerate(total):
+        acc += c
+        xs.append(float(kb))
+        ys.append(acc / n)
+    return xs, ys

@@ -1,0 +1,262 @@
+"""LAPS: the blocks of ``table.md`` and the lines of ``runs.csv``."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Optional
+
+from dcnsim.repro.checks import finite, fmt
+from dcnsim.repro.core import Outcome
+from dcnsim.repro.papers.laps.checks import (
+    e5_point,
+    all_checks,
+    checks_block,
+    headlines,
+)
+from dcnsim.repro.papers.laps.runs import (
+    A2A,
+    A2A_SCHEMES,
+    AL_LOAD,
+    CAP_US,
+    E5_POINT_A,
+    E5_SCHEMES,
+    EXPERIMENTS,
+    LAPS_A,
+    LAPS_P,
+    LLM_BYTES,
+    LOADS,
+    LOSS,
+    LOSS_A,
+    QUICK_LLM_BYTES,
+    QUICK_LOADS,
+    RPS,
+    Cell,
+    Grid,
+    RunResult,
+    avg_fct_ms,
+    p99_fct_ms,
+    artefact_load,
+    ideal_incast_ms,
+)
+from dcnsim.repro.tables import headline_table, pad_rows
+
+# ---------------------------------------------------------------------------------------
+# Output
+
+
+def _cell(x: float, spec: str) -> str:
+    return fmt(x, spec)
+
+
+def a2a_block(g: Grid) -> list[str]:
+    lines = ["avg / P99 FCT in ms, median over seeds (P99: element floor(0.99 n) of the sorted FCTs); "
+             "x = ratio to LAPS (paper variant)"]
+    schemes = [s for s in A2A_SCHEMES if s in g.schemes]
+    rows = [["load"] + [f"{s} avg" for s in schemes] + [f"{s} P99" for s in schemes] + ["flows"]]
+    for x in g.loads():
+        p = g.point_of_load(x)
+        la, lp = g.med(p, LAPS_P, avg_fct_ms), g.med(p, LAPS_P, p99_fct_ms)
+        row = [f"{x:.2f}"]
+        for metric, ref in ((avg_fct_ms, la), (p99_fct_ms, lp)):
+            for s in schemes:
+                v = g.med(p, s, metric)
+                row.append(_cell(v, ".3f") + (f" ({fmt(v / ref, '.2f')}x)" if s != LAPS_P and finite(v, ref) and ref
+                                              else ""))
+        row.append(fmt(g.med(p, LAPS_P, lambda r: float(r.finished()[1])), ".0f"))
+        rows.append(row)
+    return lines + pad_rows(rows)
+
+
+def e5_block(g: Grid, scale: float) -> list[str]:
+    lines = [f"AllReduce 63 -> 1 of {scale * 64:g} MB flows, FCT in ms, median over seeds (ideal: every byte through "
+             f"the 200 Gb/s receiver link, {ideal_incast_ms(63, round(LLM_BYTES * scale)):.2f} ms payload, "
+             f"{ideal_incast_ms(63, round(LLM_BYTES * scale), wire=True):.2f} ms on the wire)"]
+    wire = ideal_incast_ms(63, round(LLM_BYTES * scale), wire=True)
+    lines.append(f"makespan = last finish − first start, drop 0; efficiency = {wire:.2f} ms on the wire / makespan")
+    rows = [["scheme", "avg drop 0", "P99 drop 0", "avg drop 1e-6", "P99 drop 1e-6", "makespan", "efficiency",
+             "retx drop 0", "retx drop 1e-6", "RTO timeouts drop 0", "drops", "PFC pauses", "rate cuts",
+             "re-paths per flow"]]
+    for s in list(dict.fromkeys([*E5_SCHEMES, *g.schemes])):
+        if s not in g.schemes:
+            continue
+        p0, p1 = e5_point(0.0), e5_point(LOSS)
+        rows.append([s, fmt(g.med(p0, s, avg_fct_ms), ".2f"), fmt(g.med(p0, s, p99_fct_ms), ".2f"), fmt(g.med(p1, s, avg_fct_ms), ".2f"),
+                     fmt(g.med(p1, s, p99_fct_ms), ".2f"), fmt(g.med(p0, s, lambda r: r.makespan_ms()), ".2f"),
+                     fmt(wire / g.med(p0, s, lambda r: r.makespan_ms()), ".3f"),
+                     fmt(g.med(p0, s, lambda r: r.stat("retransmits")), ".0f"),
+                     fmt(g.med(p1, s, lambda r: r.stat("retransmits")), ".0f"),
+                     fmt(g.med(p0, s, lambda r: r.stat("timeouts")), ".0f"),
+                     fmt(g.med(p1, s, lambda r: r.stat("drops")), ".0f"),
+                     fmt(g.med(p0, s, lambda r: r.stat("pfc_pause_frames")), ".0f"),
+                     fmt(g.med(p0, s, lambda r: r.stat("laps_rate_decreases")), ".0f"),
+                     fmt(g.med(p0, s, lambda r: r.repaths_per_flow()), ".2f")])
+    lines += pad_rows(rows)
+    if E5_POINT_A in g.points:
+        lines += ["", f"the artefact's loss model (spec §8.12): {LOSS_A:g} at every link, host links and ACKs included; "
+                  "avg / P99 in ms and the change of the avg against drop 0"]
+        rows = [["scheme", "avg", "P99", "avg change", "drops", "retx", "RTO timeouts"]]
+        for s in list(dict.fromkeys([*E5_SCHEMES, *g.schemes])):
+            if not g.runs(E5_POINT_A, s):
+                continue
+            a0, a = g.med(e5_point(0.0), s, avg_fct_ms), g.med(E5_POINT_A, s, avg_fct_ms)
+            rows.append([s, fmt(a, ".2f"), fmt(g.med(E5_POINT_A, s, p99_fct_ms), ".2f"),
+                         f"{(a / a0 - 1) * 100:+.1f} %" if finite(a, a0) and a0 > 0 else "n/a",
+                         fmt(g.med(E5_POINT_A, s, lambda r: r.stat("drops")), ".0f"),
+                         fmt(g.med(E5_POINT_A, s, lambda r: r.stat("retransmits")), ".0f"),
+                         fmt(g.med(E5_POINT_A, s, lambda r: r.stat("timeouts")), ".0f")])
+        lines += pad_rows(rows)
+    return lines
+
+
+def e6_block(g: Grid) -> list[str]:
+    lines = ["per pattern and variant, median over seeds: reordered = data packets arriving above the next "
+             "expected one / data packets; OOO = receiver buffer above the next expected byte, sampled per ACK (core "
+             "stats ooo_buffer_mean_kb, ooo_buffer_above_30kb); avg FCT in ms"]
+    rows = [["pattern", "variant", "reordered %", "OOO mean KB", "OOO > 30 KB %", "rate cuts", "probes", "avg FCT",
+             "P99 FCT"]]
+    for p in g.points:
+        for s in g.schemes:
+            if not g.runs(p, s):
+                continue
+            rows.append([p, s, fmt(g.med(p, s, lambda r: r.reordered_ratio() * 100), ".3f"),
+                         fmt(g.med(p, s, lambda r: r.stat("ooo_buffer_mean_kb")), ".3f"),
+                         fmt(g.med(p, s, lambda r: r.stat("ooo_buffer_above_30kb") * 100), ".2f"),
+                         fmt(g.med(p, s, lambda r: r.stat("laps_rate_decreases")), ".0f"),
+                         fmt(g.med(p, s, lambda r: r.stat("laps_probes")), ".0f"),
+                         fmt(g.med(p, s, avg_fct_ms), ".2f"), fmt(g.med(p, s, p99_fct_ms), ".2f")])
+    return lines + pad_rows(rows)
+
+
+def al_block(g: Grid, grids: dict[str, Grid]) -> list[str]:
+    lines = ["avg / P99 FCT in ms (median over seeds) at nominal load 0.8: the paper's definition (from E2-E4, when "
+             "selected) and the artefact's (x1/100 on the percent-scale CDFs, x1.30 on the dragonfly: "
+             "effective " + ", ".join(f"{k} {artefact_load(EXPERIMENTS[k], AL_LOAD):.4f}" for k in ("E2", "E3", "E4"))
+             + ")"]
+    rows = [["workload", "scheme", "paper avg", "artefact avg", "paper P99", "artefact P99"]]
+    for p in g.points:
+        src = next(r.cell.run.source for r in g.results if r.cell.point == p)
+        ref = grids.get(src)
+        rp = ref.point_of_load(AL_LOAD) if ref is not None and AL_LOAD in ref.loads() else None
+        for s in g.schemes:
+            pa = ref.med(rp, s, avg_fct_ms) if rp else math.nan
+            pp = ref.med(rp, s, p99_fct_ms) if rp else math.nan
+            rows.append([p, s, fmt(pa, ".4f"), fmt(g.med(p, s, avg_fct_ms), ".4f"), fmt(pp, ".4f"), fmt(g.med(p, s, p99_fct_ms), ".4f")])
+    return lines + pad_rows(rows)
+
+
+def run_notes(g: Grid) -> list[str]:
+    res = g.results
+    errors = [r for r in res if r.error]
+    ok = [r for r in res if not r.error]
+    tot = {k: sum(r.stat(k) for r in ok if math.isfinite(r.stat(k)))
+           for k in ("drops", "retransmits", "timeouts", "laps_path_timeouts", "pfc_pause_frames")}
+    notes = [f"runs: {len(res)}; " + ", ".join(f"{k} {v:.0f}" for k, v in tot.items()) + f"; errors {len(errors)}"]
+    false_retx = [r for r in ok if r.cell.scheme in (LAPS_P, LAPS_A, RPS) and r.stat("drops") == 0
+                  and r.stat("retransmits") > 0]
+    if false_retx:
+        notes.append(f"LAPS runs with retransmissions but no drop (spec A6: per-path RTO under PFC, or false loss "
+                     f"inference): {len(false_retx)}, e.g. {false_retx[0].cell.progress_label().strip()} "
+                     f"({false_retx[0].stat('retransmits'):.0f} retx, {false_retx[0].stat('laps_path_timeouts'):.0f} "
+                     "path timeouts)")
+    notes += dict.fromkeys(f"error ({r.cell.scheme}): {r.error}" for r in errors)
+    for r in [r for r in ok if r.stalled()][:5]:
+        done, n = r.finished()
+        notes.append(f"STALLED (events ran out, {n - done} of {n} flows unfinished; PFC pauses "
+                     f"{r.stat('pfc_pause_frames'):.0f}, resumes {r.stat('pfc_resume_frames'):.0f}, ports in a "
+                     f"PFC deadlock {fmt(r.stat('pfc_deadlocked_ports'), '.0f')}): {r.cell.progress_label().strip()}")
+    for r in [r for r in ok if r.capped()][:5]:
+        done, n = r.finished()
+        notes.append(f"unfinished at the {CAP_US / 1e6:.0f} s cap ({n - done} of {n} flows): "
+                     f"{r.cell.progress_label().strip()}")
+    return notes
+
+
+def experiment_block(g: Grid, grids: dict[str, Grid], quick: bool, scale: float) -> str:
+    e = g.exp
+    lines = [f"{e.key} — {e.paper} — {e.title} — checks {e.checks} — seeds {g.seeds}"]
+    if e.key in A2A:
+        w = e.quick_window_us if quick else e.window_us
+        lines.append(f"arrivals for {w / 1000:g} ms (paper 10 ms); loads {', '.join(f'{x:.2f}' for x in g.loads())}")
+    lines.append("")
+    if e.key in A2A:
+        lines += a2a_block(g)
+    elif e.key == "E5":
+        lines += e5_block(g, scale)
+    elif e.key == "E6":
+        lines += e6_block(g)
+    else:
+        lines += al_block(g, grids)
+    lines += run_notes(g)
+    return "\n".join(lines)
+
+
+RUNS_COLUMNS = ("experiment", "point", "scheme", "seed", "key", "flows", "finished", "avg_fct_ms", "p99_fct_ms",
+                "drops", "retransmits", "pfc_pause_frames", "pfc_resume_frames", "reordered_ratio",
+                "ooo_buffer_mean_kb", "ooo_buffer_above_30kb", "laps_rate_decreases", "laps_probes",
+                "laps_path_timeouts", "repaths_per_flow", "pfc_deadlocked_ports", "stalled", "complete", "sim_time_us",
+                "wall_seconds", "error")
+
+
+def run_row(r: RunResult) -> list[Any]:
+    done, n = r.finished()
+    return [r.cell.exp, r.cell.point, r.cell.scheme, r.cell.seed, r.cell.key, n, done, fmt(r.avg_ms(), ".6f"),
+            fmt(r.p99_ms(), ".6f"), *(fmt(r.stat(k), ".0f") for k in ("drops", "retransmits", "pfc_pause_frames",
+                                                                    "pfc_resume_frames")),
+            fmt(r.reordered_ratio(), ".6f"), fmt(r.stat("ooo_buffer_mean_kb"), ".4f"),
+            fmt(r.stat("ooo_buffer_above_30kb"), ".4f"),
+            *(fmt(r.stat(k), ".0f") for k in ("laps_rate_decreases", "laps_probes", "laps_path_timeouts")),
+            fmt(r.repaths_per_flow(), ".3f"), fmt(r.stat("pfc_deadlocked_ports"), ".0f"), r.stalled(), r.record.get("complete", False), r.record.get("sim_time_us", ""),
+            f"{r.record.get('wall_seconds', 0):.2f}", r.record.get("error", "")]
+
+
+# ---------------------------------------------------------------------------------------
+# Entry point
+
+
+def _llm_scale(outcome: Outcome[Cell, RunResult, Grid]) -> float:
+    sizes = [r.cell_size for r in outcome.results if r.cell.run.pattern]
+    return sizes[0] / LLM_BYTES if sizes else (QUICK_LLM_BYTES / LLM_BYTES if outcome.settings.quick else 1.0)
+
+
+def header(outcome: Outcome[Cell, RunResult, Grid]) -> list[str]:
+    quick, n = outcome.settings.quick, outcome.settings.seeds
+    scale = _llm_scale(outcome)
+    windows = ", ".join(f"{k} {(EXPERIMENTS[k].quick_window_us if quick else EXPERIMENTS[k].window_us) / 1000:g} ms"
+                        for k in A2A)
+    return [
+        f"# LAPS reproduction (dcnsim) — {'quick' if quick else 'full'} mode, seeds 1..{n}, medians over seeds",
+        "",
+        "Paper: \"LAPS: Joint Load Balancing and Congestion Control on Unequal-cost Multi-path Data Center "
+        "Networks\" (NAIC '25); spec laps.md §4-§8. Setups, schemes and every deviation: experiments/laps/README.md.",
+        "Fabrics: rail 8 x 8 GPUs (200G GPU links, 100G fabric) and dragonfly 9 x 4 x 4 (100G), 1 µs links, "
+        "1048 B packets (1000 B payload), PFC on, 4 MB per port, ACKs at strict priority, RED 400/1600 KB/0.8.",
+        "Schemes: LAPS = the paper's variant (softmax on raw µs latencies, one 2T gate, paper probing, no window; the "
+        "default wherever paper and artefact conflict), LAPS [A] = the artefact's (latency / T, two timers, "
+        "artefact probing, W = 2T x line rate); ECMP, LetFlow, CONGA, ConWeave = DCQCN (unified window: the largest one-way "
+        "BDP of any path, spec §3.7) + go-back-N; PLB = rate-based DCTCP (spec §3.8, the same window) + go-back-N "
+        "(re-path after 3 congested rounds with nothing in flight, or 12 in any case; none after an RTO; spec §3.6); RPS = LAPS with beta = 0. ECMP, LetFlow and PLB route over the LAPS candidate paths, chosen "
+        "hop by hop (lb_paths = \"candidates\", spec §3.1); CONGA takes the least congested candidate path per "
+        "flowlet (10 µs gap; DRE 200 µs, decay 0.2, 3 bits; spec §3.4); ConWeave moves a flow to another candidate "
+        "path when an RTT reply misses the path's unloaded RTT + 80 ns, the destination holding the new path's "
+        "packets until the old path's TAIL (32 µs slack, 200 µs default wait; spec §3.5).",
+        f"Reductions ({'quick' if quick else 'full'}): All2all loads "
+        f"{', '.join(f'{x:g}' for x in (QUICK_LOADS if quick else LOADS))} (paper 0.50-1.00 in 11 steps); arrival "
+        f"windows {windows} (paper 10 ms); full flow-size CDFs; LLM flows of {scale * 64:g} MB"
+        + (" with the start window scaled alike" if scale != 1 else " (the paper's)")
+        + f"; loss 1e-6 per switch-to-switch link crossed; runs capped at {CAP_US / 1e6:g} s simulated.",
+        "Checks are evaluated on medians over seeds; " + ("informational here (quick: toy sizes, 1 seed)."
+                                                          if quick else "the spec asks for ≥ 3 seeds."),
+    ]
+
+
+def block(key: str, outcome: Outcome[Cell, RunResult, Grid]) -> Optional[str]:
+    g = outcome.grids.get(key)
+    if g is None:
+        return None
+    return experiment_block(g, outcome.grids, outcome.settings.quick, _llm_scale(outcome))
+
+
+def paper_checks(outcome: Outcome[Cell, RunResult, Grid]) -> list[tuple[str, str]]:
+    return [("Checks B1-B9 (spec §7), for the paper's LAPS and the artefact's",
+             checks_block(all_checks(outcome.grids, outcome.settings.quick))),
+            ("Ours vs the paper (spec §6)", headline_table(headlines(outcome.grids)))]
