@@ -141,7 +141,7 @@ pub fn simulate(data: &[u8]) {
         return;
     }
     let empty = std::env::temp_dir().join("dcnsim-fuzz-build-empty");
-    match crate::builder::build(&scenario, &empty) {
+    match crate::build::build(&scenario, &empty) {
         Err(e) => {
             // `field: reason`, as every scenario error reads (`scenario::err`).
             let named =

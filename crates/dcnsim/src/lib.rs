@@ -9,7 +9,7 @@
 //! println!("{} events", sim.events_processed());
 //! ```
 
-pub mod builder;
+pub mod build;
 pub mod cc;
 pub mod conga;
 pub mod conweave;
@@ -38,7 +38,7 @@ pub mod transport;
 pub mod units;
 pub mod workload;
 
-pub use builder::build;
+pub use build::build;
 pub use scenario::{Scenario, ScenarioError};
 pub use sim::Simulation;
 pub use units::{Rate, Time};

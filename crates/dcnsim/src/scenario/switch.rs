@@ -1,0 +1,415 @@
+//! `[switch]`: buffers, ECN marking, PFC (fixed thresholds or the dynamic-threshold
+//! shared buffer), queue disciplines and adaptive routing. `docs/models/ecn.md`, `pfc.md`,
+//! `priority-queues.md`, `adaptive-routing.md`.
+
+use super::*;
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EcnCfg {
+    #[serde(default = "default_true")]
+    pub enabled: bool,
+    #[serde(default = "default_k")]
+    pub kmin: BytesVal,
+    #[serde(default = "default_k")]
+    pub kmax: BytesVal,
+    #[serde(default = "default_pmax")]
+    pub pmax: f64,
+    #[serde(default = "default_mark_point")]
+    pub on: MarkPoint,
+    #[serde(default = "default_mark_if")]
+    pub mark_if: MarkIf,
+}
+
+pub(super) fn default_true() -> bool {
+    true
+}
+pub(super) fn default_k() -> BytesVal {
+    BytesVal(100_000)
+}
+pub(super) fn default_pmax() -> f64 {
+    1.0
+}
+pub(super) fn default_mark_point() -> MarkPoint {
+    MarkPoint::Enqueue
+}
+pub(super) fn default_mark_if() -> MarkIf {
+    MarkIf::Above
+}
+
+impl Default for EcnCfg {
+    fn default() -> Self {
+        EcnCfg {
+            enabled: true,
+            kmin: default_k(),
+            kmax: default_k(),
+            pmax: 1.0,
+            on: MarkPoint::Enqueue,
+            mark_if: MarkIf::Above,
+        }
+    }
+}
+
+pub(super) fn default_buffer() -> BytesVal {
+    BytesVal(1_000_000)
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SwitchCfg {
+    /// Per-port output buffer.
+    #[serde(default = "default_buffer")]
+    pub buffer: BytesVal,
+    #[serde(default)]
+    pub ecn: EcnCfg,
+    /// ACKs wait in a strict-priority queue of their own, ahead of data.
+    #[serde(default = "default_true")]
+    pub ack_priority: bool,
+    /// How a port serves its data: one FIFO, or two classes (sprayed, ECMP) under DRR.
+    #[serde(default)]
+    pub scheduler: Scheduler,
+    #[serde(default)]
+    pub drr: DrrCfg,
+    /// `scheduler = "priority"`: the physical priority queues (`net/prio.rs`).
+    #[serde(default)]
+    pub priority: PriorityQueuesCfg,
+    #[serde(default)]
+    pub ar: ArCfg,
+    /// A data packet that does not fit the buffer is cut to its header, which goes on in
+    /// the priority queue (spec `smartt-nscc.md` §2.16); the receiver NACKs it.
+    #[serde(default)]
+    pub trimming: bool,
+    /// Priority flow control; absent: off (`net/pfc.rs`).
+    #[serde(default)]
+    pub pfc: Option<PfcCfg>,
+}
+
+/// A PFC priority class (`net::pfc`): the data queue or the priority queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PfcClass {
+    Data,
+    Control,
+}
+
+/// `[switch.pfc]`: per-class ingress accounting with PAUSE above `xoff` and RESUME at
+/// `xon` (spec `smartt-nscc.md` §3.3). Thresholds left out are derived per ingress link.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PfcCfg {
+    #[serde(default = "default_true")]
+    pub enabled: bool,
+    /// Classes that are paused instead of dropped.
+    #[serde(default = "default_lossless")]
+    pub lossless: Vec<PfcClass>,
+    /// Bytes past `xoff` an ingress link may still deliver; default: what arrives while a
+    /// PAUSE travels back and the upstream finishes its packet.
+    #[serde(default)]
+    pub headroom: Option<BytesVal>,
+    /// Default: `switch.buffer` − headroom (the spec's XOFF = queue − headroom).
+    #[serde(default)]
+    pub xoff: Option<BytesVal>,
+    /// Default: xoff − 2 MTU (the spec's choice).
+    #[serde(default)]
+    pub xon: Option<BytesVal>,
+    /// Pause each physical priority queue on its own (802.1Qbb's per-priority PAUSE;
+    /// needs `scheduler = "priority"`): each level of an ingress link is counted against
+    /// `xoff` and paused alone. Off: every level shares one data class.
+    #[serde(default)]
+    pub per_priority: bool,
+    /// Pause by dynamic threshold over one buffer per switch that its lossless ingress
+    /// queues share (`net/pfc.rs`, spec `prioplus.md` §3), instead of a fixed `xoff` /
+    /// `xon` per link. `headroom` keeps its meaning (per queue).
+    #[serde(default)]
+    pub dynamic: Option<PfcDynamicCfg>,
+}
+
+/// `[switch.pfc.dynamic]`: the dynamic-threshold shared buffer. Defaults are the PrioPlus
+/// artefact's switches (spec `prioplus.md` §3): α = 1/4, 4 KiB reserved per queue, resume
+/// 3 KiB below the threshold, headroom carved from the buffer.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PfcDynamicCfg {
+    /// Buffer of each switch, shared by all its ingress queues (e.g. 4.4 MB per Tbps of
+    /// switching capacity: 2.64 MB for 6 × 100 Gb/s). Give this or `buffer_per_port`.
+    #[serde(default)]
+    pub buffer: Option<BytesVal>,
+    /// Buffer of each switch as so much per port it has (the PrioPlus artefact's "1 MB per
+    /// port"): a switch of 9 ports shares 9 × this.
+    #[serde(default)]
+    pub buffer_per_port: Option<BytesVal>,
+    /// α = 2^−alpha_shift: a queue may hold α × the free pool.
+    #[serde(default = "default_alpha_shift")]
+    pub alpha_shift: u32,
+    /// Per ingress queue (link, lossless class), held apart from the pool.
+    #[serde(default = "default_dt_reserve")]
+    pub reserve: BytesVal,
+    /// A paused queue resumes once its pool share is this far below the threshold.
+    #[serde(default = "default_dt_resume_offset")]
+    pub resume_offset: BytesVal,
+    /// Every queue's PFC headroom is set aside from the buffer (a real switch); false: the
+    /// headroom costs no buffer (the paper's ideal "Physical*" switch).
+    #[serde(default = "default_true")]
+    pub carve_headroom: bool,
+}
+
+pub(super) fn default_alpha_shift() -> u32 {
+    2
+}
+pub(super) fn default_dt_reserve() -> BytesVal {
+    BytesVal(4096)
+}
+pub(super) fn default_dt_resume_offset() -> BytesVal {
+    BytesVal(3072)
+}
+
+pub(super) fn default_lossless() -> Vec<PfcClass> {
+    vec![PfcClass::Data]
+}
+
+impl Default for SwitchCfg {
+    fn default() -> Self {
+        SwitchCfg {
+            buffer: default_buffer(),
+            ecn: EcnCfg::default(),
+            ack_priority: true,
+            scheduler: Scheduler::Fifo,
+            drr: DrrCfg::default(),
+            priority: PriorityQueuesCfg::default(),
+            ar: ArCfg::default(),
+            trimming: false,
+            pfc: None,
+        }
+    }
+}
+
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scheduler {
+    #[default]
+    Fifo,
+    /// Deficit round robin between sprayed flows (class 0) and ECMP flows (class 1), each
+    /// with its own FIFO and a weighted share of the buffer (the MSwift paper, Fig. 13).
+    Drr,
+    /// Physical priority queues by the packets' priority level, one shared buffer
+    /// (`[switch.priority]`; spec `prioplus.md` §3, "Physical + Swift").
+    Priority,
+}
+
+/// How many physical priority queues a port has: a number, or `"ideal"` (as many as the
+/// scenario has priority levels, the paper's "Physical*").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueueCount {
+    Fixed(u32),
+    Ideal,
+}
+
+impl Serialize for QueueCount {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            QueueCount::Fixed(n) => s.serialize_u32(*n),
+            QueueCount::Ideal => s.serialize_str("ideal"),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for QueueCount {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        const ALLOWED: &str = "allowed: a number of queues from 1 to 64, or \"ideal\"";
+        match NumberOrWord::read(d, ALLOWED)? {
+            NumberOrWord::Word(s) if s == "ideal" => Ok(QueueCount::Ideal),
+            NumberOrWord::Number(n) if (1..=64).contains(&n) => Ok(QueueCount::Fixed(n as u32)),
+            NumberOrWord::Number(n) => Err(de::Error::custom(format!("{n}: {ALLOWED}"))),
+            NumberOrWord::Word(s) => Err(de::Error::custom(format!("{s:?}: {ALLOWED}"))),
+        }
+    }
+}
+
+/// How the priority queues share the link.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PriorityService {
+    /// The highest non-empty queue sends.
+    #[default]
+    Strict,
+    /// Deficit round robin, `drr.quantum` × the queue's weight per turn.
+    Drr,
+}
+
+/// `[switch.priority]`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PriorityQueuesCfg {
+    pub queues: QueueCount,
+    pub service: PriorityService,
+    /// `service = "drr"`: one weight per queue, lowest level first (default: all 1).
+    pub weights: Option<Vec<u32>>,
+}
+
+impl Default for PriorityQueuesCfg {
+    fn default() -> Self {
+        PriorityQueuesCfg { queues: QueueCount::Fixed(8), service: PriorityService::Strict, weights: None }
+    }
+}
+
+/// A workload's priority (spec `prioplus.md` §2.1, §4.4 L1): one level for every flow, or
+/// a level by flow size, smaller flows higher. Levels are 1..=64, larger = more important.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PrioritySpec {
+    Level(u8),
+    /// Ascending size edges e1 < ... < ek: k + 1 levels; a flow smaller than e1 gets
+    /// level k + 1, one of at least ek (or infinite) level 1.
+    Edges(Vec<u64>),
+    /// `levels` equal-width size ranges over [0, max) (the artefact's grouping, spec
+    /// §7 item 17); larger sizes fall in the last range.
+    EqualWidth {
+        levels: u8,
+        max: u64,
+    },
+}
+
+impl PrioritySpec {
+    /// The level of a flow of `size` payload bytes (`u64::MAX`: infinite).
+    pub fn level(&self, size: u64) -> u8 {
+        match self {
+            PrioritySpec::Level(l) => *l,
+            PrioritySpec::Edges(e) => (e.len() + 1 - e.iter().filter(|&&x| size >= x).count()) as u8,
+            PrioritySpec::EqualWidth { levels, max } => {
+                let n = *levels as u64;
+                let bucket = if size >= *max { n - 1 } else { (size as u128 * n as u128 / *max as u128) as u64 };
+                (n - bucket) as u8
+            }
+        }
+    }
+}
+
+impl PrioritySpec {
+    /// Each level's size range `[lo, hi)` (`hi = u64::MAX`: unbounded), highest level
+    /// first, such that `level(s)` is that level exactly for `lo <= s < hi`; `None` for a
+    /// single fixed level.
+    pub fn level_ranges(&self) -> Option<Vec<(u8, u64, u64)>> {
+        match self {
+            PrioritySpec::Level(_) => None,
+            PrioritySpec::Edges(e) => {
+                let k = e.len();
+                let mut out = Vec::with_capacity(k + 1);
+                for j in 0..=k {
+                    let lo = if j == 0 { 0 } else { e[j - 1] };
+                    let hi = if j == k { u64::MAX } else { e[j] };
+                    out.push(((k + 1 - j) as u8, lo, hi));
+                }
+                Some(out)
+            }
+            PrioritySpec::EqualWidth { levels, max } => {
+                let n = *levels as u128;
+                // Bucket b holds the sizes with ⌊size·n/max⌋ = b: from ⌈b·max/n⌉.
+                let edge = |b: u128| (b * *max as u128).div_ceil(n) as u64;
+                Some(
+                    (0..n)
+                        .map(|b| {
+                            let hi = if b + 1 == n { u64::MAX } else { edge(b + 1) };
+                            ((n - b) as u8, edge(b), hi)
+                        })
+                        .collect(),
+                )
+            }
+        }
+    }
+}
+
+impl Serialize for PrioritySpec {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        match self {
+            PrioritySpec::Level(l) => s.serialize_u8(*l),
+            PrioritySpec::Edges(e) => {
+                let mut m = s.serialize_map(Some(1))?;
+                m.serialize_entry("edges", e)?;
+                m.end()
+            }
+            PrioritySpec::EqualWidth { levels, max } => {
+                let mut m = s.serialize_map(Some(2))?;
+                m.serialize_entry("levels", levels)?;
+                m.serialize_entry("max", max)?;
+                m.end()
+            }
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for PrioritySpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        const ALLOWED: &str = "allowed: a level from 1 to 64 (larger = higher), { edges = [\"300KB\", \"6MB\"] } (ascending sizes; smaller flows higher), or { levels = 8, max = \"30MB\" } (equal-width size ranges)";
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Table {
+            edges: Option<Vec<BytesVal>>,
+            levels: Option<i64>,
+            max: Option<BytesVal>,
+        }
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            N(i64),
+            T(Table),
+        }
+        let bad = |what: String| de::Error::custom(format!("{what}; {ALLOWED}"));
+        match Raw::deserialize(d).map_err(|_| de::Error::custom(ALLOWED))? {
+            Raw::N(n) if (1..=64).contains(&n) => Ok(PrioritySpec::Level(n as u8)),
+            Raw::N(n) => Err(bad(format!("level {n}"))),
+            Raw::T(Table { edges: Some(e), levels: None, max: None }) => {
+                let e: Vec<u64> = e.into_iter().map(|b| b.0).collect();
+                if e.is_empty() || e.len() > 63 || e.windows(2).any(|w| w[0] >= w[1]) || e[0] == 0 {
+                    return Err(bad("edges must be 1 to 63 positive, strictly ascending sizes".into()));
+                }
+                Ok(PrioritySpec::Edges(e))
+            }
+            Raw::T(Table { edges: None, levels: Some(l), max: Some(m) }) => {
+                if !(1..=64).contains(&l) || m.0 == 0 {
+                    return Err(bad(format!("levels = {l}, max = {}: levels 1..=64 and max > 0", m.0)));
+                }
+                Ok(PrioritySpec::EqualWidth { levels: l as u8, max: m.0 })
+            }
+            Raw::T(_) => Err(bad("give either `edges`, or both `levels` and `max`".into())),
+        }
+    }
+}
+
+/// Two-class DRR settings (MSwift paper: 50/50, 4 KB quantum).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DrrCfg {
+    /// Bytes a class may send per turn, times its weight.
+    pub quantum: BytesVal,
+    /// Weights of class 0 (sprayed) and class 1 (ECMP); also split the buffer.
+    pub weights: [u32; 2],
+}
+
+impl Default for DrrCfg {
+    fn default() -> Self {
+        DrrCfg { quantum: BytesVal(4096), weights: [1, 1] }
+    }
+}
+
+pub use crate::lb::{LetflowParams, PlbParams, RepsParams};
+
+/// Switch adaptive routing (the MSwift paper's AR: "the next-hop port with the shortest
+/// quantized queue").
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ArCfg {
+    /// Queue-level boundaries as fractions of the port buffer: below the first is level
+    /// 0, and so on (htsim's quantisation: 5 %, 10 %, 20 %).
+    pub levels: Vec<f64>,
+    /// A port's level is re-read at most this often (htsim: 100 ns).
+    pub refresh: TimeVal,
+    /// Smaller packets (ACKs) are hashed like ECMP.
+    pub min_size: BytesVal,
+}
+
+impl Default for ArCfg {
+    fn default() -> Self {
+        ArCfg { levels: vec![0.05, 0.10, 0.20], refresh: TimeVal(Time::from_ns(100)), min_size: BytesVal(100) }
+    }
+}

@@ -1,0 +1,521 @@
+//! Unit tests of the shared transport: loss detection, recovery, ACK policies, pacing.
+
+use super::*;
+use crate::cc::newreno::{NewReno, NewRenoParams};
+
+fn cfg(ack_ratio: u32) -> TransportConfig {
+    TransportConfig {
+        header_bytes: 64,
+        mtu: 1064,
+        ack_ratio,
+        ack_policy: AckPolicy::Tcp,
+        delayed_ack_timeout: Time::from_us(10),
+        dupack_threshold: 3,
+        loss_rule: LossRule::Count,
+        loss_recovery: LossRecovery::Sack,
+        pace_window: false,
+        rto_min: Time::from_ms(1),
+        rto_max: Time::from_ms(100),
+        rto_initial: Time::from_ms(1),
+        reps: RepsParams::default(),
+        plb: PlbParams::default(),
+        letflow: LetflowParams::default(),
+        ect_always: false,
+    }
+}
+
+fn flow(size: u64, c: &TransportConfig) -> Flow {
+    let cc = Box::new(NewReno::new(&NewRenoParams::default(), c.mtu as u64, 100 * c.mtu as u64));
+    let mut f = Flow::new(0, 0, 1, size, Time::ZERO, Time::MAX, 0, cc, c, 7, LbName::Ecmp, 8);
+    f.started = true;
+    f
+}
+
+fn data(psn: u32, ce: bool) -> Packet {
+    Packet {
+        flow: 0,
+        psn,
+        sacked_psn: 0,
+        size: 1064,
+        dst: 1,
+        entropy: 0,
+        sent_at: Time::ZERO,
+        kind: PacketKind::Data,
+        flags: flags::ECT | if ce { flags::CE } else { 0 },
+        priority: 0,
+        hop: 0,
+        ext: 0,
+    }
+}
+
+/// Spec dctcp-vs-swift.md §5 A4: with m = 2 and CE pattern 0,0,1,1,0 the sender
+/// reconstructs exactly two marked packets.
+#[test]
+fn a4_receiver_echo_state_machine_with_coalescing() {
+    let c = cfg(2);
+    let mut f = flow(5 * 1000, &c);
+    let mut marked = 0u32;
+    let mut acked_to = 0u32;
+    for (psn, ce) in [false, false, true, true, false].into_iter().enumerate() {
+        let out = f.on_data(Time::ZERO, &data(psn as u32, ce), &c);
+        let mut acks: Vec<AckToSend> = out.acks.iter().flatten().copied().collect();
+        if out.arm_delayed_ack && psn == 4 {
+            if let DelayedAck::Send(a) = f.on_delayed_ack(Time::from_us(10), c.delayed_ack_timeout) {
+                acks.push(a);
+            }
+        }
+        for a in acks {
+            if a.ece {
+                marked += a.cum - acked_to;
+            }
+            acked_to = a.cum;
+        }
+    }
+    assert_eq!(acked_to, 5);
+    assert_eq!(marked, 2);
+}
+
+/// The flush ACK matters: CE pattern 0,1 with m = 2 must report packet 0 unmarked and
+/// packet 1 marked, though neither alone fills the coalescing count.
+#[test]
+fn state_change_flushes_pending_ack() {
+    let c = cfg(2);
+    let mut f = flow(10 * 1000, &c);
+    let o0 = f.on_data(Time::ZERO, &data(0, false), &c);
+    assert!(o0.acks.iter().all(|a| a.is_none()));
+    let o1 = f.on_data(Time::ZERO, &data(1, true), &c);
+    let flush = o1.acks[0].expect("flush ack");
+    assert_eq!((flush.cum, flush.ece), (1, false));
+}
+
+#[test]
+fn reorders_and_reports_duplicates() {
+    let c = cfg(1);
+    let mut f = flow(4 * 1000, &c);
+    let a = f.on_data(Time::ZERO, &data(1, false), &c).acks[1].unwrap();
+    assert_eq!((a.cum, a.sacked_psn), (0, 1));
+    let a = f.on_data(Time::ZERO, &data(0, false), &c).acks[1].unwrap();
+    assert_eq!(a.cum, 2);
+    assert_eq!(f.receiver.delivered, 2000);
+    f.on_data(Time::ZERO, &data(1, false), &c);
+    assert_eq!(f.receiver.delivered, 2000, "a duplicate delivers nothing");
+}
+
+#[test]
+fn sack_threshold_detects_a_single_loss_and_retransmits_it() {
+    let c = cfg(1);
+    let mut f = flow(10 * 1000, &c);
+    let sent: Vec<Packet> = (0..10).map(|_| f.emit(Time::ZERO, 0)).collect();
+    assert_eq!(f.sender.in_flight, 10 * 1064);
+    // Packet 2 is lost; 0, 1, 3, 4, 5 arrive.
+    for p in [0, 1, 3, 4, 5] {
+        let a = f.on_data(Time(1), &sent[p], &c).acks[1].unwrap();
+        let ack = Packet { psn: a.cum, sacked_psn: a.sacked_psn, kind: PacketKind::Ack, flags: 0, ..sent[p] };
+        f.on_ack(Time(2), &ack, &c);
+    }
+    assert_eq!(f.sender.cum_acked, 2);
+    assert_eq!(f.send_state(Time(2)), SendState::Ready);
+    let r = f.emit(Time(2), 0);
+    assert_eq!(r.psn, 2);
+    assert!(r.has(flags::RETX));
+    assert_eq!(f.sender.retransmits, 1);
+}
+
+/// NSCC turns SACK-hole loss detection off (spec mswift-mnscc §2.8 and §6 A9): a
+/// packet overtaken by many others is never retransmitted while it is only late.
+#[test]
+fn nscc_never_retransmits_on_reordering() {
+    let c = cfg(1);
+    let info = crate::cc::test_info(1064, 1 << 20, Time::from_us(10), 2, Rate::gbps(100), 1 << 20);
+    let cc = Box::new(crate::cc::nscc::Nscc::new(&Default::default(), false, &info));
+    let mut f = Flow::new(0, 0, 1, 20 * 1000, Time::ZERO, Time::MAX, 0, cc, &c, 7, LbName::Ops, 8);
+    f.started = true;
+    let sent: Vec<Packet> = (0..20).map(|_| f.emit(Time::ZERO, 0)).collect();
+    for p in (0..20).filter(|&p| p != 2) {
+        round_trip(&mut f, &sent[p], &c);
+    }
+    assert_eq!(f.sender.cum_acked, 2);
+    assert_eq!(f.send_state(Time(3)), SendState::Blocked, "nothing to retransmit, nothing new");
+    round_trip(&mut f, &sent[2], &c);
+    assert!(f.sender_done());
+    assert_eq!(f.sender.retransmits, 0);
+}
+
+/// `TimeoutPolicy::Expired` (spec smartt-nscc.md §2.9): the timer is armed for the
+/// oldest transmission still out, whatever ACKs of others arrive; each packet out for a
+/// whole RTO leaves the bytes in flight and is reported on its own; resends then go
+/// only as the window allows. RTO 100 µs; packets 0..3 leave at 0, 1, 2, 3 µs; 0 is
+/// acknowledged at 50 µs. The first timeout is due at 1 + 100 = 101 µs (RFC 6298's
+/// restart would make it 50 + 100 = 150 µs). The window is 4 packets less one per
+/// expired packet: after 1, 2, 3 expire it is 1 packet, so one resend leaves.
+#[test]
+fn expired_policy_times_out_each_packet_an_rto_after_it_left() {
+    struct Htsim(std::sync::Arc<std::sync::Mutex<(u64, u64, u32)>>);
+    impl CongestionControl for Htsim {
+        fn name(&self) -> &'static str {
+            "htsim-like"
+        }
+        fn on_ack(&mut self, _: &AckSample) {}
+        fn on_loss(&mut self, _: &LossEvent) {}
+        fn on_timeout(&mut self, _: Time, _: u32) {
+            self.0.lock().unwrap().2 += 1;
+        }
+        fn on_packet_expired(&mut self, _: Time, bytes: u64) {
+            let mut g = self.0.lock().unwrap();
+            g.0 += 1;
+            g.1 += bytes;
+        }
+        fn cwnd(&self) -> u64 {
+            (4 - self.0.lock().unwrap().0.min(3)) * 1064
+        }
+        fn fixed_rto(&self) -> Option<Time> {
+            Some(Time::from_us(100))
+        }
+        fn timeout_policy(&self) -> TimeoutPolicy {
+            TimeoutPolicy::Expired
+        }
+        fn sack_loss_detection(&self) -> bool {
+            false
+        }
+    }
+    let c = cfg(1);
+    let seen = std::sync::Arc::new(std::sync::Mutex::new((0, 0, 0)));
+    let mut f = Flow::new(
+        0,
+        0,
+        1,
+        4 * 1000,
+        Time::ZERO,
+        Time::MAX,
+        0,
+        Box::new(Htsim(seen.clone())),
+        &c,
+        7,
+        LbName::Ops,
+        8,
+    );
+    f.started = true;
+    let us = Time::from_us;
+    let sent: Vec<Packet> = (0..4).map(|k| f.emit(us(k), 0)).collect();
+    for a in f.on_data(us(49), &sent[0], &c).acks.into_iter().flatten() {
+        let ack = Packet { psn: a.cum, sacked_psn: a.sacked_psn, kind: PacketKind::Ack, ..sent[0] };
+        f.on_ack(us(50), &ack, &c);
+    }
+    assert_eq!((f.sender.cum_acked, f.sender.in_flight), (1, 3 * 1064));
+    assert!(f.sender.rto_deadline <= us(101), "not restarted by the ACK: {}", f.sender.rto_deadline);
+    // A timer armed for packet 0 finds nothing expired and re-arms for packet 1.
+    if f.sender.rto_deadline < us(101) {
+        assert!(!f.on_timeout(f.sender.rto_deadline, &c));
+    }
+    assert_eq!(f.sender.rto_deadline, us(101));
+    assert!(f.on_timeout(us(101), &c));
+    assert_eq!(*seen.lock().unwrap(), (1, 1064, 1));
+    assert_eq!((f.sender.in_flight, f.sender.rto_deadline), (2 * 1064, us(102)));
+    assert!(f.on_timeout(us(103), &c), "packets 2 and 3 are due at 102 and 103 µs");
+    assert_eq!(*seen.lock().unwrap(), (3, 3 * 1064, 2));
+    assert_eq!(f.sender.in_flight, 0);
+    assert_eq!(f.send_state(us(103)), SendState::Ready);
+    assert_eq!(f.emit(us(103), 0).psn, 1);
+    assert_eq!(f.send_state(us(103)), SendState::Blocked, "a window of one packet");
+    assert_eq!(f.sender.rto_deadline, us(203));
+}
+
+/// Records what the transport reports as confirmed losses.
+struct Recorder(std::sync::Arc<std::sync::Mutex<Vec<(u32, u32)>>>);
+impl CongestionControl for Recorder {
+    fn name(&self) -> &'static str {
+        "recorder"
+    }
+    fn on_ack(&mut self, _: &AckSample) {}
+    fn on_loss(&mut self, _: &LossEvent) {}
+    fn on_loss_confirmed(&mut self, _: Time, runs: &[(u32, u32)]) {
+        self.0.lock().unwrap().extend_from_slice(runs);
+    }
+    fn wants_confirmed_losses(&self) -> bool {
+        true
+    }
+    fn on_timeout(&mut self, _: Time, _: u32) {}
+    fn cwnd(&self) -> u64 {
+        1 << 30
+    }
+}
+
+/// Delivers `pkt` to the receiver and its ACK back to the sender, as `sim.rs` does.
+fn round_trip(f: &mut Flow, pkt: &Packet, c: &TransportConfig) {
+    for a in f.on_data(Time(1), pkt, c).acks.into_iter().flatten() {
+        let fl = if a.retx { flags::RETX } else { 0 };
+        let ack = Packet { psn: a.cum, sacked_psn: a.sacked_psn, kind: PacketKind::Ack, flags: fl, ..*pkt };
+        f.on_ack(Time(2), &ack, c);
+    }
+}
+
+/// Five packets go missing and are retransmitted. If the retransmissions are what
+/// arrives, the five are one confirmed run; if the late originals arrive first (pure
+/// reordering), nothing is confirmed, however the copies land afterwards.
+#[test]
+fn only_retransmissions_that_arrive_first_confirm_a_loss() {
+    for originals_arrive in [false, true] {
+        let c = cfg(1);
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let cc = Box::new(Recorder(seen.clone()));
+        let mut f = Flow::new(0, 0, 1, 12 * 1000, Time::ZERO, Time::MAX, 0, cc, &c, 7, LbName::Ecmp, 8);
+        f.started = true;
+        let sent: Vec<Packet> = (0..12).map(|_| f.emit(Time::ZERO, 0)).collect();
+        for p in [0, 1, 7, 8, 9, 10, 11] {
+            round_trip(&mut f, &sent[p], &c);
+        }
+        let copies: Vec<Packet> = (0..5).map(|_| f.emit(Time(3), 0)).collect();
+        assert_eq!(copies.iter().map(|p| p.psn).collect::<Vec<_>>(), vec![2, 3, 4, 5, 6]);
+        let (first, second) =
+            if originals_arrive { (&sent[2..7], &copies[..]) } else { (&copies[..], &sent[2..7]) };
+        for p in first.iter().chain(second) {
+            round_trip(&mut f, p, &c);
+        }
+        assert!(f.sender_done());
+        let runs = seen.lock().unwrap().clone();
+        if originals_arrive {
+            assert!(runs.is_empty(), "reordering confirmed {runs:?}");
+        } else {
+            assert_eq!(runs, vec![(2, 2), (2, 3), (2, 4), (2, 5), (2, 6)]);
+        }
+    }
+}
+
+/// RFC 8985 §6.2: the window starts at min_RTT/4, grows by min_RTT/4 at most once per
+/// round trip in which an original turned up after its hole was declared, never beyond
+/// SRTT, and falls back to min_RTT/4 after 16 loss recoveries without such evidence.
+#[test]
+fn rack_reorder_window_widens_on_premature_losses_and_decays() {
+    struct Rack;
+    impl CongestionControl for Rack {
+        fn name(&self) -> &'static str {
+            "rack"
+        }
+        fn on_ack(&mut self, _: &AckSample) {}
+        fn on_loss(&mut self, _: &LossEvent) {}
+        fn on_timeout(&mut self, _: Time, _: u32) {}
+        fn cwnd(&self) -> u64 {
+            1 << 30
+        }
+        fn reorder_window(&self) -> ReorderWindow {
+            ReorderWindow::Rack
+        }
+    }
+    let c = cfg(1);
+    let mut f = Flow::new(0, 0, 1, 1000 * 1000, Time::ZERO, Time::MAX, 0, Box::new(Rack), &c, 7, LbName::Ecmp, 8);
+    f.started = true;
+    let us = Time::from_us;
+    let s = &mut f.sender;
+    s.min_rtt = us(8);
+    s.srtt = Some(us(10));
+    assert_eq!(s.reorder_wait(), us(2));
+    s.next_new = 100;
+    s.premature_loss();
+    assert_eq!(s.reorder_wait(), us(4));
+    s.premature_loss();
+    assert_eq!(s.reorder_wait(), us(4), "once per round trip");
+    s.cum_acked = 100;
+    s.next_new = 200;
+    s.premature_loss();
+    s.cum_acked = 200;
+    s.next_new = 300;
+    s.premature_loss();
+    assert_eq!(s.reorder_wait(), us(8));
+    s.cum_acked = 300;
+    s.premature_loss();
+    assert_eq!(s.reorder_wait(), us(10), "capped at SRTT");
+    assert_eq!(s.reo_wnd_persist, 16);
+    // 16 loss recoveries: the window returns to min_RTT/4.
+    for k in 0..16 {
+        let s = &mut f.sender;
+        s.recovery_until = Some(s.cum_acked + 1);
+        let seq = s.cum_acked;
+        f.sender.state.clear();
+        f.sender.state.push_back(SENT);
+        f.sender.next_new = seq + 1;
+        let ack = Packet { psn: seq + 1, sacked_psn: seq, kind: PacketKind::Ack, ..data(seq, false) };
+        f.on_ack(Time::from_us(100 + k), &ack, &c);
+    }
+    assert_eq!(f.sender.reo_wnd_mult, 1);
+}
+
+/// A pacing rate spaces packets by their serialisation time at that rate.
+#[test]
+fn pacing_spaces_packets_at_the_pacing_rate() {
+    struct Paced;
+    impl CongestionControl for Paced {
+        fn name(&self) -> &'static str {
+            "paced"
+        }
+        fn on_ack(&mut self, _: &AckSample) {}
+        fn on_loss(&mut self, _: &LossEvent) {}
+        fn on_timeout(&mut self, _: Time, _: u32) {}
+        fn cwnd(&self) -> u64 {
+            1 << 30
+        }
+        fn pacing_rate(&self) -> Option<Rate> {
+            Some(Rate::gbps(1))
+        }
+    }
+    let c = cfg(1);
+    let mut f = Flow::new(0, 0, 1, 100_000, Time::ZERO, Time::MAX, 0, Box::new(Paced), &c, 7, LbName::Ecmp, 8);
+    f.started = true;
+    assert_eq!(f.send_state(Time::ZERO), SendState::Ready);
+    f.emit(Time::ZERO, 0);
+    // 1064 wire bytes at 1 Gbps = 8.512 us.
+    assert_eq!(f.send_state(Time(1)), SendState::PacedUntil(Time(8_512_000)));
+    assert_eq!(f.send_state(Time(8_512_000)), SendState::Ready);
+}
+
+/// RFC 5681 §4.2: the packet that fills a gap is acknowledged at once, even when ACKs
+/// are coalesced, or a sender blocked by a small window waits for the delayed-ACK timer.
+#[test]
+fn a_gap_filling_packet_is_acked_at_once() {
+    let c = cfg(2);
+    let mut f = flow(10 * 1000, &c);
+    for psn in [0, 2, 3] {
+        f.on_data(Time::ZERO, &data(psn, false), &c);
+    }
+    let out = f.on_data(Time::ZERO, &data(1, false), &c);
+    let ack = out.acks[1].expect("immediate ACK for the hole fill");
+    assert_eq!(ack.cum, 4);
+    assert!(!out.arm_delayed_ack);
+}
+
+fn uec(ack_ratio: u32) -> TransportConfig {
+    TransportConfig { ack_policy: AckPolicy::Uec, ..cfg(ack_ratio) }
+}
+
+/// Spec smartt-nscc.md §2.15 [H]: with 4 packets per ACK the first packet is ACKed at
+/// once, then every fourth; out-of-order arrivals wait like in-order ones, and the ACK
+/// that ends the wait lists them in its bitmap. Arrival order 0, 1, 3, 4, 2, 5, 6, 7, 8:
+/// ACKs at 0 (first), at 2 (the 4th since: 1, 3, 4, 2) and at 8 (5, 6, 7, 8).
+#[test]
+fn uec_policy_coalesces_out_of_order_packets_and_reports_them() {
+    let c = uec(4);
+    let mut f = flow(20 * 1000, &c);
+    let mut acks = Vec::new();
+    for psn in [0, 1, 3, 4, 2, 5, 6, 7, 8] {
+        acks.extend(f.on_data(Time::ZERO, &data(psn, false), &c).acks.into_iter().flatten().map(|a| (psn, a)));
+    }
+    let at: Vec<(u32, u32)> = acks.iter().map(|&(psn, a)| (psn, a.cum)).collect();
+    assert_eq!(at, [(0, 1), (2, 5), (8, 9)]);
+    // Under the TCP policy 3 and 4 (out of order) and 2 (the gap fill) go at once too.
+    let t = cfg(4);
+    let mut g = flow(20 * 1000, &t);
+    let n = [0, 1, 3, 4, 2, 5, 6, 7, 8]
+        .iter()
+        .filter(|&&psn| g.on_data(Time::ZERO, &data(psn, false), &t).acks[1].is_some())
+        .count();
+    assert_eq!(n, 4, "TCP: 3, 4, 2 and 8 (the last of 9 packets: 9 * 1000 B is not the flow's end)");
+}
+
+/// The bitmap: with 1 missing, the ACK of 5 (ECN-marked: at once) reports 2..5 as bits
+/// 0..3 above the cumulative ACK 1, and 7 arriving later sets bit 5.
+#[test]
+fn uec_bitmap_lists_the_arrivals_above_the_hole() {
+    let c = uec(4);
+    let mut f = flow(20 * 1000, &c);
+    for psn in [0, 2, 3, 4] {
+        f.on_data(Time::ZERO, &data(psn, false), &c);
+    }
+    let a = f.on_data(Time::ZERO, &data(5, true), &c).acks[1].expect("a marked packet is ACKed at once");
+    assert_eq!((a.cum, a.sacked_psn, a.sack_bits, a.ece), (1, 5, 0b1111, true));
+    f.on_data(Time::ZERO, &data(7, false), &c);
+    let DelayedAck::Send(late) = f.on_delayed_ack(Time::from_us(10), c.delayed_ack_timeout) else {
+        panic!("pending ACK")
+    };
+    assert_eq!((late.cum, late.sack_bits), (1, 0b10_1111));
+}
+
+/// A sender reading a coalesced ACK: 8 packets out, 1 lost; one ACK (cum 1, for 5,
+/// bits for 2..5) and one (cum 1, for 7, bits 2..7) leave exactly packet 1 in flight,
+/// and the hole counts as a loss (RFC 6675: 3 PSNs above it acknowledged), so 1 is
+/// resent and nothing else.
+#[test]
+fn sender_takes_the_bitmap_as_acknowledgement() {
+    let c = uec(4);
+    let mut f = flow(8 * 1000, &c);
+    let sent: Vec<Packet> = (0..8).map(|_| f.emit(Time::ZERO, 0)).collect();
+    let ack = |cum: u32, sacked: u32, bits: u16| Packet {
+        psn: cum,
+        sacked_psn: sacked,
+        ext: bits,
+        kind: PacketKind::Ack,
+        flags: 0,
+        ..sent[sacked as usize]
+    };
+    f.on_ack(Time(1), &ack(1, 0, 0), &c);
+    f.on_ack(Time(2), &ack(1, 5, 0b1111), &c);
+    f.on_ack(Time(3), &ack(1, 7, 0b11_1111), &c);
+    assert_eq!(f.sender.cum_acked, 1);
+    assert_eq!(f.sender.in_flight, 0, "1 is lost, 0 and 2..7 acknowledged");
+    let r = f.emit(Time(3), 0);
+    assert_eq!((r.psn, r.has(flags::RETX)), (1, true));
+    assert_eq!(f.send_state(Time(3)), SendState::Blocked, "nothing else to resend");
+}
+
+/// Go-back-N (RoCEv2): packet 2 of 8 is lost. The receiver accepts 0 and 1, discards
+/// 3..7 and sends exactly one NAK (for PSN 2, at the arrival of 3); the sender then
+/// resends 2, 3, ..., 7 in order (6 retransmissions, N = 6), and the flow completes
+/// with every byte delivered once.
+#[test]
+fn go_back_n_discards_out_of_order_and_resends_from_the_hole() {
+    let mut c = cfg(1);
+    c.loss_recovery = LossRecovery::GoBackN;
+    let mut f = flow(8 * 1000, &c);
+    let sent: Vec<Packet> = (0..8).map(|_| f.emit(Time::ZERO, 0)).collect();
+    let mut naks = 0;
+    for p in (0..8).filter(|&p| p != 2) {
+        let out = f.on_data(Time(1), &sent[p], &c);
+        for a in out.acks.into_iter().flatten() {
+            if a.sacked_psn >= a.cum {
+                naks += 1;
+                assert_eq!(a.cum, 2);
+            }
+            let ack = Packet { psn: a.cum, sacked_psn: a.sacked_psn, kind: PacketKind::Ack, flags: 0, ..sent[p] };
+            f.on_ack(Time(2), &ack, &c);
+        }
+    }
+    assert_eq!(naks, 1, "one NAK per gap");
+    assert_eq!(f.receiver.rcv_next, 2);
+    assert_eq!(f.receiver.delivered, 2000, "out-of-order packets are not kept");
+    assert_eq!(f.sender.in_flight, 0, "everything from the hole on is resent");
+    let resent: Vec<u32> = (0..6).map(|_| f.emit(Time(3), 0).psn).collect();
+    assert_eq!(resent, vec![2, 3, 4, 5, 6, 7]);
+    assert_eq!(f.send_state(Time(3)), SendState::Blocked);
+    for p in 2..8 {
+        let mut pkt = sent[p];
+        pkt.flags |= flags::RETX;
+        round_trip(&mut f, &pkt, &c);
+    }
+    assert!(f.sender_done());
+    assert_eq!((f.receiver.delivered, f.sender.retransmits), (8000, 6));
+}
+
+/// REPS (UEC, spec smartt-nscc.md §2.14): an entropy whose ACK came back unmarked is
+/// reused, oldest first; a marked one is forgotten; the buffer keeps the newest ones.
+#[test]
+fn reps_recycles_unmarked_entropies_and_forgets_marked_ones() {
+    let c = cfg(1);
+    let cc = Box::new(NewReno::new(&NewRenoParams::default(), c.mtu as u64, 100 * c.mtu as u64));
+    let mut f = Flow::new(0, 0, 1, 100_000, Time::ZERO, Time::MAX, 0, cc, &c, 7, LbName::Reps, 2);
+    f.started = true;
+    assert_eq!(f.next_entropy(Time::ZERO, 111, &c), 111, "nothing to recycle yet: a fresh entropy");
+    let sent: Vec<Packet> = [10, 20, 30, 40].iter().map(|&e| f.emit(Time::ZERO, e)).collect();
+    let ack = |p: &Packet, ece: bool| Packet {
+        psn: p.psn + 1,
+        sacked_psn: p.psn,
+        kind: PacketKind::Ack,
+        flags: if ece { flags::ECE } else { 0 },
+        ..*p
+    };
+    f.on_ack(Time(1), &ack(&sent[0], false), &c);
+    f.on_ack(Time(1), &ack(&sent[1], true), &c);
+    f.on_ack(Time(1), &ack(&sent[2], false), &c);
+    f.on_ack(Time(1), &ack(&sent[3], false), &c);
+    // 20 was marked; the buffer holds 2, so 10 (oldest) made room for 40.
+    assert_eq!(f.next_entropy(Time::ZERO, 999, &c), 30);
+    assert_eq!(f.next_entropy(Time::ZERO, 999, &c), 40);
+    assert_eq!(f.next_entropy(Time::ZERO, 999, &c), 999);
+}
