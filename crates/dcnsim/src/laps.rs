@@ -617,9 +617,9 @@ mod tests {
         assert_eq!(t.paths[0].latency, ns(1100));
     }
 
-    /// Loss inference (LAPS paper §3.7; docs/models/laps.md): an ACK for the transmission sent at t on path p proves lost
-    /// whatever was sent on p before t and is still outstanding, and nothing sent after;
-    /// the timer runs while anything is left. A timeout loses the rest.
+    /// Loss inference (LAPS paper §3.7; docs/models/laps.md): an ACK for the transmission
+    /// sent at t on path p proves lost whatever was sent on p before t and is still
+    /// outstanding, and nothing sent after; the timer runs while anything is left. A timeout loses the rest.
     #[test]
     fn a7_fifo_loss_inference_and_the_path_timer() {
         let mut t = table(&[1000, 1000]);
