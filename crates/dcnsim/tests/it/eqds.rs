@@ -1,4 +1,4 @@
-//! EQDS receiver-driven credit (spec smartt-nscc.md §3.4, §2.19) on a 16:1 incast into
+//! EQDS receiver-driven credit (docs/models/eqds.md) on a 16:1 incast into
 //! one 100 Gbps star port, against numbers computed outside the simulator: the pull
 //! count conservation law, the receiver link's wire time, and the speculative windows as
 //! the only source of trims.
