@@ -34,7 +34,7 @@ pub mod flags {
     /// Data: a switch cut this packet to its header (trimming); it carries no payload.
     pub const TRIMMED: u16 = 128;
     /// A PrioPlus probe (data kind, minimum size, outside the flow's PSN space) or its echo
-    /// (ACK kind). Spec `prioplus.md` §2.6.
+    /// (ACK kind). PrioPlus paper §4.2.1; docs/models/prioplus.md.
     pub const PROBE: u16 = 256;
     /// Switches forward it along an explicit route (`routing::SourceRoutes`): path
     /// `entropy` of the flow's candidate set, forward for data, reversed for the
