@@ -10,7 +10,7 @@
 //! from queueing: the receiver's link is the scheduled resource, NDP-style.
 //!
 //! What this does not model: EQDS's "oversubscribed CC" add-on (not in the paper's
-//! vanilla EQDS), and §2.19's rule that the sender's window caps the pull target (here
+//! vanilla EQDS), and uet-htsim's rule that the sender's window caps the pull target (here
 //! the receiver pulls for everything the flow still needs; the window still gates
 //! sending).
 //!

@@ -303,7 +303,7 @@ impl PathTable {
         &self.paths[first as usize..(first + n) as usize]
     }
 
-    /// The flow's target latency T: the largest idle latency of its paths (§2.4).
+    /// The flow's target latency T: the largest idle latency of its paths (LAPS paper §3.6).
     pub fn target(&self, first: u32, n: u32) -> Time {
         self.range(first, n).iter().map(|p| p.idle).max().unwrap_or(Time::ZERO)
     }

@@ -121,8 +121,9 @@ pub struct DctcpRateParams {
     /// the NIC's single `MIN_RATE` in the LAPS artefact's configuration, which that code
     /// base applies to every rate-based algorithm.
     pub min_rate: RateVal,
-    /// Cap on wire bytes in flight, as `dcqcn.window`: "off" (default: §3.8 lists no
-    /// window), "bdp" (the unified one-way BDP of §3.7) or a size.
+    /// Cap on wire bytes in flight, as `dcqcn.window`: "off" (default: the LAPS
+    /// artefact's DCTCP has no window), "bdp" (the unified one-way BDP of
+    /// docs/models/dcqcn.md) or a size.
     pub window: WindowCap,
 }
 

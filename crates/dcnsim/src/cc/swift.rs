@@ -6,9 +6,9 @@
 //!   target; otherwise a multiplicative decrease 1 − β·(delay − target)/delay, at most
 //!   `max_mdf`, at most once per RTT. Every SACK-detected loss also cuts by `max_mdf`
 //!   (once per RTT), so reordering from spraying costs it throughput (the paper's Thm 3).
-//! - **LSwift** (§2.4): a loss cuts only when it belongs to a run of at least `loss_run`
+//! - **LSwift** (MSwift paper §III-B): a loss cuts only when it belongs to a run of at least `loss_run`
 //!   consecutive lost packets (LTCP-U style), so isolated reordering is forgiven.
-//! - **MSwift** (§2.6): LSwift deciding on a percentile (the median by default) of the
+//! - **MSwift** (MSwift paper §III-A–C): LSwift deciding on a percentile (the median by default) of the
 //!   last H delays, H = max(⌊cwnd/2⌋, 1) (the paper's Nyquist rule), so a minority of
 //!   packets on a congested path does not trigger decreases (Thm 6).
 //!
@@ -118,7 +118,8 @@ pub enum TargetMode {
     Formula,
     /// The smallest RTT this flow has measured, plus `min_rtt_offset`: the study's
     /// Swift(baseRTT) (offset 0) and Swift(baseRTT + ε) (offset 1 ms). With exact RTTs and
-    /// offset 0 the delay is never below the target, so the window can only shrink (§2.4.6).
+    /// offset 0 the delay is never below the target, so the window can only shrink
+    /// (docs/reproductions/dctcp-vs-swift.md, "Decisions and errata").
     MinRtt,
 }
 
@@ -602,7 +603,7 @@ mod tests {
         assert_eq!(s.cwnd_pkts(), 16.0, "one unloaded RTT later: the next");
     }
 
-    /// dctcp-vs-swift §5 A5: ai = 1 gives 10 → 10.1 and 0.5 → 1.5 for one ACKed packet.
+    /// docs/reproductions/dctcp-vs-swift.md, A5: ai = 1 gives 10 → 10.1 and 0.5 → 1.5 for one ACKed packet.
     #[test]
     fn a5_additive_increase() {
         let mut s = swift(fixed(200), 10.0);
@@ -670,7 +671,7 @@ mod tests {
     /// The study's min-RTT targets (the study's Swift(baseRTT) and Swift(baseRTT + ε),
     /// docs/reproductions/dctcp-vs-swift.md): the target is the smallest
     /// RTT sample so far plus the offset. Offset 0 with exact RTTs never increases (a
-    /// sample is never below its own minimum: the degenerate Swift(baseRTT), §2.4.6);
+    /// sample is never below its own minimum: the degenerate Swift(baseRTT) of docs/reproductions/dctcp-vs-swift.md);
     /// offset 1 ms increases while the RTT stays below min + 1 ms.
     #[test]
     fn min_rtt_target_tracks_the_smallest_sample() {
@@ -768,7 +769,7 @@ mod tests {
     }
 
     /// MSwift decides on the median of the last H = max(⌊cwnd/2⌋, 1) delays: a high delay
-    /// on one ACK in four never decreases the window (mswift-mnscc §6 A6/A7).
+    /// on one ACK in four never decreases the window (docs/reproductions/mswift.md, A6/A7).
     #[test]
     fn mswift_ignores_a_minority_of_slow_samples() {
         let mut m = Swift::new(&fixed(50), Variant::MSwift, &info());

@@ -81,7 +81,7 @@ fn packets_lost_outright_are_resent_on_self_granted_credit() {
     assert!(stat(&s, "drops") > 0.0 && stat(&s, "timeouts") > 0.0);
 }
 
-/// EQDS + SMaRTT (§2.19): both the window and the credit gate each packet; the
+/// EQDS + SMaRTT (docs/models/eqds.md): both the window and the credit gate each packet; the
 /// combination completes near the same bound and never has more in flight than NSCC's
 /// largest window allows.
 #[test]

@@ -485,8 +485,8 @@ fn ac8_staircase_highest_level_takes_the_link() {
 /// is ≈ 1.6 % of the link (PrioPlus paper §4.2.1) and < 2.5 %; and a stopped flow never has
 /// more than one probe in flight (checked over the whole run, every flow, event by event).
 ///
-/// The prediction is recomputed here from §2.9 item 5's model with this path's base RTT:
-/// the queue sits at the top level's target, so a probe of level i sees delay D_target^8,
+/// The prediction is recomputed here from the probe-cost model of PrioPlus paper §4.2.1
+/// with this path's base RTT: the queue sits at the top level's target, so a probe of level i sees delay D_target^8,
 /// waits (D_target^8 − D_target^i) + BaseRtt/2 on average and spends D_target^8 in flight;
 /// 30 flows per level send 64 B per such period. AC12 gives no tolerance for "≈"; 20 %
 /// is allowed for the delay fluctuating around D_target^8 and for the top level's start-up

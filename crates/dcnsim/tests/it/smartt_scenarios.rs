@@ -136,7 +136,7 @@ fn a1_incast_32_to_1_converges() {
 // transmission still out (its send time + RTO; ACKs of other packets do not restart it),
 // each expired packet is a timeout of its own (`cwnd = max(cwnd − size, MTU)`, none in
 // the QuickAdapt ignore phase, whose bytes it counts like a NACK), and resends go only as
-// the window allows (no pacing, §2.11).
+// the window allows (no pacing, as in htsim's sender).
 //
 // Measured (seed 1), gap in brtt, before → after that model (the timer used to restart
 // on every cumulative ACK, cut one MTU per timer event and leave timed-out bytes out of
