@@ -1,5 +1,5 @@
 //! CONGA, the congestion-aware flowlet balancer of Alizadeh et al. (SIGCOMM 2014), as the
-//! LAPS paper evaluates it (seed 004 §4; spec `laps.md` §3.4, defaults from the LAPS
+//! LAPS paper evaluates it (LAPS paper §4; docs/models/conga.md, defaults from the LAPS
 //! artefact): every switch port keeps a discounting rate estimator (DRE) of the bytes it
 //! sends; a data packet carries the largest quantised DRE along its path; the receiver's
 //! ACK carries it back; and the source picks, for each new flowlet, the candidate path
@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use crate::units::values::TimeVal;
 use crate::units::{Rate, Time};
 
-/// CONGA parameters (`[transport.conga]`; the LAPS artefact's, spec laps.md §3.4).
+/// CONGA parameters (`[transport.conga]`; the LAPS artefact's, docs/models/conga.md).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct CongaParams {

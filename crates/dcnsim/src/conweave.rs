@@ -1,6 +1,6 @@
 //! ConWeave, in-network rerouting with reordering at the destination (Song et al., SIGCOMM
-//! 2023), as the LAPS paper evaluates it (seed 004 §4; spec `laps.md` §3.5, defaults from
-//! the LAPS artefact). The source keeps one path per flow and watches it: one data packet
+//! 2023), as the LAPS paper evaluates it (LAPS paper §4; docs/models/conweave.md, defaults
+//! from the LAPS artefact). The source keeps one path per flow and watches it: one data packet
 //! per round carries an RTT request, which the destination answers at once. A reply that
 //! misses its deadline (the path's unloaded RTT plus a small extra) moves the flow to
 //! another candidate path: the packet that decides it goes last on the old path, marked
@@ -30,7 +30,7 @@ use crate::net::Packet;
 use crate::units::values::TimeVal;
 use crate::units::Time;
 
-/// ConWeave parameters (`[transport.conweave]`; the LAPS artefact's, spec laps.md §3.5).
+/// ConWeave parameters (`[transport.conweave]`; the LAPS artefact's, docs/models/conweave.md).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ConweaveParams {

@@ -2,8 +2,8 @@
 //! streams derived from the scenario seed by name.
 //!
 //! Events are ordered by (time, tie key), where the tie key is a seeded bijective hash of
-//! the insertion counter. DESIGN.md suggests breaking ties by plain insertion order; we
-//! deviate on purpose. With equal link rates and latencies, packets from different inputs
+//! the insertion counter. Breaking ties by plain insertion order would be the obvious
+//! choice (docs/architecture.md); we deviate on purpose. With equal link rates and latencies, packets from different inputs
 //! reach a queue at exactly the same picosecond all the time, and insertion order then
 //! always favours the same sender: two DCTCP flows on one bottleneck settled at a
 //! persistent 55:45 split (Jain 0.989) purely from that. Hashing the counter models the

@@ -1,6 +1,6 @@
 //! EQDS receiver-driven credit: Olteanu et al., "An edge-queued datagram service for all
-//! datacenter traffic", NSDI 2022, as the SMaRTT paper ran it (spec `smartt-nscc.md`
-//! §3.4 and, combined with a sender window, §2.19).
+//! datacenter traffic", NSDI 2022, as the SMaRTT paper ran it (docs/models/eqds.md,
+//! also for its combination with a sender window).
 //!
 //! A sender sends its first `speculative_window` packets at once and every later packet
 //! (retransmissions included) only against a credit. Each receiving host runs one pull
@@ -10,7 +10,7 @@
 //! from queueing: the receiver's link is the scheduled resource, NDP-style.
 //!
 //! What this does not model: EQDS's "oversubscribed CC" add-on (not in the paper's
-//! vanilla EQDS), and §2.19's rule that the sender's window caps the pull target (here
+//! vanilla EQDS), and uet-htsim's rule that the sender's window caps the pull target (here
 //! the receiver pulls for everything the flow still needs; the window still gates
 //! sending).
 //!
@@ -22,8 +22,8 @@
 //!
 //! Pulls are cumulative, so a lost pull is made good by the next one, except the last:
 //! then the sender has everything acknowledged, data left, no credit and, without more,
-//! no timer, while the receiver has pulled for everything it owes. The paper and the spec
-//! do not say how EQDS leaves this state; NDP, which EQDS derives from, leaves it by the
+//! no timer, while the receiver has pulled for everything it owes. Neither the EQDS paper nor the
+//! SMaRTT paper says how EQDS leaves this state; NDP, which EQDS derives from, leaves it by the
 //! sender's timeout. Here the sender keeps its retransmission timer running while it is
 //! stalled for credit, and when it fires grants itself one speculative window (the
 //! credit a flow starts with) for what is left. The receiver still pulls only up to
@@ -43,7 +43,7 @@ pub struct EqdsParams {
     /// Pull pacing rate as a fraction of the receiver's link rate (htsim: 0.99).
     pub pull_rate: f64,
     /// Packets a sender may send before its first credit: "bdp" (the flow's path BDP,
-    /// spec §3.4's "≤ 1 BDP") or a packet count.
+    /// the SMaRTT paper's "at most one BDP", docs/models/eqds.md) or a packet count.
     pub speculative_window: InitialWindow,
 }
 

@@ -1,7 +1,7 @@
-//! LAPS: latency-aware packet spraying and its rate control. Paper: seed 004 §3.5–§3.6
-//! (Eq. 1, the AIMD with hyper increase); spec `laps.md` §2.5 and §2.7, with both the
-//! paper's and the artefact's variants where they differ (spec §8), the artefact's by
-//! default.
+//! LAPS: latency-aware packet spraying and its rate control. Paper: LAPS paper §3.5–§3.6
+//! (Eq. 1, the AIMD with hyper increase); docs/models/laps.md, with both the paper's and
+//! the artefact's variants where they differ (docs/reproductions/laps.md, "Decisions and
+//! errata"), the artefact's by default.
 //!
 //! The decisions a LAPS sender makes per packet and per ACK (`pick_path`, `congested`,
 //! `RateControl`) are state machines of their own; `PathTable` is the source NIC's path
@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use crate::units::values::{RateVal, TimeVal};
 use crate::units::{Rate, Time};
 
-/// How path latencies enter the softmax (spec laps.md §2.5).
+/// How path latencies enter the softmax (LAPS paper §3.5, Eq. 1; docs/models/laps.md).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LatencyScale {
@@ -29,7 +29,7 @@ pub enum LatencyScale {
     RawNs,
 }
 
-/// How often the rate may change (spec laps.md §2.7, "pacing of adjustments").
+/// How often the rate may change (LAPS paper §3.6; docs/models/laps.md, "Modes").
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AdjustmentGate {
@@ -41,7 +41,7 @@ pub enum AdjustmentGate {
     Paper,
 }
 
-/// When a path is probed (spec laps.md §2.4 and §8.2).
+/// When a path is probed (LAPS paper §3.4; docs/models/laps.md, "Modes").
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ProbeRule {
@@ -55,7 +55,7 @@ pub enum ProbeRule {
     Paper,
 }
 
-/// LAPS parameters (`[transport.laps]`) with the defaults of spec laps.md §2.12.
+/// LAPS parameters (`[transport.laps]`) with the defaults of docs/models/laps.md.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct LapsParams {
@@ -71,7 +71,7 @@ pub struct LapsParams {
     /// increases in a row have happened (artefact: 5, compared with `>`).
     pub hyper_increase_after: u32,
     pub probe: ProbeRule,
-    /// Per-path retransmission timeout, fixed (artefact: 8 ms, spec §2.8).
+    /// Per-path retransmission timeout, fixed (artefact: 8 ms; docs/models/laps.md).
     pub path_rto: TimeVal,
     /// Cap in-flight bytes at W = 2·T·line rate (artefact only; the paper has no window).
     pub window: bool,
@@ -135,14 +135,14 @@ pub fn pick_path(latencies: &[Time], target: Time, p: &LapsParams, u: f64) -> us
 }
 
 /// Whether an ACK calls for a decrease: every candidate path is above the target
-/// latency (spec laps.md §2.7). One path at or below T means the flow can still be
+/// latency (LAPS paper §3.6; docs/models/laps.md). One path at or below T means the flow can still be
 /// served without queueing, so LAPS shifts load rather than slowing down.
 pub fn congested(latencies: &[Time], target: Time) -> bool {
     latencies.iter().all(|&t| t > target)
 }
 
 /// The sender's pacing rate: AIMD on the congestion test above, with hyper increase
-/// (spec laps.md §2.7). Rates in bits per second.
+/// (LAPS paper §3.6; docs/models/laps.md). Rates in bits per second.
 #[derive(Clone, Debug)]
 pub struct RateControl {
     pub current: f64,
@@ -212,7 +212,7 @@ impl RateControl {
         true
     }
 
-    /// The bytes a flow may have in flight: W = 2·T·line rate (spec laps.md §2.7,
+    /// The bytes a flow may have in flight: W = 2·T·line rate (docs/models/laps.md,
     /// artefact only; not scaled by the current rate).
     pub fn window_bytes(target: Time, line_rate: Rate) -> u64 {
         (2 * target.0 as u128 * line_rate.bps() as u128 / 8 / 1_000_000_000_000) as u64
@@ -228,7 +228,7 @@ pub struct Outstanding {
     pub sent_at: Time,
 }
 
-/// What the source NIC knows of one candidate path (a PIT entry, spec §2.1, §2.13).
+/// What the source NIC knows of one candidate path (a PIT entry, LAPS paper §3.3).
 #[derive(Clone, Debug)]
 pub struct PathState {
     /// Baseline latency `idleVal` (§2.4).
@@ -248,7 +248,7 @@ pub struct PathState {
 }
 
 /// The PIT of every source-routed host pair: paths indexed as in `SourceRoutes` (pairs
-/// share them, as in the artefact, spec §2.1 and §8.20), so a flow's paths are
+/// share them, as in the artefact; docs/reproductions/laps.md, "Per-pair state"), so a flow's paths are
 /// `first..first + n` from `SourceRoutes::paths_of`.
 pub struct PathTable {
     pub params: LapsParams,
@@ -256,12 +256,12 @@ pub struct PathTable {
     /// Probes sent and per-path timeouts fired.
     pub probes: u64,
     pub path_timeouts: u64,
-    /// Smallest and largest one-way delay of an ACK (spec A9).
+    /// Smallest and largest one-way delay of an ACK (docs/reproductions/laps.md, A9).
     pub ack_delay: (Time, Time),
-    /// Most bytes any LAPS flow had in flight (spec A10).
+    /// Most bytes any LAPS flow had in flight (docs/reproductions/laps.md, A10).
     pub peak_in_flight: u64,
     /// Receiver out-of-order buffer, sampled at every data arrival: arrivals by bytes
-    /// held above the next expected byte, in whole KB (spec §2.9, Fig. 9).
+    /// held above the next expected byte, in whole KB (LAPS paper Fig. 9).
     pub ooo_kb: Vec<u64>,
     /// Reused buffers (no allocation per ACK).
     pub scratch_latencies: Vec<Time>,
@@ -303,7 +303,7 @@ impl PathTable {
         &self.paths[first as usize..(first + n) as usize]
     }
 
-    /// The flow's target latency T: the largest idle latency of its paths (§2.4).
+    /// The flow's target latency T: the largest idle latency of its paths (LAPS paper §3.6).
     pub fn target(&self, first: u32, n: u32) -> Time {
         self.range(first, n).iter().map(|p| p.idle).max().unwrap_or(Time::ZERO)
     }
@@ -430,7 +430,7 @@ mod tests {
         counts.iter().map(|&c| c as f64 / draws as f64).collect()
     }
 
-    /// Spec laps.md §7 A3: idle rail fabric, a same-rail pair (one 4-link path at
+    /// docs/reproductions/laps.md, A3: idle rail fabric, a same-rail pair (one 4-link path at
     /// 4580 ns, seven 8-link paths at T = 9244 ns), β = 1, latencies over T: the short
     /// path takes 0.191 ± 0.005 of 10⁵ packets and each long one 0.116 ± 0.004.
     /// (By hand: e^−0.4955 / (e^−0.4955 + 7e^−1) = 0.1914; e^−1 / (…) = 0.1155.)
@@ -471,7 +471,7 @@ mod tests {
         assert!((0..1000).all(|_| pick_path(&distinct, target, &argmin, rng.next_f64()) == 1));
     }
 
-    /// Spec laps.md §7 A4: the artefact's AIMD trace at 100 Gb/s.
+    /// docs/reproductions/laps.md, A4: the artefact's AIMD trace at 100 Gb/s.
     #[test]
     fn a4_rate_trace() {
         let p = LapsParams::default();
@@ -555,7 +555,7 @@ mod tests {
         assert!(rc.on_ack(now + Time(2 * t.0 + 1), true, t, ns(9000), &p));
     }
 
-    /// Spec laps.md §7 A5: no decrease while at least one path is at or below T,
+    /// docs/reproductions/laps.md, A5: no decrease while at least one path is at or below T,
     /// whatever the others show.
     #[test]
     fn a5_no_decrease_while_one_path_is_within_target() {
@@ -573,7 +573,7 @@ mod tests {
         assert!(congested(&[ns(9245); 4], t));
     }
 
-    /// The window bound W = 2·T·line rate / 8 (spec §2.7): 204 KB for the dragonfly's
+    /// The window bound W = 2·T·line rate / 8 (docs/models/laps.md): 204 KB for the dragonfly's
     /// inter-group T of 8162 ns at 100 Gb/s, 462 KB for the rail's 9244 ns at 200 Gb/s.
     #[test]
     fn window_is_two_target_latencies_of_line_rate() {
@@ -586,7 +586,7 @@ mod tests {
         PathTable::new(&LapsParams::default(), &t, &t)
     }
 
-    /// Spec laps.md §2.4 [A]: at a send at 10 µs, paths 0 and 1 (updated at 9.5 and 9 µs)
+    /// The artefact's probing rule (docs/models/laps.md): at a send at 10 µs, paths 0 and 1 (updated at 9.5 and 9 µs)
     /// are fresh and path 2 (updated at 0) is stale, as it has waited more than twice the
     /// largest latency (3 µs); it was last sent on at 2 µs, more than twice its own
     /// latency ago, so it is probed, and not again right after (cooldown).
@@ -605,7 +605,7 @@ mod tests {
         assert_eq!(t.probes, 0);
     }
 
-    /// Spec laps.md §2.4 [P]: a path idle for more than twice its own latency is probed,
+    /// The paper's probing rule (LAPS paper §3.4): a path idle for more than twice its own latency is probed,
     /// and until the echo its latency counts double and it counts as updated.
     #[test]
     fn a8_paper_probe_doubles_the_latency_until_the_echo() {
@@ -617,9 +617,9 @@ mod tests {
         assert_eq!(t.paths[0].latency, ns(1100));
     }
 
-    /// Spec laps.md §2.8: an ACK for the transmission sent at t on path p proves lost
-    /// whatever was sent on p before t and is still outstanding, and nothing sent after;
-    /// the timer runs while anything is left. A timeout loses the rest.
+    /// Loss inference (LAPS paper §3.7; docs/models/laps.md): an ACK for the transmission
+    /// sent at t on path p proves lost whatever was sent on p before t and is still
+    /// outstanding, and nothing sent after; the timer runs while anything is left. A timeout loses the rest.
     #[test]
     fn a7_fifo_loss_inference_and_the_path_timer() {
         let mut t = table(&[1000, 1000]);

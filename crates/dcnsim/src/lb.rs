@@ -3,8 +3,8 @@
 //! (`routing.rs`). The oblivious choices (ECMP, OPS, round robin) need no state and live in
 //! `transport.rs`.
 //!
-//! - **REPS**, recycled entropy packet spraying, the UEC reference load balancer (spec
-//!   `smartt-nscc.md` §2.14): reuse EVs whose ACKs came back unmarked, oldest first; draw
+//! - **REPS**, recycled entropy packet spraying, the UEC reference load balancer
+//!   (docs/models/reps.md): reuse EVs whose ACKs came back unmarked, oldest first; draw
 //!   a fresh random one when none is left. On a timeout it **freezes** (failure mitigation)
 //!   for `freeze` = 10 ms: it cycles through the EVs it holds, reusing them, and then
 //!   **explores** 16 random EVs with an empty buffer. As in uet-htsim, freezing needs
@@ -42,20 +42,20 @@ pub enum LbName {
     /// timeout (`lb.rs`).
     Plb,
     /// Random packet spraying over the flow's explicit candidate paths, source-routed
-    /// (`paths.rs`; dragonfly and rail fabrics): LAPS with β = 0, spec laps.md §3.9.
+    /// (`paths.rs`; dragonfly and rail fabrics): LAPS with β = 0, docs/models/ecmp.md.
     Rps,
     /// LetFlow: a new random path per flowlet, i.e. after a sending gap longer than
     /// `[transport.letflow] flowlet_timeout` (`lb.rs`).
     Letflow,
     /// LAPS: latency-aware spraying over the explicit candidate paths, per-path loss
-    /// inference and timers, probes (`laps.rs`; spec laps.md §2); only with `cc = "laps"`.
+    /// inference and timers, probes (`laps.rs`; docs/models/laps.md); only with `cc = "laps"`.
     Laps,
     /// CONGA: each flowlet takes the least congested candidate path, by per-port rate
-    /// estimators fed back on ACKs (`conga.rs`; spec laps.md §3.4; dragonfly and rail).
+    /// estimators fed back on ACKs (`conga.rs`; docs/models/conga.md; dragonfly and rail).
     Conga,
     /// ConWeave: one candidate path per flow, moved when an RTT reply is late, with the
     /// destination holding the new path's packets until the old path's last one arrives
-    /// (`conweave.rs`; spec laps.md §3.5; dragonfly and rail).
+    /// (`conweave.rs`; docs/models/conweave.md; dragonfly and rail).
     Conweave,
 }
 
@@ -64,7 +64,7 @@ pub enum LbName {
 #[serde(rename_all = "lowercase")]
 pub enum LbPaths {
     /// The LAPS candidate paths of the pair, chosen hop by hop: every switch hashes over
-    /// the next hops of any of them (the LAPS artefact's baselines, spec laps.md §3.1).
+    /// the next hops of any of them (the LAPS artefact's baselines, docs/models/ecmp.md).
     #[default]
     Candidates,
     /// Shortest paths only (the routing tables' equal-cost sets).
@@ -94,7 +94,7 @@ impl LbName {
     }
 }
 
-/// REPS parameters (`[transport.reps]`; spec `smartt-nscc.md` §2.14; the MSwift paper §IV-A).
+/// REPS parameters (`[transport.reps]`; docs/models/reps.md; the MSwift paper §IV-A).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RepsParams {
@@ -209,7 +209,7 @@ impl Reps {
     }
 }
 
-/// LetFlow parameters (`[transport.letflow]`; Vanini et al., NSDI 2017; spec laps.md §3.3).
+/// LetFlow parameters (`[transport.letflow]`; Vanini et al., NSDI 2017; docs/models/letflow.md).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct LetflowParams {
@@ -253,8 +253,8 @@ impl Flowlets {
     }
 }
 
-/// PLB parameters (`[transport.plb]`; Qureshi et al., SIGCOMM 2022, §3; spec laps.md
-/// §3.6). Once per round (one smoothed RTT) the round is congested when at least
+/// PLB parameters (`[transport.plb]`; Qureshi et al., SIGCOMM 2022, §3;
+/// docs/models/plb.md). Once per round (one smoothed RTT) the round is congested when at least
 /// `congested_fraction` of its ACKs echo ECN; `congested_rounds` counts them in a row.
 /// PLB re-paths (a new random entropy value, the counter back to 0) in two cases, as the
 /// LAPS paper describes it ("when congestion is detected and there are no in-flight
@@ -382,7 +382,7 @@ impl Plb {
 mod tests {
     use super::*;
 
-    /// LetFlow (spec laps.md §3.3): a gap longer than the timeout (10 µs) starts a new
+    /// LetFlow (docs/models/letflow.md): a gap longer than the timeout (10 µs) starts a new
     /// flowlet on a new path; packets closer together stay on the flowlet's path.
     #[test]
     fn letflow_repaths_only_after_a_gap() {
@@ -417,7 +417,7 @@ mod tests {
         assert_eq!(RepsParams::default().draw(3, 12345), 12345, "0: the random value itself");
     }
 
-    /// Spec §2.14: unmarked EVs are reused oldest first, marked ones never; a timeout
+    /// docs/models/reps.md: unmarked EVs are reused oldest first, marked ones never; a timeout
     /// freezes for 10 ms, cycling through the held EVs without consuming them; after the
     /// freeze the buffer is empty and the next 16 packets take random EVs.
     #[test]
@@ -507,13 +507,13 @@ mod tests {
         fired.iter().enumerate().filter(|(_, &f)| f).map(|(i, _)| i + 1).collect()
     }
 
-    /// Spec laps.md §3.6: with packets in flight at every round's end, only the forced
+    /// docs/models/plb.md: with packets in flight at every round's end, only the forced
     /// re-path fires, at exactly the 12th congested round in a row; with nothing in
     /// flight the idle one fires at the 3rd; never with fewer, never on clean rounds.
     #[test]
     fn plb_idle_rehash_at_three_forced_at_twelve() {
         let p = PlbParams::default();
-        assert_eq!((p.idle_rounds, p.rounds), (3, 12), "the PLB code's and spec's defaults");
+        assert_eq!((p.idle_rounds, p.rounds), (3, 12), "the PLB code's defaults (docs/models/plb.md)");
         // Busy: rounds 1..=11 keep the path, the 12th moves it, the count restarts.
         let (mut plb, mut t) = plb_started(&p);
         assert_eq!(fired_at(&plb_rounds(&mut plb, &mut t, 30, true, 1, &p)), vec![12, 24]);

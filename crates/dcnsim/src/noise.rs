@@ -1,5 +1,5 @@
 //! Non-congestive delay noise added to every delay sample a sender's algorithm sees (the
-//! PrioPlus paper §4.3.2 and §4.6; spec `prioplus.md` §2.6 "Delay noise": the artefact adds
+//! PrioPlus paper §4.3.2 and §4.6; docs/models/noise.md: the PrioPlus artefact adds
 //! it to the measured sample before any comparison, and the same noisy sample feeds the
 //! wrapped algorithm). Real NIC timestamps jitter by a fraction of a microsecond; a
 //! delay-based algorithm whose channels are narrower than that misreads noise as queueing.

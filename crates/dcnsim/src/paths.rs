@@ -1,6 +1,6 @@
 //! Candidate path sets for source-routed load balancing on unequal-cost fabrics, and
-//! their idle latencies. LAPS paper §3.2–§3.4 and §4.1; spec `laps.md` §2.2, §2.4, §4.1,
-//! §4.2.
+//! their idle latencies. LAPS paper §3.2–§3.4 and §4.1; docs/models/laps.md and
+//! docs/models/topologies.md.
 //!
 //! A path is the sequence of nodes from the source host to the destination host. The
 //! LAPS evaluation does not use generic k-shortest paths but constructs the sets
@@ -53,7 +53,7 @@ pub struct SourceRoutes {
     nodes: Vec<Vec<u32>>,
 }
 
-/// A candidate path that cannot carry traffic (spec laps.md: paths are fixed at set-up;
+/// A candidate path that cannot carry traffic (LAPS paper §3.2: paths are fixed at set-up;
 /// a failed link removes the ones across it).
 #[derive(Debug)]
 pub struct NoUsablePath {
@@ -142,7 +142,7 @@ impl SourceRoutes {
 
     /// The path a flow with ECMP-style `entropy` takes when every switch holds, per host
     /// pair, the union of the next hops of the pair's candidate paths and hashes
-    /// `entropy` over them (the LAPS artefact's baselines, spec laps.md §3.1). Every
+    /// `entropy` over them (the LAPS artefact's baselines, docs/models/ecmp.md). Every
     /// switch plays one role per pair on these fabrics, so the walk always follows one of
     /// the candidate paths; but each hop splits evenly, so the paths are not equally likely
     /// (on the rail fabric the first hop is 50/50 between the own rail and the NVLink relay).
@@ -194,7 +194,8 @@ impl SourceRoutes {
     }
 }
 
-/// The dragonfly candidate paths from host `src` to host `dst` (spec laps.md §4.1).
+/// The dragonfly candidate paths from host `src` to host `dst` (LAPS paper §4.1;
+/// docs/models/topologies.md).
 pub fn dragonfly_paths(shape: &DragonflyShape, topo: &Topology, src: u32, dst: u32) -> Vec<Vec<u32>> {
     let n_hosts = topo.n_hosts;
     let switch_of = |h: u32| topo.host_edge[h as usize] - n_hosts;
@@ -242,8 +243,8 @@ pub fn dragonfly_paths(shape: &DragonflyShape, topo: &Topology, src: u32, dst: u
     std::iter::once(finish(minimal)).chain(valiant).collect()
 }
 
-/// The rail-fabric candidate paths from host `src` to host `dst` (spec laps.md §4.2), on
-/// `topology::rail`'s numbering.
+/// The rail-fabric candidate paths from host `src` to host `dst` (LAPS paper §4.1;
+/// docs/models/topologies.md), on `topology::rail`'s numbering.
 pub fn rail_paths(topo: &Topology, rails: u32, src: u32, dst: u32) -> Vec<Vec<u32>> {
     let n_hosts = topo.n_hosts;
     let clusters = n_hosts / rails;
@@ -282,8 +283,8 @@ pub fn path_links(topo: &Topology, path: &[u32]) -> Option<Vec<(Rate, Time)>> {
         .collect()
 }
 
-/// A path's baseline latency `idleVal` under the LAPS artefact's formula (spec laps.md
-/// §2.4): Σ over hops of (propagation + serialisation of a `packet_bytes` packet), plus
+/// A path's baseline latency `idleVal` under the LAPS artefact's formula
+/// (docs/models/laps.md): Σ over hops of (propagation + serialisation of a `packet_bytes` packet), plus
 /// one more serialisation at the slowest hop's rate per hop as slack; serialisation
 /// times truncated to whole nanoseconds, as the artefact does.
 pub fn idle_val(links: &[(Rate, Time)], packet_bytes: u64) -> Time {
@@ -293,7 +294,7 @@ pub fn idle_val(links: &[(Rate, Time)], packet_bytes: u64) -> Time {
 
 /// The one-way latency of a `packet_bytes` packet on an idle path: propagation and
 /// serialisation at every hop, in whole nanoseconds (the artefact's initial latency,
-/// spec laps.md §2.4 item 3).
+/// docs/models/laps.md).
 pub fn unloaded_latency(links: &[(Rate, Time)], packet_bytes: u64) -> Time {
     Time::from_ns(links.iter().map(|&(rate, prop)| prop.0 / 1000 + ser_ns(rate, packet_bytes)).sum())
 }
@@ -301,7 +302,7 @@ pub fn unloaded_latency(links: &[(Rate, Time)], packet_bytes: u64) -> Time {
 /// A path's one-way bandwidth-delay product in bytes, rounded up: its one-way delay for a
 /// `packet_bytes` packet on an idle path (propagation plus serialisation at every link,
 /// store and forward, in exact picoseconds) times its slowest link's rate. DCQCN's
-/// unified window (spec laps.md §3.7) is the largest of these.
+/// unified window (docs/models/dcqcn.md) is the largest of these.
 pub fn one_way_bdp(links: &[(Rate, Time)], packet_bytes: u64) -> u64 {
     let slowest = links.iter().map(|l| l.0).min().expect("a path has at least one link");
     let delay_ps: u128 = links.iter().map(|&(rate, prop)| (prop.0 + rate.serialization(packet_bytes).0) as u128).sum();
@@ -361,7 +362,7 @@ mod tests {
         assert!(path_links(topo, &reversed).is_some(), "{path:?} reversed is not a path");
     }
 
-    /// Spec laps.md §7 A1 (dragonfly): every ordered server pair gets 1, 3 or 8 paths,
+    /// docs/reproductions/laps.md, A1 (dragonfly): every ordered server pair gets 1, 3 or 8 paths,
     /// for 432, 1728 and 18432 pairs; across the 36 × 36 switch pairs the inter-group
     /// 8-path sets hold {1: 72, 2: 504, 3: 1512, 4: 3240, 5: 3888} paths by switch hops.
     #[test]
@@ -391,7 +392,7 @@ mod tests {
         assert_eq!(by_hops, BTreeMap::from([(1, 72), (2, 504), (3, 1512), (4, 3240), (5, 3888)]));
     }
 
-    /// Spec laps.md §7 A1 (rail): 448 pairs with 1 path and 3584 with 8; a path through
+    /// docs/reproductions/laps.md, A1 (rail): 448 pairs with 1 path and 3584 with 8; a path through
     /// rail r has 4 + 2·[r ≠ r1] + 2·[r ≠ r2] links.
     #[test]
     fn a1_rail_path_sets() {
@@ -423,7 +424,7 @@ mod tests {
         assert_eq!((one, eight), (448, 3584));
     }
 
-    /// Spec laps.md §7 A2: idleVal under the artefact's formula is 1166·L ns on the
+    /// docs/reproductions/laps.md, A2: idleVal under the artefact's formula is 1166·L ns on the
     /// dragonfly (1000 + 83 + 83 per 100G hop) and 4580 / 6912 / 9244 ns for rail paths
     /// of 4 / 6 / 8 links with 200G host links; T is the largest over a pair's paths.
     #[test]

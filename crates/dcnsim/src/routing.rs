@@ -1,7 +1,7 @@
 //! Equal-cost next-hop tables. For every (switch, destination edge switch) pair the table
 //! holds the ports that lie on a shortest path over the links that are up, found by one
 //! breadth-first search per edge switch. Forwarding is then two `Vec` lookups and a hash
-//! of the packet's entropy: no maps on the hot path (DESIGN.md).
+//! of the packet's entropy: no maps on the hot path (docs/architecture.md).
 
 use crate::engine::splitmix64;
 use crate::net::Port;

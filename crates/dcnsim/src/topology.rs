@@ -8,7 +8,8 @@
 //! under each ToR against k/2 uplinks.
 //!
 //! Per-tier oversubscription (`uplink_ratios` = (r_tor, r_agg)) instead thins the uplinks,
-//! the convention of the uet-htsim topology files the SMaRTT spec (§4) follows: a ToR keeps
+//! the convention of the uet-htsim topology files the SMaRTT reproduction follows
+//! (docs/reproductions/smartt.md, docs/models/topologies.md): a ToR keeps
 //! k/2 hosts but has k/(2·r_tor) uplinks, so a pod has k/(2·r_tor) aggregation switches;
 //! each of those has k/2 down-links and k/(2·r_agg) uplinks, each to its own core, and a
 //! core has one link to every pod. k = 16 with (4, 2) is the 1024-host 8:1 tree (ToR 8
@@ -291,7 +292,7 @@ pub fn parallel(paths: u32, slow: u32, extra: Time, rate: Rate, latency: Time, h
 
 /// Shape of a dragonfly: `groups` groups of `routers` routers, all-to-all inside a group,
 /// exactly one global link between every two groups, `hosts_per_router` hosts each.
-/// LAPS paper §4.1 and spec laps.md §4.1: 9 × 4 routers, 4 hosts each (144 servers).
+/// LAPS paper §4.1 and docs/models/topologies.md: 9 × 4 routers, 4 hosts each (144 servers).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DragonflyShape {
     pub groups: u32,
@@ -307,7 +308,7 @@ impl DragonflyShape {
 
     /// Router (switch index from 0, group-major) of group `g` that holds the global link
     /// to group `h`: group g serves groups g+1, …, g+G−1 (mod G) in order,
-    /// `globals_per_router` per router (spec laps.md §4.1, the artefact's wiring).
+    /// `globals_per_router` per router (the LAPS artefact's wiring; docs/models/topologies.md).
     pub fn global_router(&self, g: u32, h: u32) -> u32 {
         debug_assert_ne!(g, h);
         let offset = (h + self.groups - g) % self.groups;
@@ -357,7 +358,7 @@ pub fn dragonfly(shape: &DragonflyShape, host: (Rate, Time), local: (Rate, Time)
     }
 }
 
-/// Rail-optimised GPU fabric (LAPS paper §4.1 Fig. 1(b), spec laps.md §4.2): `clusters`
+/// Rail-optimised GPU fabric (LAPS paper §4.1 Fig. 1(b); docs/models/topologies.md): `clusters`
 /// servers of `rails` GPUs. GPU (c, r) is host c·rails + r behind its own edge node (its
 /// NIC), which links to rail switch r and to its server's NVLink switch c. Nodes after the
 /// hosts: rail switches, then NVLink switches, then edge nodes (c-major).
@@ -400,7 +401,7 @@ mod tests {
     }
 
     /// Al-Fares et al.: a k-ary 3-tier fat tree has k^3/4 hosts, 5k^2/4 switches and
-    /// k^3/4 links per layer (3k^3/4 cables); spec dctcp-vs-swift.md §5 A10 counts.
+    /// k^3/4 links per layer (3k^3/4 cables); docs/reproductions/dctcp-vs-swift.md, A10 counts.
     #[test]
     fn three_tier_counts_match_the_closed_form() {
         for k in [4u32, 6, 8, 12] {
@@ -426,7 +427,7 @@ mod tests {
         assert_eq!(FatTreeShape { tiers: 3, radix: 8, oversubscription: 4, uplink_ratios: (1, 1) }.capacity(), 512);
     }
 
-    /// The uet-htsim 1024-host 8:1 tree (spec smartt-nscc.md §4): ToR 8 down / 2 up,
+    /// The uet-htsim 1024-host 8:1 tree (docs/reproductions/smartt.md): ToR 8 down / 2 up,
     /// aggregation 8 down / 4 up. Link counts per tier follow from the thinning, and the
     /// core tier carries 1/8 of the host tier's capacity.
     #[test]
@@ -447,7 +448,7 @@ mod tests {
         }
     }
 
-    /// Spec laps.md §4.1: the paper's dragonfly has 36 switches, 144 servers and 234 links
+    /// LAPS paper §4.1 (docs/models/topologies.md): the paper's dragonfly has 36 switches, 144 servers and 234 links
     /// (144 host, 54 local, 36 global); every switch holds exactly 2 global links, and
     /// every two groups share exactly one.
     #[test]
@@ -477,7 +478,7 @@ mod tests {
         assert_eq!((shape.global_router(0, 1), shape.global_router(0, 2), shape.global_router(0, 8)), (0, 0, 3));
     }
 
-    /// Spec laps.md §4.2: 64 GPUs, 80 switch nodes (8 rail, 8 NVLink, 64 edge) and 192
+    /// LAPS paper §4.1 (docs/models/topologies.md): 64 GPUs, 80 switch nodes (8 rail, 8 NVLink, 64 edge) and 192
     /// links.
     #[test]
     fn rail_preset_matches_the_artefact() {

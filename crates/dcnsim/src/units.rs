@@ -2,7 +2,7 @@
 //! byte counts, plus the human-readable forms scenario files use ("800Gbps", "0.5us", "4KiB").
 //!
 //! Time is an integer so that event order never depends on floating-point rounding
-//! (DESIGN.md, "The hot path").
+//! (docs/architecture.md).
 
 use std::fmt;
 use std::ops::{Add, AddAssign, Sub};

@@ -1,6 +1,6 @@
 //! DCQCN, Zhu et al., "Congestion Control for Large-Scale RDMA Deployments", SIGCOMM 2015,
-//! §3 (the CP/NP/RP algorithm); parameters as spec `smartt-nscc.md` §3.3 gives them (the
-//! paper's defaults plus common NIC values). With `[switch.pfc]` and
+//! §3 (the CP/NP/RP algorithm); parameters as the SMaRTT paper's RoCEv2 baseline uses them
+//! (the paper's defaults plus common NIC values; docs/models/dcqcn.md). With `[switch.pfc]` and
 //! `transport.loss_recovery = "go_back_n"` it is the SMaRTT paper's RoCEv2 baseline.
 //!
 //! - CP (switch): RED/ECN marking, the switch's `ecn` settings.
@@ -18,9 +18,9 @@
 //!
 //! Optional in-flight window (`window`, off by default: the DCQCN paper's RP is purely
 //! rate based). The HPCC/ConWeave NIC model that the LAPS artefact runs its DCQCN
-//! baselines on also stops sending while the bytes in flight reach a fixed window; spec
-//! `laps.md` §3.7 gives it as "on, unified: the max BDP over all paths (one-way delay ×
-//! bottleneck)", variable window off. `window = "bdp"` is that value: the largest, over
+//! baselines on also stops sending while the bytes in flight reach a fixed window; the
+//! LAPS artefact's configuration sets it "on, unified: the max BDP over all paths
+//! (one-way delay × bottleneck)", variable window off. `window = "bdp"` is that value: the largest, over
 //! every path any flow of the scenario may take (its candidate paths when it has them),
 //! of one-way delay × the path's slowest link, computed once by the builder
 //! (`FlowInfo::unified_bdp`). The same window for every flow, hence "unified". The
@@ -36,7 +36,7 @@ use super::{AckSample, CongestionControl, FlowInfo, LossEvent};
 use crate::units::values::{RateVal, TimeVal, WindowCap};
 use crate::units::{Rate, Time};
 
-/// DCQCN parameters (`[transport.dcqcn]`); defaults from spec `smartt-nscc.md` §3.3.
+/// DCQCN parameters (`[transport.dcqcn]`); defaults in docs/models/dcqcn.md.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct DcqcnParams {
@@ -54,14 +54,14 @@ pub struct DcqcnParams {
     pub byte_counter: crate::units::values::BytesVal,
     /// Increase events of fast recovery before additive increase (paper: F = 5).
     pub fast_recovery_stages: u32,
-    /// Additive-increase step R_AI (spec: 5 Mbps, the NIC default; ×8 for 800G if desired).
+    /// Additive-increase step R_AI (5 Mbps, the NIC default; ×8 for 800G if desired).
     pub rate_ai: RateVal,
-    /// Hyper-increase step R_HAI (spec: 50 Mbps).
+    /// Hyper-increase step R_HAI (50 Mbps).
     pub rate_hai: RateVal,
     /// Lowest sending rate (our choice: 10 Mbps; the paper gives none).
     pub min_rate: RateVal,
     /// Cap on bytes in flight: "off" (the DCQCN paper: rate only), "bdp" (the LAPS
-    /// artefact's unified window, spec laps.md §3.7) or a size.
+    /// artefact's unified window, docs/models/dcqcn.md) or a size.
     pub window: WindowCap,
 }
 

@@ -1,4 +1,4 @@
-//! DCTCP, Alizadeh et al., SIGCOMM 2010, §3 (spec `dctcp-vs-swift.md` §2.2–2.3, RFC 8257).
+//! DCTCP, Alizadeh et al., SIGCOMM 2010, §3 (docs/models/dctcp.md, RFC 8257).
 //!
 //! The sender keeps `alpha`, an EWMA (gain g) of the fraction of bytes whose ACK carried
 //! ECN-echo, updated once per window of data (when the cumulative ACK passes the snapshot
@@ -9,7 +9,7 @@
 //! its CE-state flush is needed whenever ACKs are coalesced.
 //!
 //! **D2TCP** (Vamanan et al., SIGCOMM 2012), the deadline-aware DCTCP PrioPlus compares
-//! against (spec `prioplus.md` §3, "D2TCP details", as its artefact runs it), is the same
+//! against (as the PrioPlus artefact runs it; docs/models/dctcp.md), is the same
 //! machine with three changes: the cut is cwnd·(1 − α^d/2) with the deadline imminence
 //! d = T_c / D clipped to [0.5, 2] (T_c = remaining bytes / (0.75 · cwnd / RTT), the time
 //! the flow needs at its current pace; D = time left to its deadline; d = 2 once it has
@@ -17,7 +17,7 @@
 //! A flow's deadline is start + factor × (base RTT + size / line rate), the factor running
 //! linearly from 1.5 (highest priority) to 12 (lowest).
 //!
-//! **Rate-based DCTCP** (`dctcp.variant = "rate"`; spec `laps.md` §3.8), the RDMA NIC
+//! **Rate-based DCTCP** (`dctcp.variant = "rate"`; docs/models/dctcp.md), the RDMA NIC
 //! variant of the HPCC/ConWeave code bases that the LAPS artefact pairs with PLB: the same
 //! alpha and CWR machine, acting on a pacing rate instead of a window ([`DctcpRate`]). The
 //! rate reaches the transport as DCQCN's does (`pacing_rate`), with an optional in-flight
@@ -29,7 +29,7 @@ use crate::units::values::RateVal;
 use crate::units::values::WindowCap;
 use crate::units::{Rate, Time};
 
-/// How DCTCP reacts to a packet loss (spec §2.3 "Loss response").
+/// How DCTCP reacts to a packet loss (RFC 8257 §3.5; docs/models/dctcp.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum LossResponse {
@@ -50,7 +50,7 @@ pub struct DctcpParams {
     pub loss_response: LossResponse,
     /// Smallest window after a cut, in packets (Linux/RFC 8257: 2).
     pub min_cwnd_pkts: u32,
-    /// "window" (the DCTCP paper, default) or "rate" (spec laps.md §3.8; then `rate`
+    /// "window" (the DCTCP paper, default) or "rate" (docs/models/dctcp.md; then `rate`
     /// holds its parameters and the four above are unused).
     pub variant: DctcpVariant,
     /// The rate-based variant's parameters (`[transport.dctcp.rate]`).
@@ -100,28 +100,30 @@ pub enum DctcpVariant {
     #[default]
     Window,
     /// The rate-based RDMA NIC variant of the HPCC/ConWeave code bases that the LAPS
-    /// artefact pairs with PLB (spec laps.md §3.8; [`DctcpRate`], parameters in
+    /// artefact pairs with PLB (docs/models/dctcp.md; [`DctcpRate`], parameters in
     /// `dctcp.rate`).
     Rate,
 }
 
-/// Parameters of the rate-based variant (`[transport.dctcp.rate]`); defaults from spec
-/// laps.md §3.8 and, for what it leaves open, the NIC settings of §3.7.
+/// Parameters of the rate-based variant (`[transport.dctcp.rate]`); defaults from the
+/// LAPS artefact's configuration (docs/models/dctcp.md) and, for what it leaves open,
+/// its NIC settings.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct DctcpRateParams {
-    /// Gain of the alpha EWMA (spec §3.8: 1/256).
+    /// Gain of the alpha EWMA (the LAPS artefact: 1/256).
     pub g: f64,
     /// Initial alpha (1, as the window variant and RFC 8257: the first cut halves).
     pub alpha_init: f64,
-    /// Additive increase per batch (one alpha window) without a cut (spec §3.8: 1 Gb/s).
+    /// Additive increase per batch (one alpha window) without a cut (the LAPS artefact: 1 Gb/s).
     pub rate_ai: RateVal,
-    /// Lowest rate after a cut. §3.8 names a minRate without a value; 100 Mb/s is the NIC's
-    /// single `MIN_RATE` in the artefact's configuration (spec §3.7 table), which that code
+    /// Lowest rate after a cut. The variant names a minRate without a value; 100 Mb/s is
+    /// the NIC's single `MIN_RATE` in the LAPS artefact's configuration, which that code
     /// base applies to every rate-based algorithm.
     pub min_rate: RateVal,
-    /// Cap on wire bytes in flight, as `dcqcn.window`: "off" (default: §3.8 lists no
-    /// window), "bdp" (the unified one-way BDP of §3.7) or a size.
+    /// Cap on wire bytes in flight, as `dcqcn.window`: "off" (default: the LAPS
+    /// artefact's DCTCP has no window), "bdp" (the unified one-way BDP of
+    /// docs/models/dcqcn.md) or a size.
     pub window: WindowCap,
 }
 
@@ -174,7 +176,7 @@ impl MarkedFraction {
     }
 }
 
-/// Rate-based DCTCP (spec laps.md §3.8): the window variant's alpha and CWR machine acting
+/// Rate-based DCTCP (docs/models/dctcp.md): the window variant's alpha and CWR machine acting
 /// on a pacing rate instead of a window.
 /// - alpha: the same EWMA of the marked fraction of ACKed bytes, once per batch (a window
 ///   of data: the cumulative ACK reaching the SND.NXT snapshot of the previous update);
@@ -278,8 +280,8 @@ impl CongestionControl for DctcpRate {
     }
 }
 
-/// D2TCP parameters (`[transport.d2tcp]`); defaults from the PrioPlus artefact (spec
-/// `prioplus.md` §3).
+/// D2TCP parameters (`[transport.d2tcp]`); defaults from the PrioPlus artefact
+/// (docs/models/dctcp.md).
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct D2tcpParams {
@@ -381,7 +383,7 @@ impl Dctcp {
         }
     }
 
-    /// D2TCP for a flow of `size` payload bytes (spec `prioplus.md` §3): starts with one
+    /// D2TCP for a flow of `size` payload bytes (docs/models/dctcp.md): starts with one
     /// BDP, no slow start.
     pub fn d2tcp(p: &D2tcpParams, info: &super::FlowInfo, size: u64) -> Dctcp {
         let bdp = info.bottleneck.bytes_in(info.base_rtt);
@@ -446,7 +448,7 @@ impl CongestionControl for Dctcp {
             if a.cum_ack <= self.recover {
                 return;
             }
-            // CWR exit: the window stays at the reduced value (spec A3); growth resumes
+            // CWR exit: the window stays at the reduced value (docs/reproductions/dctcp-vs-swift.md, A3); growth resumes
             // with the next ACK, a new mark may cut again at once.
             self.reduced = false;
             just_exited = true;
@@ -514,7 +516,7 @@ mod tests {
         crate::cc::test_ack(cum, nxt, MSS, ece)
     }
 
-    /// Spec §5 A2: alpha = 1, g = 1/16; a window with F = 0.5 gives 0.96875, a following
+    /// docs/reproductions/dctcp-vs-swift.md, A2: alpha = 1, g = 1/16; a window with F = 0.5 gives 0.96875, a following
     /// window with F = 0 gives 0.908203125; one update per window.
     #[test]
     fn a2_alpha_ewma_once_per_window() {
@@ -534,7 +536,7 @@ mod tests {
         assert_eq!(c.alpha(), 0.908203125);
     }
 
-    /// Spec §5 A3: cwnd = 100 MSS, alpha = 0.5, ECE -> 75 MSS; no second cut in the window;
+    /// docs/reproductions/dctcp-vs-swift.md, A3: cwnd = 100 MSS, alpha = 0.5, ECE -> 75 MSS; no second cut in the window;
     /// 75 MSS after CWR exit.
     #[test]
     fn a3_cut_once_per_window() {
@@ -574,7 +576,7 @@ mod tests {
     }
 
     /// After a timeout, ECE on data sent before it belongs to the congestion already
-    /// answered by the timeout: slow start must go on (spec §2.3 cuts only when OPEN).
+    /// answered by the timeout: slow start must go on (cuts only when OPEN; docs/models/dctcp.md).
     #[test]
     fn marks_on_pre_timeout_data_do_not_cut_after_a_timeout() {
         let mut c = Dctcp::new(&DctcpParams { alpha_init: 0.5, ..Default::default() }, MSS, 40 * MSS);
@@ -651,7 +653,7 @@ mod tests {
         assert!((c.cwnd() as i64 - 151_500).abs() <= 20, "{}", c.cwnd());
     }
 
-    // ---- rate-based variant (spec laps.md §3.8) ----
+    // ---- rate-based variant (docs/models/dctcp.md) ----
 
     const GBPS: f64 = 1e9;
 

@@ -1,5 +1,5 @@
 //! HPCC, high precision congestion control (Li et al., SIGCOMM 2019, §3.3 Algorithm 1;
-//! the PrioPlus paper's baseline, App. A.3/A.4, spec `prioplus.md` §3).
+//! the PrioPlus paper's baseline, App. A.3/A.4; docs/models/hpcc.md).
 //!
 //! A window controller driven by in-band telemetry (`net/int.rs`): every ACK brings, for
 //! each switch egress port on the path, its queue length, transmitted bytes, time and

@@ -1,8 +1,9 @@
 //! LAPS's congestion control as a sender algorithm: a pacing rate from `laps::RateControl`
 //! (AIMD with hyper increase, driven by the latencies of the flow's candidate paths) and
-//! the artefact's fixed window W = 2·T·line rate. Paper: seed 004 §3.6; spec `laps.md`
-//! §2.7. Loss is not this module's concern: the simulation infers it per path (§2.8)
-//! and the transport resends what it is told is lost, so SACK-hole detection is off.
+//! the artefact's fixed window W = 2·T·line rate. Paper: LAPS paper §3.6;
+//! docs/models/laps.md. Loss is not this module's concern: the simulation infers it per
+//! path (§3.7) and the transport resends what it is told is lost, so SACK-hole detection
+//! is off.
 
 use super::{AckSample, CongestionControl, FlowInfo, LossEvent};
 use crate::laps::{congested, LapsParams, RateControl};
@@ -14,7 +15,7 @@ pub struct Laps {
     /// T: the largest idle latency of the flow's paths.
     target: Time,
     window: u64,
-    /// Rate cuts so far (spec B9: they should happen under incast, not under asymmetry).
+    /// Rate cuts so far (docs/reproductions/laps.md, B9: they should happen under incast, not under asymmetry).
     pub decreases: u64,
 }
 
@@ -36,7 +37,7 @@ impl CongestionControl for Laps {
         "laps"
     }
     /// Data carry ECT so that RED queues mark them rather than drop them; LAPS itself
-    /// reads no marks (spec laps.md §2.8: "no ECN processing").
+    /// reads no marks (docs/models/laps.md: no ECN processing).
     fn ecn_capable(&self) -> bool {
         true
     }
@@ -75,7 +76,7 @@ mod tests {
         FlowInfo { path_target: target, nic_rate: nic, ..test_info(1048, 10 * 1048, target, 4, nic, 1 << 20) }
     }
 
-    /// Spec laps.md §2.7: W = 2·T·line rate / 8; for T = 9244 ns at 200 Gb/s that is
+    /// docs/models/laps.md: W = 2·T·line rate / 8; for T = 9244 ns at 200 Gb/s that is
     /// 462,200 bytes. The flow starts paced at line rate.
     #[test]
     fn window_and_initial_rate() {

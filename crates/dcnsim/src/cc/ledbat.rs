@@ -1,5 +1,5 @@
 //! LEDBAT (RFC 6817, "Low Extra Delay Background Transport", §2.4 and the pseudo-code of
-//! §2.4.2; spec `prioplus.md` §3 "LEDBAT details" and §2.8 for PrioPlus over LEDBAT).
+//! §2.4.2; docs/models/ledbat.md, and docs/models/prioplus.md for PrioPlus over LEDBAT).
 //!
 //! A linear controller on the queueing delay: per ACK,
 //!
@@ -19,9 +19,9 @@
 //! the delay here is the RTT sample. Its minimum (the base) cancels the fixed part, so the
 //! queueing delay is the forward plus reverse queueing, which equals the forward (OWD)
 //! queueing delay whenever ACKs do not queue (per-packet ACKs at top priority, or an idle
-//! reverse path, as in the spec's reference setups).
+//! reverse path, as in the PrioPlus reference setups).
 //!
-//! Datacenter parameters (spec §3, paper §6.2): TARGET from 4 µs (lowest priority) to
+//! Datacenter parameters (PrioPlus paper §6.2; docs/models/ledbat.md): TARGET from 4 µs (lowest priority) to
 //! 32 µs (highest) above the base, GAIN 1, MIN_CWND 2 packets, the window starting at one
 //! BDP, a 4-sample current filter. RFC 6817's base history (10 one-minute minima) is kept;
 //! at datacenter time scales it is the flow's minimum.
@@ -33,13 +33,13 @@ use crate::units::values::TimeVal;
 use crate::units::Time;
 
 /// Parameters of LEDBAT; defaults are RFC 6817's, with the datacenter TARGET and initial
-/// window of the PrioPlus paper's LEDBAT baseline (spec `prioplus.md` §3).
+/// window of the PrioPlus paper's LEDBAT baseline (docs/models/ledbat.md).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct LedbatParams {
     /// TARGET: the queueing delay the controller aims at. Absent: by the flow's priority
     /// level i of N, evenly from `preset_low` (i = 1) to `preset_high` (i = N), as the
-    /// paper's LEDBAT baseline sets 4…32 µs (spec §3); flows without a level get
+    /// paper's LEDBAT baseline sets 4…32 µs (§6.2); flows without a level get
     /// `preset_high`. (RFC 6817 caps TARGET at 100 ms, an Internet value.)
     pub target: Option<TimeVal>,
     /// TARGET of the lowest priority level when `target` is absent.
@@ -57,11 +57,11 @@ pub struct LedbatParams {
     /// ALLOWED_INCREASE: the window may exceed the bytes in flight by at most this many
     /// packets (RFC 6817: 1). Absent: no cap.
     pub allowed_increase: Option<f64>,
-    /// MIN_CWND, packets (RFC and spec: 2).
+    /// MIN_CWND, packets (RFC 6817 and the PrioPlus baseline: 2).
     pub min_cwnd_pkts: f64,
     /// Upper bound of the window, packets.
     pub max_cwnd_pkts: f64,
-    /// Start at one BDP of the bottleneck (spec §3, [A]); false: the transport's
+    /// Start at one BDP of the bottleneck (the PrioPlus artefact's); false: the transport's
     /// `initial_window`.
     pub start_at_bdp: bool,
     /// Data packets carry ECT (marks are ignored; RED queues then mark rather than drop).
@@ -197,7 +197,7 @@ impl Ledbat {
         self.fixed_base = Some(base);
     }
 
-    /// PrioPlus's changes to the per-ACK update (spec §2.8): the off-target term times
+    /// PrioPlus's changes to the per-ACK update (docs/models/prioplus.md): the off-target term times
     /// `scale`, plus `extra_ai_pkts` per RTT.
     pub fn set_increase(&mut self, scale: f64, extra_ai_pkts: f64) {
         self.scale = scale;
@@ -315,7 +315,7 @@ mod tests {
     const MTU: u64 = 1000;
     const US: fn(u64) -> Time = Time::from_us;
 
-    /// The spec's reference path: 100 Gbps, BaseRtt 12 µs, 1 KB packets (BDP 150 packets).
+    /// The PrioPlus micro-benchmarks' reference path: 100 Gbps, BaseRtt 12 µs, 1 KB packets (BDP 150 packets).
     fn info() -> FlowInfo {
         test_info(MTU, 10 * MTU, US(12), 2, Rate::gbps(100), 1 << 20)
     }
@@ -413,7 +413,7 @@ mod tests {
     }
 
     /// RFC 6817 §2.4.2: cwnd ≤ flightsize + ALLOWED_INCREASE·MSS and ≥ MIN_CWND·MSS; a loss
-    /// halves the window once per RTT; the initial window is one BDP (spec §3, [A]).
+    /// halves the window once per RTT; the initial window is one BDP (the PrioPlus artefact's).
     #[test]
     fn caps_floor_loss_and_initial_window() {
         let l = Ledbat::new(&LedbatParams::default(), &info());
@@ -436,7 +436,7 @@ mod tests {
         assert!((l.cwnd_pkts() - w / 4.0).abs() < 1e-9);
     }
 
-    /// Spec §3 / paper §6.2: the LEDBAT baseline's targets run from 4 µs (lowest priority)
+    /// PrioPlus paper §6.2 (docs/models/ledbat.md): the LEDBAT baseline's targets run from 4 µs (lowest priority)
     /// to 32 µs (highest) above the base: with 8 levels, 4·i µs.
     #[test]
     fn preset_targets_by_priority() {

@@ -1,6 +1,6 @@
 //! The windowed percentile filter of "Congestion Control for Spraying with Congested
-//! Paths" (Gerstein, Silberstein, Keslassy; arXiv 2509.07907 v2, §III; spec
-//! `mswift-mnscc.md` §2.5). A congestion control keeps its last H per-ACK congestion
+//! Paths" (Gerstein, Silberstein, Keslassy; arXiv 2509.07907 v2, §III;
+//! docs/models/swift.md). A congestion control keeps its last H per-ACK congestion
 //! signals here and decides on their median (or another percentile) instead of the
 //! latest one, so a minority of packets on congested paths cannot trigger its reaction.
 //! MSwift and MNSCC share it; H comes from the paper's Nyquist rule, `nyquist_history`.
@@ -43,7 +43,7 @@ impl PercentileWindow {
 
     /// The `pct`-th percentile (1..=100, nearest rank) of the last `h` samples (fewer if
     /// fewer exist, and at most the capacity). For 50 and an even count this is the lower
-    /// median (spec §2.5). The rank is computed in integers: in floating point,
+    /// median (docs/models/swift.md). The rank is computed in integers: in floating point,
     /// ⌈0.1 × 30⌉ = 4. `None` before the first sample.
     pub fn percentile(&mut self, h: usize, pct: u32) -> Option<Time> {
         let m = h.max(1).min(self.len);

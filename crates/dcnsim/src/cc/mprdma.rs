@@ -1,18 +1,18 @@
 //! MP-RDMA's congestion control, Lu et al., "Multi-Path Transport for RDMA in
-//! Datacenters", NSDI 2018, §3.2 (one ECN-driven window across all paths), as spec
-//! `smartt-nscc.md` §3.2 restates it for the SMaRTT paper's baseline:
+//! Datacenters", NSDI 2018, §3.2 (one ECN-driven window across all paths), as the SMaRTT
+//! paper's baseline runs it (docs/models/mprdma.md):
 //!
 //! - per ACK, in packets: ECN echo → `cwnd −= 1/2`, otherwise `cwnd += 1/cwnd`; in bytes,
 //!   `−acked/2` (MTU/2 for one packet) and `+MTU·acked/cwnd`;
 //! - a NACK (trimmed packet) is an ECN-marked ACK for that packet, plus its
-//!   retransmission (the spec's choice, §3.2 and §7.17);
+//!   retransmission (our reading for the SMaRTT baseline; docs/models/mprdma.md);
 //! - the window lies in [1 MTU, `max_cwnd_bdp` × BDP], SMaRTT's bounds;
 //! - multipath is the load balancer's job (`lb = "ops"` or `"reps"`), so the transport
 //!   declares no loss from SACK holes (spraying reorders); losses without trimming are
 //!   found by a fixed timeout, htsim's 15 µs + 6 buffer drains, as for NSCC.
 //!
-//! `variant = "htsim_dctcp"` is uet-htsim's close relative (`sender_cc_algo dctcp`,
-//! spec §3.2): ECN → `cwnd −= acked/3`, NACK → `cwnd −= nacked`.
+//! `variant = "htsim_dctcp"` is uet-htsim's close relative (`sender_cc_algo dctcp`):
+//! ECN → `cwnd −= acked/3`, NACK → `cwnd −= nacked`.
 
 use serde::{Deserialize, Serialize};
 
@@ -34,7 +34,7 @@ pub enum MprdmaVariant {
 #[serde(rename_all = "snake_case")]
 pub enum MprdmaInitial {
     /// The path's bandwidth-delay product: line rate from the first RTT (our choice; the
-    /// spec gives none).
+    /// papers give none).
     #[default]
     Bdp,
     /// The largest window (as NSCC's default).
@@ -179,7 +179,7 @@ impl CongestionControl for Mprdma {
         }
     }
 
-    /// A timeout is treated like a NACK of one packet (our choice; the spec gives none).
+    /// A timeout is treated like a NACK of one packet (our choice; the papers give none).
     fn on_timeout(&mut self, _: Time, _: u32) {
         self.timeouts += 1;
         let mtu = self.mtu;
@@ -219,7 +219,7 @@ mod tests {
         crate::cc::test_ack(0, 0, bytes, ece)
     }
 
-    /// Spec §3.2: one marked ACK takes half a packet off the window; one unmarked ACK
+    /// MP-RDMA paper §3.2: one marked ACK takes half a packet off the window; one unmarked ACK
     /// adds MTU²/cwnd, so a window's worth of unmarked ACKs adds ≈ 1 MTU per RTT.
     #[test]
     fn marked_ack_halves_a_packet_unmarked_adds_one_over_cwnd() {

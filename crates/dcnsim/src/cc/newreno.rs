@@ -2,7 +2,8 @@
 //! and on loss ssthresh = cwnd / 2, at most once per window of data (until the cumulative
 //! ACK passes the highest PSN sent when the loss was detected). Retransmission itself is
 //! the shared transport's job (SACK-based, so one window can repair several holes).
-//! The mswift-mnscc spec §2.1 uses it as the analytical baseline (Mathis et al. 1997).
+//! The MSwift paper (§II) uses it as the analytical baseline (Mathis et al. 1997);
+//! docs/models/newreno.md.
 
 use super::{reno_increase, AckSample, CongestionControl, LossEvent};
 use crate::units::Time;

@@ -1,14 +1,14 @@
-//! Swift (Kumar et al., SIGCOMM 2020, Algorithm 1; spec `dctcp-vs-swift.md` §2.4 and
-//! `mswift-mnscc.md` §2.3) and the two variants of "Congestion Control for Spraying with
+//! Swift (Kumar et al., SIGCOMM 2020, Algorithm 1; docs/models/swift.md, and the
+//! DCTCP-vs-Swift study's and MSwift paper's readings of it) and the two variants of "Congestion Control for Spraying with
 //! Congested Paths" (Gerstein, Silberstein, Keslassy; arXiv 2509.07907 v2, §III):
 //!
 //! - **Swift**: additive increase of `ai` packets per RTT while the delay is below the
 //!   target; otherwise a multiplicative decrease 1 − β·(delay − target)/delay, at most
 //!   `max_mdf`, at most once per RTT. Every SACK-detected loss also cuts by `max_mdf`
 //!   (once per RTT), so reordering from spraying costs it throughput (the paper's Thm 3).
-//! - **LSwift** (§2.4): a loss cuts only when it belongs to a run of at least `loss_run`
+//! - **LSwift** (MSwift paper §III-B): a loss cuts only when it belongs to a run of at least `loss_run`
 //!   consecutive lost packets (LTCP-U style), so isolated reordering is forgiven.
-//! - **MSwift** (§2.6): LSwift deciding on a percentile (the median by default) of the
+//! - **MSwift** (MSwift paper §III-A–C): LSwift deciding on a percentile (the median by default) of the
 //!   last H delays, H = max(⌊cwnd/2⌋, 1) (the paper's Nyquist rule), so a minority of
 //!   packets on a congested path does not trigger decreases (Thm 6).
 //!
@@ -17,7 +17,7 @@
 //! with α, β' chosen so that fs(fs_min_cwnd) = fs_range and fs(fs_max_cwnd) = 0. Below one
 //! packet of window the sender paces at one packet per srtt/cwnd. The fabric delay is the
 //! whole RTT sample: dcnsim hosts add no endpoint delay, so Swift's endpoint window never
-//! binds (spec §2.4.1) and is not modelled.
+//! binds (docs/models/swift.md) and is not modelled.
 
 use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 
@@ -99,16 +99,17 @@ impl<'de> Deserialize<'de> for ReorderWait {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LossEvidence {
-    /// Declared lost by the SACK rule (after `reorder_wait`): spec §2.4's reading. Under
-    /// spraying, reordering alone produces such runs.
+    /// Declared lost by the SACK rule (after `reorder_wait`): the MSwift paper's LSwift
+    /// as docs/reproductions/mswift.md reads it. Under spraying, reordering alone
+    /// produces such runs.
     Declared,
     /// Its retransmission arrived before the original: the sender waited a retransmission
     /// round trip and the packet had still not come, so reordering is ruled out.
     Confirmed,
 }
 
-/// Where Swift's delay target comes from (spec `dctcp-vs-swift.md` §2.4.3, "Target-delay
-/// modes actually used in the study").
+/// Where Swift's delay target comes from (docs/models/swift.md; the DCTCP-vs-Swift study's
+/// target modes, docs/reproductions/dctcp-vs-swift.md).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TargetMode {
@@ -117,12 +118,13 @@ pub enum TargetMode {
     Formula,
     /// The smallest RTT this flow has measured, plus `min_rtt_offset`: the study's
     /// Swift(baseRTT) (offset 0) and Swift(baseRTT + ε) (offset 1 ms). With exact RTTs and
-    /// offset 0 the delay is never below the target, so the window can only shrink (§2.4.6).
+    /// offset 0 the delay is never below the target, so the window can only shrink
+    /// (docs/reproductions/dctcp-vs-swift.md, "Decisions and errata").
     MinRtt,
 }
 
 /// Parameters of the Swift family. Defaults: the Swift paper and the htsim Swift the MSwift
-/// paper builds on (spec `mswift-mnscc.md` §2.3).
+/// paper builds on (docs/models/swift.md).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SwiftParams {
@@ -146,8 +148,8 @@ pub struct SwiftParams {
     pub fixed_target: Option<TimeVal>,
     /// `base_target` per priority level, level 1 first (levels past the end take the last
     /// entry; flows without a level keep `base_target`): per-priority targets in one queue,
-    /// the PrioPlus paper's "Swift" baseline and its motivation examples (§3, spec
-    /// `prioplus.md` §4.1). `fixed_target` wins over it.
+    /// the PrioPlus paper's "Swift" baseline and its motivation examples (§3;
+    /// docs/models/swift.md). `fixed_target` wins over it.
     pub level_targets: Option<Vec<TimeVal>>,
     /// `formula` (default) or `min_rtt` (see `TargetMode`).
     pub target_mode: TargetMode,
@@ -266,7 +268,7 @@ pub struct Swift {
     loss_events: u64,
     /// LSwift/MSwift: runs of `loss_run` lost packets seen (each may cut, if allowed).
     long_runs: u64,
-    /// Smallest gap between two decreases, in smoothed RTTs at the later one (spec B6).
+    /// Smallest gap between two decreases, in smoothed RTTs at the later one (docs/reproductions/dctcp-vs-swift.md, B6).
     min_decrease_gap_rtts: f64,
 }
 
@@ -379,7 +381,8 @@ impl Swift {
     fn finish(&mut self, before: f64, now: Time, gate: Option<Time>) {
         self.cwnd = self.cwnd.clamp(self.p.min_cwnd_pkts, self.p.max_cwnd_pkts);
         // Strictly smaller: an ACK that could not decrease must not restart the clock
-        // (the specs' erratum to Algorithm 1's `<=`, mswift-mnscc.md §7).
+        // (an erratum to Algorithm 1's `<=`; docs/reproductions/dctcp-vs-swift.md,
+        // "Swift's decrease clock", and docs/reproductions/mswift.md, "LSwift reading").
         if self.cwnd < before {
             if let (Some(srtt), true) = (gate, self.t_last_decrease > Time::ZERO) {
                 let gap = (now - self.t_last_decrease).as_secs_f64() / srtt.as_secs_f64();
@@ -600,7 +603,7 @@ mod tests {
         assert_eq!(s.cwnd_pkts(), 16.0, "one unloaded RTT later: the next");
     }
 
-    /// dctcp-vs-swift §5 A5: ai = 1 gives 10 → 10.1 and 0.5 → 1.5 for one ACKed packet.
+    /// docs/reproductions/dctcp-vs-swift.md, A5: ai = 1 gives 10 → 10.1 and 0.5 → 1.5 for one ACKed packet.
     #[test]
     fn a5_additive_increase() {
         let mut s = swift(fixed(200), 10.0);
@@ -653,7 +656,7 @@ mod tests {
             let fs = s.target(w).as_us_f64() - 50.0;
             assert!((fs - expect).abs() < 1e-3, "fs({w}) = {fs}, expected {expect}");
         }
-        // Spot values stated in the spec: fs(1) = 29.39 us, fs(10) = 7.06 us.
+        // Spot values of the flow-scaling formula: fs(1) = 29.39 us, fs(10) = 7.06 us.
         assert!((s.target(1.0).as_us_f64() - 50.0 - 29.39).abs() < 0.01);
         assert!((s.target(10.0).as_us_f64() - 50.0 - 7.06).abs() < 0.01);
         // Without a fixed target: base_target + hops x per_hop.
@@ -665,9 +668,10 @@ mod tests {
         assert_eq!(swift(p, 5.0).target(5.0), Time::from_us(1 + 2 * 10));
     }
 
-    /// The study's min-RTT targets (spec §2.4.3 modes 0 and 1): the target is the smallest
+    /// The study's min-RTT targets (the study's Swift(baseRTT) and Swift(baseRTT + ε),
+    /// docs/reproductions/dctcp-vs-swift.md): the target is the smallest
     /// RTT sample so far plus the offset. Offset 0 with exact RTTs never increases (a
-    /// sample is never below its own minimum: the degenerate Swift(baseRTT), §2.4.6);
+    /// sample is never below its own minimum: the degenerate Swift(baseRTT) of docs/reproductions/dctcp-vs-swift.md);
     /// offset 1 ms increases while the RTT stays below min + 1 ms.
     #[test]
     fn min_rtt_target_tracks_the_smallest_sample() {
@@ -746,7 +750,7 @@ mod tests {
         assert_eq!(l.cwnd_pkts(), 50.0, "the same run grown is not a new signal");
     }
 
-    /// Swift cuts on any loss; LSwift (declared evidence, the spec's reading) only on a run
+    /// Swift cuts on any loss; LSwift (declared evidence, docs/reproductions/mswift.md's reading) only on a run
     /// of `loss_run` consecutive losses, once.
     #[test]
     fn lswift_forgives_isolated_losses() {
@@ -765,7 +769,7 @@ mod tests {
     }
 
     /// MSwift decides on the median of the last H = max(⌊cwnd/2⌋, 1) delays: a high delay
-    /// on one ACK in four never decreases the window (mswift-mnscc §6 A6/A7).
+    /// on one ACK in four never decreases the window (docs/reproductions/mswift.md, A6/A7).
     #[test]
     fn mswift_ignores_a_minority_of_slow_samples() {
         let mut m = Swift::new(&fixed(50), Variant::MSwift, &info());

@@ -1,6 +1,6 @@
 //! In-band network telemetry (INT) as HPCC uses it (Li et al., "HPCC: High Precision
-//! Congestion Control", SIGCOMM 2019, §3.2 and Fig. 4; spec `prioplus.md` §3, "INT per
-//! hop (qlen, txBytes, ts, link rate)").
+//! Congestion Control", SIGCOMM 2019, §3.2 and Fig. 4; docs/models/int.md: per hop qlen, txBytes, ts
+//! and link rate).
 //!
 //! Every switch egress port a data packet of an INT flow leaves by appends one record:
 //! the port's queue length after the packet was dequeued, its cumulative transmitted

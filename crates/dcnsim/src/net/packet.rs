@@ -7,7 +7,7 @@ use crate::units::Time;
 pub enum PacketKind {
     Data,
     Ack,
-    /// The receiver's report of a trimmed data packet (`psn`), spec smartt-nscc.md §2.8.
+    /// The receiver's report of a trimmed data packet (`psn`); docs/models/trimming.md, SMaRTT paper §III-D.
     Nack,
     /// Congestion notification (DCQCN's NP → RP), for ECN-marked data of the flow.
     Cnp,
@@ -34,7 +34,7 @@ pub mod flags {
     /// Data: a switch cut this packet to its header (trimming); it carries no payload.
     pub const TRIMMED: u16 = 128;
     /// A PrioPlus probe (data kind, minimum size, outside the flow's PSN space) or its echo
-    /// (ACK kind). Spec `prioplus.md` §2.6.
+    /// (ACK kind). PrioPlus paper §4.2.1; docs/models/prioplus.md.
     pub const PROBE: u16 = 256;
     /// Switches forward it along an explicit route (`routing::SourceRoutes`): path
     /// `entropy` of the flow's candidate set, forward for data, reversed for the
@@ -48,7 +48,8 @@ pub mod flags {
     /// telemetry of its data packet.
     pub const INT: u16 = 1 << 13;
     /// Data (`transport.ack_policy = "uec"`): the sender asks for an ACK at once, as its
-    /// window is full or it has nothing more to send (spec `smartt-nscc.md` §2.15 [H]).
+    /// window is full or it has nothing more to send (as uet-htsim's sender does;
+    /// docs/models/transport.md).
     pub const ACK_REQUEST: u16 = 1 << 14;
     /// ACK kind: a ConWeave control message from the destination to the source (RTT
     /// reply, CLEAR, NOTIFY; which one, in `Packet::ext`), not a transport ACK.
@@ -73,7 +74,7 @@ pub struct Packet {
     pub sent_at: Time,
     pub kind: PacketKind,
     pub flags: u16,
-    /// The flow's priority level, larger = more important (spec `prioplus.md` §2.1); 0 when
+    /// The flow's priority level, larger = more important (PrioPlus paper §4.1; docs/models/prioplus.md); 0 when
     /// the scenario gives none. With the 16-bit flags it still fits the 40 bytes a packet
     /// took before priorities and trimming (checked by a test).
     pub priority: u8,

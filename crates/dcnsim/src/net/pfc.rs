@@ -1,5 +1,5 @@
 //! Priority flow control (IEEE 802.1Qbb), the switch feature that makes RoCEv2 lossless:
-//! spec `smartt-nscc.md` §3.3 (the SMaRTT paper's "lossless RoCEv2" baseline, §IV-b) and
+//! docs/models/pfc.md (the SMaRTT paper's "lossless RoCEv2" baseline, §IV-b) and
 //! the DCQCN paper (Zhu et al., SIGCOMM'15) §2, which describes the mechanism and its
 //! head-of-line blocking.
 //!
@@ -15,15 +15,15 @@
 //!
 //! Classes follow the port's queues: `DATA` (the data FIFO or both DRR classes) and
 //! `CONTROL` (the priority queue of ACKs, NACKs and trimmed headers). With
-//! `per_priority` (802.1Qbb proper: a PAUSE names one priority; spec `prioplus.md` §3,
-//! "PFC per priority") and physical priority queues, data of queue q travels in class
+//! `per_priority` (802.1Qbb proper: a PAUSE names one priority, as the
+//! PrioPlus artefact's switches do) and physical priority queues, data of queue q travels in class
 //! `PRIORITY_BASE + q` instead of `DATA`, so a switch pauses only the level whose
 //! ingress count crossed `xoff`: the upstream port keeps serving the other queues, and a
 //! host's NIC keeps sending its flows of other levels. Without it every data packet shares
 //! `DATA`, and a PAUSE stops all levels of a link at once.
 //!
-//! Dynamic threshold (`SharedBuffer`, spec `prioplus.md` §3 "Shared buffer with Dynamic
-//! Threshold", §7.20; Choudhury & Hahne's DT as the PrioPlus artefact's switches use it).
+//! Dynamic threshold (`SharedBuffer`, docs/models/pfc.md, "Dynamic threshold";
+//! Choudhury & Hahne's DT as the PrioPlus artefact's switches use it).
 //! Instead of a fixed `xoff` per link, all lossless ingress queues (link, class) of a
 //! switch draw on one pool: the switch buffer less a small reserve per queue and, unless
 //! the headroom is free ("ideal" switches), the PFC headroom of every queue. A queue's

@@ -2,8 +2,8 @@
 //! propagation pipe to the far end. (Design: htsim's queue + pipe, fused so that one port
 //! needs at most one pending "free" event and one pending "arrive" event.)
 //!
-//! ECN marking follows the RED family used by DCTCP (DCTCP paper §3.1; spec
-//! `dctcp-vs-swift.md` §2.1): a step marker when `kmin == kmax`, otherwise RED's linear ramp
+//! ECN marking follows the RED family used by DCTCP (DCTCP paper §3.1;
+//! docs/models/ecn.md): a step marker when `kmin == kmax`, otherwise RED's linear ramp
 //! from `kmin` to `kmax` with peak probability `pmax`, applied at enqueue or at dequeue.
 //! The occupancy compared is the bytes waiting in the queue, not counting the packet being
 //! serialised.
@@ -310,7 +310,7 @@ mod tests {
         EcnPolicy { kmin: k, kmax: k, pmax: 1.0, at: MarkPoint::Enqueue, mark_if }
     }
 
-    /// Spec dctcp-vs-swift.md §5 A1: with K = 250 packets an arriving ECT packet is marked
+    /// docs/reproductions/dctcp-vs-swift.md, A1: with K = 250 packets an arriving ECT packet is marked
     /// iff q > K (paper) or q >= K (ns-3 mode).
     #[test]
     fn a1_step_marker_threshold() {
@@ -344,7 +344,7 @@ mod tests {
         }
     }
 
-    /// Spec smartt-nscc.md §6.1 U8 (RED part) with the paper's Kmin = 20 %, Kmax = 80 % of
+    /// docs/reproductions/smartt.md, U8 (RED part) with the paper's Kmin = 20 %, Kmax = 80 % of
     /// a 1-BDP queue (276 packets of 4160 B) and htsim's ramp to 1 at Kmax: the marked
     /// fraction over 10⁵ dequeues is 0 at or below Kmin, 0.5 ± 0.02 at the midpoint and 1
     /// above Kmax.

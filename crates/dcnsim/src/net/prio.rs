@@ -1,5 +1,5 @@
 //! Physical priority queues of a switch port: the baseline PrioPlus is compared against
-//! ("Physical + Swift", "Physical* + Swift"; PrioPlus paper §6.2, spec `prioplus.md` §3).
+//! ("Physical + Swift", "Physical* + Swift"; PrioPlus paper §6.2; docs/models/priority-queues.md).
 //!
 //! A port holds N FIFOs. A packet goes to the queue of its priority level (level 1 to
 //! queue 0, level N to queue N − 1; levels above N share the top queue, packets without a
@@ -9,7 +9,7 @@
 //! as many queues as the scenario has levels.
 //!
 //! With per-priority PFC (`net/pfc.rs`) a paused queue is passed over: `pop` serves only
-//! the queues its `eligible` mask allows. Not modelled (spec §3 "Switch features"): the
+//! the queues its `eligible` mask allows. Not modelled (docs/models/priority-queues.md): the
 //! Dynamic-Threshold buffer sharing; PFC's thresholds are static per ingress link and
 //! queue.
 

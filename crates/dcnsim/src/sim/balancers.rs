@@ -5,8 +5,8 @@
 use super::*;
 
 impl Simulation {
-    /// LAPS: a probe for flow `f`'s pair, if one of its paths is due one (spec laps.md
-    /// §2.4): a header and a 1-byte payload on that path.
+    /// LAPS: a probe for flow `f`'s pair, if one of its paths is due one (LAPS paper
+    /// §3.4; docs/models/laps.md): a header and a 1-byte payload on that path.
     #[cold]
     #[inline(never)]
     pub(super) fn laps_probe(&mut self, f: u32) -> Option<u32> {
@@ -66,7 +66,7 @@ impl Simulation {
     }
 
     /// LAPS receiver: every data packet is acknowledged at once with its one-way latency
-    /// in place of the cumulative ACK (spec §2.3, §2.6); the reorder buffer is sampled.
+    /// in place of the cumulative ACK (docs/models/laps.md); the reorder buffer is sampled.
     #[cold]
     #[inline(never)]
     pub(super) fn laps_received(&mut self, f: u32, pkt: &Packet, acks: &mut [Option<AckToSend>; 2]) {
@@ -79,8 +79,8 @@ impl Simulation {
     }
 
     /// LAPS sender: an ACK or a probe's echo updates its path's latency; an ACK also
-    /// declares lost what was sent before it on that path (spec §2.8), acknowledges its
-    /// packet, and drives the rate (§2.7).
+    /// declares lost what was sent before it on that path (docs/models/laps.md), acknowledges
+    /// its packet, and drives the rate (LAPS paper §3.6).
     #[cold]
     #[inline(never)]
     pub(super) fn laps_ack(&mut self, pkt: &Packet) {
@@ -136,7 +136,7 @@ impl Simulation {
     }
 
     /// A LAPS path's timer: if its deadline has passed, all that is outstanding on the
-    /// path is lost (spec §2.8: 8 ms, whatever the RTT).
+    /// path is lost (the artefact's 8 ms, whatever the RTT; docs/models/laps.md).
     #[cold]
     #[inline(never)]
     pub(super) fn path_rto_fired(&mut self, path: u32) {
@@ -174,7 +174,7 @@ impl Simulation {
     }
 
     /// CONGA: the path of flow `f`'s next packet: its current one, or, if the packet
-    /// starts a flowlet, the least congested candidate path (spec laps.md §3.4).
+    /// starts a flowlet, the least congested candidate path (docs/models/conga.md).
     #[cold]
     #[inline(never)]
     pub(super) fn conga_pick(&mut self, f: u32) -> u32 {
@@ -222,7 +222,7 @@ impl Simulation {
         self.conga.as_mut().expect("CONGA flows have CONGA state").on_feedback(first + pkt.entropy, metric, now);
     }
 
-    /// ConWeave: the path and header of flow `f`'s next data packet (spec laps.md §3.5).
+    /// ConWeave: the path and header of flow `f`'s next data packet (docs/models/conweave.md).
     #[cold]
     #[inline(never)]
     pub(super) fn conweave_pick(&mut self, f: u32) -> (u32, u16) {
@@ -236,7 +236,7 @@ impl Simulation {
     }
 
     /// ConWeave's destination: answers RTT requests, reports ECN marks, and hands `pkt`
-    /// to the receiver now, or holds it until its old path's TAIL (spec laps.md §3.5).
+    /// to the receiver now, or holds it until its old path's TAIL (docs/models/conweave.md).
     #[cold]
     #[inline(never)]
     pub(super) fn conweave_receive(&mut self, pkt: &Packet, h: u32) {

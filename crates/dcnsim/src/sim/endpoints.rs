@@ -256,7 +256,7 @@ impl Simulation {
     }
 
     /// The receiver answers a probe at once with a header-sized echo carrying its send
-    /// time; the flow's PSN space and receive state are untouched (spec prioplus.md §2.6).
+    /// time; the flow's PSN space and receive state are untouched (docs/models/prioplus.md).
     pub(super) fn echo_probe(&mut self, probe: &Packet) {
         let flow = &self.flows[probe.flow as usize];
         let echo = Packet {

@@ -368,7 +368,7 @@ impl Simulation {
         }
     }
 
-    /// Cuts data packet `h` to its header at port `p` (spec smartt-nscc.md §2.16: the
+    /// Cuts data packet `h` to its header at port `p` (docs/models/trimming.md: the
     /// arriving packet is the one trimmed). Returns its new size.
     pub(super) fn trim(&mut self, p: u32, h: u32) -> u64 {
         let header = self.cfg.header_bytes;

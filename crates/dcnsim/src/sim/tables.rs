@@ -46,7 +46,7 @@ impl Simulation {
         ]
     }
 
-    /// PLB's congestion re-paths by kind, summed over its flows (spec laps.md §3.6); only
+    /// PLB's congestion re-paths by kind, summed over its flows (docs/models/plb.md); only
     /// when some flow runs PLB.
     pub(super) fn plb_stats(&self) -> Vec<(&'static str, f64)> {
         let plb: Vec<_> = self.flows.iter().filter(|f| f.lb == LbName::Plb).map(|f| &f.plb).collect();

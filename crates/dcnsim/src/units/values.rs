@@ -170,7 +170,7 @@ pub enum WindowCap {
     /// No window: rate based only (the DCQCN paper).
     #[default]
     Off,
-    /// A bandwidth-delay product: the unified window of spec laps.md §3.7 for DCQCN and
+    /// A bandwidth-delay product: the unified window of the LAPS artefact (docs/models/dcqcn.md) for DCQCN and
     /// DCTCP (the largest one-way product over every path of every flow), the flow's own
     /// path (bottleneck × unloaded RTT) for `inflight_cap`.
     Bdp,

@@ -1,8 +1,8 @@
 //! Flow-size distributions as CDF points.
 
 /// A flow-size distribution given as points of its CDF, linear in between (the format of
-/// `shared/workloads/*.cdf` and of the HPCC/pFabric generators: "bytes probability" per
-/// line, `#` comments, probabilities rising to 1).
+/// the published workload CDF files of the HPCC/pFabric generators: "bytes probability"
+/// per line, `#` comments, probabilities rising to 1).
 #[derive(Clone, Debug)]
 pub struct SizeCdf {
     pub(super) points: Vec<(f64, f64)>,

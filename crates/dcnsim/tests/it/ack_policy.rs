@@ -1,5 +1,5 @@
-//! `transport.ack_policy = "uec"`: uet-htsim's coalescing receiver (spec `smartt-nscc.md`
-//! §2.15 [H]). It ACKs the first packet, a marked one, one carrying the sender's ACK
+//! `transport.ack_policy = "uec"`: uet-htsim's coalescing receiver
+//! (docs/models/transport.md). It ACKs the first packet, a marked one, one carrying the sender's ACK
 //! request, a duplicate and the last at once, and otherwise every `ack_ratio` packets,
 //! out-of-order ones included (the ACK's bitmap reports those).
 

@@ -1,4 +1,4 @@
-//! `kind = "coflow"` (spec prioplus.md §4.4 L2; `workload.rs` module header): coflows of
+//! `kind = "coflow"` (docs/reproductions/prioplus.md, F12AB; `workload` module header): coflows of
 //! M·R flows of S/(M·R) bytes arriving as a Poisson process at a target load. Checked
 //! against numbers computed here from the distributions' published points, not from the
 //! generator: conservation of each coflow's bytes and flows, the offered load over a long
@@ -14,7 +14,7 @@ use dcnsim::scenario::PrioritySpec;
 use dcnsim::workload::{coflow_arrivals, CoflowParams, CountDraw, Fb2010Like, SizeCdf};
 use dcnsim::{Rate, Time};
 
-/// The artefact's coflow size groups (spec §4.4 L2), upper edges in bytes: levels 8..1.
+/// The PrioPlus artefact's coflow size groups, upper edges in bytes: levels 8..1.
 const GROUP_EDGES: [u64; 7] = [500_000, 1_000_000, 6_000_000, 10_000_000, 25_000_000, 42_000_000, 137_000_000];
 
 fn fb_priority() -> PrioritySpec {

@@ -1,4 +1,4 @@
-//! D2TCP (Vamanan et al., SIGCOMM 2012; spec prioplus.md §3): of two flows sharing one
+//! D2TCP (Vamanan et al., SIGCOMM 2012; docs/models/dctcp.md): of two flows sharing one
 //! 100 Gbps bottleneck, the one with the nearer deadline (higher priority: deadline factor
 //! 1.5 against 12) cuts less on the same marks, so it carries more; plain DCTCP, which has
 //! no deadlines, splits the link evenly. Both are conservation-checked against the link.

@@ -1,7 +1,7 @@
-//! DCTCP on one bottleneck: spec `dctcp-vs-swift.md` §5 B1–B4, from the DCTCP paper's
+//! DCTCP on one bottleneck: docs/reproductions/dctcp-vs-swift.md, B1–B4, from the DCTCP paper's
 //! analysis (Alizadeh et al. 2010, §3.3). N long-lived flows share one 1 Gbps port of a
 //! star; 1500-byte packets; 20 us cables (base RTT about 105 us); buffer 2666 packets.
-//! Measured over [2 s, 10 s] after a 2 s warm-up, as the spec's setup prescribes.
+//! Measured over [2 s, 10 s] after a 2 s warm-up, as that document's setup prescribes.
 
 use crate::common;
 
@@ -66,7 +66,7 @@ fn measure(n: u32, cc: &str, k_pkts: u32, ecn: bool) -> Measured {
     };
     let delivered0: Vec<u64> = s.flows.iter().map(|f| f.receiver.delivered).collect();
 
-    // W* = (C·RTT + K) / N packets; A = ½·sqrt(2N(C·RTT + K)) (spec B1).
+    // W* = (C·RTT + K) / N packets; A = ½·sqrt(2N(C·RTT + K)) (DCTCP paper §3.3; B1).
     let rtt = s.flows[0].base_rtt.as_secs_f64();
     let c_rtt = RATE / 8.0 / PKT * rtt;
     let k = k_pkts as f64;
@@ -162,7 +162,7 @@ fn b4_dctcp_fair_share_for_2_8_16_flows() {
     }
 }
 
-/// The rate-based DCTCP (spec laps.md §3.8): two flows into one 100 Gb/s star port, the
+/// The rate-based DCTCP (docs/models/dctcp.md): two flows into one 100 Gb/s star port, the
 /// second starting 2 ms after the first, when the first holds the whole link. AIMD with a
 /// common additive step and multiplicative cuts converges to equal shares (Chiu and Jain
 /// 1989): each cut shrinks the difference of the two rates by the factor (1 − α/2), each

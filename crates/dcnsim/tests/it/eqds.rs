@@ -1,4 +1,4 @@
-//! EQDS receiver-driven credit (spec smartt-nscc.md §3.4, §2.19) on a 16:1 incast into
+//! EQDS receiver-driven credit (docs/models/eqds.md) on a 16:1 incast into
 //! one 100 Gbps star port, against numbers computed outside the simulator: the pull
 //! count conservation law, the receiver link's wire time, and the speculative windows as
 //! the only source of trims.
@@ -81,7 +81,7 @@ fn packets_lost_outright_are_resent_on_self_granted_credit() {
     assert!(stat(&s, "drops") > 0.0 && stat(&s, "timeouts") > 0.0);
 }
 
-/// EQDS + SMaRTT (§2.19): both the window and the credit gate each packet; the
+/// EQDS + SMaRTT (docs/models/eqds.md): both the window and the credit gate each packet; the
 /// combination completes near the same bound and never has more in flight than NSCC's
 /// largest window allows.
 #[test]

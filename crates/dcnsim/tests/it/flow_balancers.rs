@@ -1,5 +1,5 @@
 //! The flow- and flowlet-level load balancers the LAPS paper compares against, in one
-//! test binary (spec laps.md §3.3-§3.5):
+//! test binary (docs/models/letflow.md, conga.md, conweave.md):
 //! - LetFlow (`lb = "letflow"`): a flow changes path only across a sending gap longer than
 //!   the flowlet timeout;
 //! - CONGA (`lb = "conga"`), over the rail fabric's candidate paths: each flowlet takes the

@@ -1,5 +1,5 @@
 //! HPCC on one bottleneck (Li et al., SIGCOMM 2019, §3.3; the PrioPlus paper's baseline,
-//! spec `prioplus.md` §3). The spec's reference star: 100 Gbps, 3 µs links (base RTT
+//! docs/models/hpcc.md). The PrioPlus micro-benchmarks' reference star: 100 Gbps, 3 µs links (base RTT
 //! ≈ 12 µs), 1 KB packets, per-packet ACKs, no ECN.
 //!
 //! HPCC's fixed point (§3.3): each flow's window settles where the multiplicative step

@@ -1,4 +1,4 @@
-//! LAPS end to end (spec laps.md §7, A6–A10): latency-aware spraying over the rail
+//! LAPS end to end (docs/reproductions/laps.md, A6–A10): latency-aware spraying over the rail
 //! fabric's candidate paths, per-path loss inference, probes, reverse-path ACKs and the
 //! window bound, on the artefact's rail fabric (8 servers × 8 GPUs, 200G GPU links, 100G
 //! rail and NVLink links, 1 µs per link, 1048-byte packets with 48-byte headers).
@@ -66,7 +66,7 @@ fn a6_no_false_losses_in_a_lossless_fabric() {
         load = 0.8
         stop = "40us"
     "#;
-    // The VL2 data-mining CDF (spec laps.md §5.1) up to 3.16 MB (its 95th percentile):
+    // The VL2 data-mining CDF (LAPS paper §4; docs/reproductions/laps.md) up to 3.16 MB (its 95th percentile):
     // the 1 GB tail would take seconds of simulated time.
     let dm =
         "0 0\n180 0.1\n216 0.2\n560 0.3\n900 0.4\n1100 0.5\n1870 0.6\n3160 0.7\n10000 0.8\n400000 0.9\n3160000 1\n";
@@ -162,7 +162,7 @@ fn a9_acks_take_the_reverse_path_at_high_priority() {
 }
 
 /// A10 (and B9's incast half): eight GPUs on other servers send 2 MB each to one GPU.
-/// Every inter-server pair's target latency is T = 9244 ns (an 8-link path, spec §4.2),
+/// Every inter-server pair's target latency is T = 9244 ns (an 8-link path, docs/models/topologies.md),
 /// so W = 2 · 9244 ns · 200 Gb/s / 8 = 462,200 bytes; no flow ever has more in flight,
 /// the window is reached, and the rate control cuts.
 #[test]
@@ -215,7 +215,7 @@ fn bad_laps_settings_are_refused_up_front() {
     assert!(e.contains("lb") && e.contains("dragonfly"), "{e}");
 }
 
-/// The DCQCN baselines' unified window on the rail (spec §3.7, `dcqcn.window = "bdp"`):
+/// The DCQCN baselines' unified window on the rail (docs/models/dcqcn.md, `dcqcn.window = "bdp"`):
 /// the largest one-way delay × bottleneck over every candidate path of every flow, for
 /// a full 1048-byte packet. A same-server pair has one path, GPU → edge → NVLink switch
 /// → edge → GPU (200G, 100G, 100G, 200G links of 1 µs): 4 µs + 2 × 41.92 + 2 × 83.84 ns
@@ -236,7 +236,7 @@ fn dcqcn_unified_window_is_the_longest_candidate_path_bdp() {
     assert_eq!(window("src,dst,size,start\n0,1,1MB,0\n0,9,1MB,0\n"), vec![107_336.0, 107_336.0]);
 }
 
-/// The rate-based DCTCP PLB runs on (spec §3.8) takes the same unified window as DCQCN
+/// The rate-based DCTCP PLB runs on (docs/models/dctcp.md) takes the same unified window as DCQCN
 /// with `dctcp.rate.window = "bdp"` (the two hand-computed values of the test above), no
 /// window with "off", and starts at the sending GPU's 200 Gb/s NIC rate.
 #[test]

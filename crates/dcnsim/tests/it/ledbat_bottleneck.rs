@@ -1,8 +1,8 @@
-//! LEDBAT on one bottleneck (RFC 6817 §2.4; spec `prioplus.md` §3 "LEDBAT details"). The
-//! spec's reference star: 100 Gbps, 3 µs links (base RTT ≈ 12 µs), 1 KB packets, per-packet
+//! LEDBAT on one bottleneck (RFC 6817 §2.4; docs/models/ledbat.md). The PrioPlus
+//! micro-benchmarks' reference star: 100 Gbps, 3 µs links (base RTT ≈ 12 µs), 1 KB packets, per-packet
 //! ACKs, a deep buffer, no ECN. LEDBAT's fixed point is off_target = 0, i.e. a queueing
-//! delay equal to TARGET, with the link full; checked for the spec's lowest and highest
-//! datacenter targets (4 and 32 µs, §3) and 16 µs.
+//! delay equal to TARGET, with the link full; checked for the PrioPlus baseline's lowest and
+//! highest datacenter targets (4 and 32 µs, PrioPlus paper §6.2) and 16 µs.
 
 use crate::common;
 
@@ -68,12 +68,12 @@ fn ledbat_holds_the_queue_at_its_target() {
     }
 }
 
-/// PrioPlus over LEDBAT (spec §2.8) on the spec's reference star with 8 levels, AC7's
+/// PrioPlus over LEDBAT (docs/models/prioplus.md) on the reference star with 8 levels, AC7's
 /// two-level setup: 10 low flows (level 2) from 0, 10 high flows (level 4) from 1 ms to
 /// 3 ms. AC7 (a): from 2 ms to 3 ms the high aggregate is ≥ 95 % of the link and the low
 /// one (data plus probes) ≤ 2 %; (c) the low flows are back to ≥ 95 % within 0.5 ms of the
-/// high flows stopping. The spec states AC7 for PrioPlus over Swift; the paper integrates
-/// LEDBAT the same way (§4, §6.2), so the same bounds are asked of it.
+/// high flows stopping. docs/reproductions/prioplus.md states AC7 for PrioPlus over Swift;
+/// the paper integrates LEDBAT the same way (§4, §6.2), so the same bounds are asked of it.
 #[test]
 fn prioplus_over_ledbat_preempts_strictly() {
     let mut s = common::sim(

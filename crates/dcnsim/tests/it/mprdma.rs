@@ -1,4 +1,4 @@
-//! MPRDMA (`cc = "mprdma"`, spec `smartt-nscc.md` §3.2) in the network.
+//! MPRDMA (`cc = "mprdma"`, docs/models/mprdma.md) in the network.
 
 use crate::common::*;
 

@@ -1,7 +1,7 @@
 //! The Mathis et al. (1997) law for one NewReno flow under random loss:
 //! throughput = 1.22 · MSS / (RTT · √p) with per-packet ACKs, when the path's capacity is
-//! far above that rate (so RTT stays at its base value). The mswift-mnscc spec (§2.1, Thm 1)
-//! rests on it. Here a dumbbell's shared link loses packets with probability p; the
+//! far above that rate (so RTT stays at its base value). The MSwift paper's analysis (§II,
+//! Theorem 1) rests on it. Here a dumbbell's shared link loses packets with probability p; the
 //! hosts' links are lossless, so p is the per-packet loss rate of the path.
 
 use crate::common;

@@ -1,5 +1,5 @@
-//! NSCC fidelity sanity checks, spec `mswift-mnscc.md` §6 A10, on the MSwift paper's
-//! network (§4.1: 800 Gbps, 0.5 µs links, 4160-byte packets, 800 KB buffers, one 40 KB ECN
+//! NSCC fidelity sanity checks, docs/reproductions/mswift.md A10, on the MSwift paper's
+//! network (§IV-A: 800 Gbps, 0.5 µs links, 4160-byte packets, 800 KB buffers, one 40 KB ECN
 //! step at dequeue, no trimming):
 //!
 //! - one flow alone on one path reaches ≥ 95 % of the line rate and its window never
@@ -55,7 +55,7 @@ fn unloaded_rtt_us(links: f64) -> f64 {
 fn a10_single_flow_reaches_line_rate_within_maxwnd() {
     // Hosts 0 and 15 of a k = 4 fat tree sit in different pods: 6 links each way.
     let rtt_us = unloaded_rtt_us(6.0);
-    assert!((rtt_us - 6.253).abs() < 0.001, "spec §4.1's 6.253 us, got {rtt_us}");
+    assert!((rtt_us - 6.253).abs() < 0.001, "the MSwift fabric's 6.253 us, got {rtt_us}");
     let maxwnd = 1.5 * RATE_BPS / 8.0 * rtt_us * 1e-6;
     for (cc, nscc) in VARIANTS {
         let toml = scenario(

@@ -1,8 +1,8 @@
-//! PFC (`[switch.pfc]`, `net/pfc.rs`) acceptance checks from issue 4 and spec
-//! `smartt-nscc.md` §3.3: a lossless incast drops nothing and pauses its senders, and the
+//! PFC (`[switch.pfc]`, `net/pfc.rs`) acceptance checks from issue 4 and the SMaRTT
+//! paper's RoCEv2 baseline (docs/models/pfc.md): a lossless incast drops nothing and pauses its senders, and the
 //! classic PFC victim: head-of-line blocking spreads a congested port's pauses to a flow
 //! whose own path is uncongested (DCQCN paper §2). Senders use `cc = "none"` (line rate,
-//! the spec's simulated RoCEv2 without DCQCN), so every number below follows from link
+//! the SMaRTT paper's simulated RoCEv2 without DCQCN), so every number below follows from link
 //! rates alone.
 
 use crate::common::*;
@@ -93,7 +93,7 @@ fn victim_dumbbell(switch: &str, workloads: &str) -> String {
     )
 }
 
-/// The classic PFC victim (DCQCN paper §2; spec `smartt-nscc.md` §3.3). Dumbbell: left
+/// The classic PFC victim (DCQCN paper §2; docs/models/pfc.md). Dumbbell: left
 /// switch L with hosts 0-3, right switch R with hosts 4-7, 100 Gbps host links, a
 /// 200 Gbps L-R link. Hosts 0, 5 and 6 send to host 4 (a 3:1 incast at R's port to 4);
 /// host 1 sends to host 7: the victim, whose path L→R→7 has room for it (0→4 and 1→7
@@ -390,7 +390,7 @@ fn dynamic_incast(k: u32, dynamic: &str) -> (String, String) {
     (toml, format!("src,dst,size,start\n{flows}"))
 }
 
-/// Dynamic threshold (spec `prioplus.md` §3; Choudhury & Hahne): with k ingress queues of
+/// Dynamic threshold (docs/models/pfc.md; Choudhury & Hahne): with k ingress queues of
 /// one switch congested together, each may hold α/(1 + kα) of the shared pool, P/(4 + k)
 /// for α = 1/4, where P is the buffer less 4 KiB reserve and the PFC headroom per queue
 /// (6 links here, one lossless class). The incast's senders are symmetric, so each

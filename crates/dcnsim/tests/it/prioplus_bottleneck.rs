@@ -1,15 +1,17 @@
-//! PrioPlus over Swift on one bottleneck (spec `prioplus.md` §6, AC5, AC7, AC9; the paper's
-//! Fig. 10 micro-benchmarks, §6.1). The spec's reference star: 100 Gbps, 3 µs links (base
-//! RTT ≈ 12 µs), 1 KB packets, per-packet ACKs at top priority, a deep buffer, no ECN;
-//! channels per §2.2 (4 µs spacing, 2.4 µs limit gap), W_AI = 150 B, β = 0.8, max_mdf = 0.5.
-//! Every bound below is the spec's (marked "suggested" there where it is a tolerance).
+//! PrioPlus over Swift on one bottleneck (docs/reproductions/prioplus.md, AC5, AC7, AC9;
+//! the paper's Fig. 10 micro-benchmarks, §6.1). The reference star: 100 Gbps, 3 µs links
+//! (base RTT ≈ 12 µs), 1 KB packets, per-packet ACKs at top priority, a deep buffer, no
+//! ECN; channels per PrioPlus paper §4.3.2 (4 µs spacing, 2.4 µs limit gap), W_AI = 150 B,
+//! β = 0.8, max_mdf = 0.5.
+//! Every bound below is docs/reproductions/prioplus.md's (where it is a tolerance, one that
+//! the reproduction suggests rather than the paper).
 //!
 //! Known shortfall (AC7 b): when the ten level-4 flows arrive they converge with repeated
 //! collective overshoots of their own D_limit (all stop, the link idles for a probe wait);
 //! utilisation is therefore not ≥ 95 % between 1.2 and 2 ms. The test prints that span
 //! and checks (b) outside it; the strict-priority result (a) and the recovery (c) hold.
 //! After the high flows stop, (b) is checked from the end of (c)'s 0.5 ms budget: the
-//! spec's 0.2 ms for (b) and 0.5 ms for (c) cannot both bind.
+//! check's 0.2 ms for (b) and 0.5 ms for (c) cannot both bind.
 
 use crate::common;
 
@@ -102,7 +104,7 @@ fn ac5_linear_start() {
     assert!(seen_steps >= 6.0, "only {seen_steps} linear-start rounds");
     let full = first_full.expect("never reached 95 % of line rate");
     assert!(full <= 120.0 + window_us as f64, "95 % of line rate only in the window ending at {full} µs");
-    // The spec's last AC5 bullet (adaptive increase lifts the queue to D_target^1) cannot
+    // AC5's last bullet (adaptive increase lifts the queue to D_target^1) cannot
     // happen here: one sender whose NIC runs at the bottleneck's rate cannot build a queue
     // at the switch, so the flow only ever sees the base RTT. What must hold is that the
     // delay never reached D_limit^1.
@@ -190,7 +192,7 @@ fn ac7_strict_two_level_preemption() {
             assert!(lo <= 0.02, "t {t} µs: low share {lo:.4}");
         }
         // The cold start of the low flows (probe, overshoot, stop, linear start) takes
-        // about 0.25 ms here; the spec's transitions are the high flows' start and stop.
+        // about 0.25 ms here; AC7's transitions are the high flows' start and stop.
         // Known shortfall: while the ten high flows converge (1.2 to 2 ms) they overshoot
         // their own limit together, all stop, and the link idles for a probe wait; (b) is
         // checked outside that span (see the note in the module header).
@@ -209,8 +211,8 @@ fn ac7_strict_two_level_preemption() {
 }
 
 /// AC9 (Fig. 10b): 300 flows of 500 KB start together at level 5 (D_target 32 µs = 20 µs
-/// of queue, D_limit 34.4 µs), W_LS = 0.125 BDP (the micro-benchmarks' value, spec §2.5).
-/// After 2 ms (the spec suggests 1 ms; here the first overshoot, 300 × W_LS = 5.6 MB, takes
+/// of queue, D_limit 34.4 µs), W_LS = 0.125 BDP (the micro-benchmarks' value, PrioPlus paper §4.4).
+/// After 2 ms (AC9 suggests 1 ms; here the first overshoot, 300 × W_LS = 5.6 MB, takes
 /// 0.5 ms to drain and the probes then wait delay − D_target ≈ 0.4 ms, §4.2.1), ≥ 90 % of 10 µs queue samples lie in
 /// [D_target − A, D_limit + 1 µs] in queueing-delay terms (16.8 to 23.4 µs) and the link
 /// stays ≥ 95 % busy until the flows drain; without cardinality estimation utilisation
@@ -255,13 +257,13 @@ fn ac9_incast_cardinality_control() {
     assert!(low > 0.10, "without cardinality estimation, under 90 % in only {:.1} % of samples", 100.0 * low);
 }
 
-/// AC7 (d) (Fig. 10c's ablation, spec §2.7 c): with adaptive increase every RTT
+/// AC7 (d) (Fig. 10c's ablation, PrioPlus paper §4.2.3): with adaptive increase every RTT
 /// (`dual_rtt = false`) the high aggregate swings at least twice as much over the first
 /// 2 ms of the high flows as with dual-RTT adaptive increase. Measured on the high share of
 /// the link in 20 µs bins, from the first bin at 95 % (the start-up ramp before it is not a
 /// swing) to 3 ms.
 ///
-/// The spec's peak-to-trough (max − min) cannot tell the two apart here: both runs touch 0
+/// AC7's peak-to-trough (max − min) cannot tell the two apart here: both runs touch 0
 /// and 1 (seed 3: min 0.000, max 1.000 each), because the dual-RTT run has the collective
 /// overshoots of AC7 (b)'s known shortfall (4 of its 79 bins below 0.5). The test therefore
 /// takes a robust peak-to-trough, the 90th minus the 10th percentile of the bins, so that a

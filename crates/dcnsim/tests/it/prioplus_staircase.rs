@@ -1,9 +1,9 @@
-//! PrioPlus acceptance checks AC6, AC8 and AC12 (spec `prioplus.md` §6): dual-RTT
-//! observability (the paper's Fig. 6), the eight-level staircase (Fig. 10a, spec §4.3 S1)
-//! and the probe overhead while seven levels are stopped (spec §2.9 item 5). The network
-//! is the spec's reference star: 100 Gbps, 3 µs links (base RTT ≈ 12 µs), 1 KB packets,
+//! PrioPlus acceptance checks AC6, AC8 and AC12 (docs/reproductions/prioplus.md): dual-RTT
+//! observability (the paper's Fig. 6), the eight-level staircase (Fig. 10a, micro-benchmark
+//! S1) and the probe overhead while seven levels are stopped (PrioPlus paper §4.2.1). The
+//! network is the micro-benchmarks' reference star: 100 Gbps, 3 µs links (base RTT ≈ 12 µs), 1 KB packets,
 //! per-packet ACKs at top priority, a deep buffer, no ECN. Every bound asserted below is
-//! the spec's or follows from arithmetic on the setting; none is read off our own output.
+//! docs/reproductions/prioplus.md's or follows from arithmetic on the setting; none is read off our own output.
 
 use crate::common;
 
@@ -70,7 +70,7 @@ impl CongestionControl for SteppedWindow {
     }
 }
 
-/// Spec prioplus.md §6 AC6 (dual-RTT observability, the paper's Fig. 6 and §4.2.3):
+/// docs/reproductions/prioplus.md, AC6 (dual-RTT observability, the paper's Fig. 6 and §4.2.3):
 /// with a standing queue, growing cwnd by one packet at the boundary that starts round k
 /// leaves the sample closing round k unchanged and makes the sample closing round k+1
 /// larger by one packet's serialisation time, 80 ns at 100 G / 1 KB.
@@ -168,7 +168,7 @@ fn ac6_dual_rtt_observability() {
 const LINE: f64 = 12_500.0;
 const LEVELS: u32 = 8;
 const FLOWS_PER_LEVEL: u32 = 30;
-/// Schedule granularity (spec §4.3 S1) and the settling time AC8 ignores after each change.
+/// Schedule granularity (micro-benchmark S1) and the settling time AC8 ignores after each change.
 const WINDOW_US: u64 = 5_000;
 const SETTLE_US: u64 = 500;
 /// Meter bin: fine enough to show how long a transition lasts.
@@ -266,19 +266,19 @@ impl CongestionControl for ProbeAudit {
     }
 }
 
-/// Start and stop of level `i` (1 = lowest) in µs, per the Fig. 10a schedule (spec §4.3
-/// S1): level i starts at 5(i − 1) ms and stops at 80 − 5(i − 1) ms, so the top level runs
+/// Start and stop of level `i` (1 = lowest) in µs, per the Fig. 10a schedule
+/// (micro-benchmark S1): level i starts at 5(i − 1) ms and stops at 80 − 5(i − 1) ms, so the top level runs
 /// from 35 to 45 ms and the lowest from 0 to 80 ms.
 fn schedule_us(i: u32) -> (u64, u64) {
     (WINDOW_US * (i as u64 - 1), 16 * WINDOW_US - WINDOW_US * (i as u64 - 1))
 }
 
 /// The Fig. 10a scenario: 8 levels × 30 long flows into one receiver (host 0), with the
-/// micro-benchmark settings of spec §4.3 S1 (from [A]'s fig10a configuration): channels per
-/// §2.2, W_LS = 0.125 BDP, W_AI = 0.0012 BDP = 180 B, filter off (1 sample). As in [A], the
-/// top level starts at once at line rate and the others probe before starting (the default
-/// `direct_start_levels`, the top eighth). Each of the 30 sender hosts carries one flow of
-/// every level (in [A] each flow has a host of its own; here the NICs are never the
+/// micro-benchmark settings of S1 (from the PrioPlus artefact's fig10a configuration):
+/// channels per PrioPlus paper §4.3.2, W_LS = 0.125 BDP, W_AI = 0.0012 BDP = 180 B, filter
+/// off (1 sample). As in the artefact, the top level starts at once at line rate and the
+/// others probe before starting (the default `direct_start_levels`, the top eighth). Each of the 30 sender hosts carries one flow of
+/// every level (in the artefact each flow has a host of its own; here the NICs are never the
 /// bottleneck: at most 100 Gbps leave all 30 hosts together).
 fn staircase() -> Simulation {
     let mut workloads = String::new();
@@ -441,7 +441,7 @@ fn run_staircase() -> Staircase {
     Staircase { windows, top_only_probe_bytes, base_rtt: s.flows[0].base_rtt, probes_in_flight }
 }
 
-/// Spec prioplus.md §6 AC8 (eight-level staircase, Fig. 10a; schedule of §4.3 S1), the
+/// docs/reproductions/prioplus.md, AC8 (eight-level staircase, Fig. 10a; schedule of S1), the
 /// utilisation bullet: in every 5 ms window, ignoring the first 0.5 ms after the change that
 /// opens it, the bottleneck carries ≥ 95 % of its capacity (a flow is active in every
 /// window). Measured over each window's last 4.5 ms. The run takes about 0.7 s (release).
@@ -453,7 +453,7 @@ fn ac8_staircase_keeps_the_link_busy() {
     }
 }
 
-/// Spec prioplus.md §6 AC8 (eight-level staircase, Fig. 10a; schedule of §4.3 S1): in every
+/// docs/reproductions/prioplus.md, AC8 (eight-level staircase, Fig. 10a; schedule of S1): in every
 /// 5 ms window, ignoring the first 0.5 ms after the change that opens it, the highest
 /// active level carries ≥ 95 % of the link's throughput and all lower levels together
 /// (data and probes) ≤ 3 %. Measured over each window's last 4.5 ms.
@@ -464,7 +464,7 @@ fn ac8_staircase_keeps_the_link_busy() {
 /// lasting until about 31.5 ms (0.5 ms ignored, 1 ms more). Cause, traced per flow: level
 /// 6 is pushed above its limit and stops, its bytes leave the queue, and the queue falls
 /// below the limits of levels 3–5, whose probes then restart them at one packet; level 7's
-/// dual-RTT adaptive increase, sized as if all of the queue were its own (spec §2.7 c),
+/// dual-RTT adaptive increase, sized as if all of the queue were its own (PrioPlus paper §4.2.3),
 /// adds about half its window at once, the stale samples hide the returning lower levels,
 /// and with the filter off (S1) one sample above D_limit^7 stops all 30 level-7 flows
 /// together; the queue then empties and every level restarts. The same collective
@@ -480,15 +480,15 @@ fn ac8_staircase_highest_level_takes_the_link() {
     }
 }
 
-/// Spec prioplus.md §6 AC12 (probe overhead), in the AC8 run: while only the top level is
+/// docs/reproductions/prioplus.md, AC12 (probe overhead), in the AC8 run: while only the top level is
 /// scheduled (35–45 ms; the 210 flows of levels 1–7 are stopped and probing) probe traffic
-/// is ≈ 1.6 % of the link (spec §2.9 item 5) and < 2.5 %; and a stopped flow never has
+/// is ≈ 1.6 % of the link (PrioPlus paper §4.2.1) and < 2.5 %; and a stopped flow never has
 /// more than one probe in flight (checked over the whole run, every flow, event by event).
 ///
-/// The prediction is recomputed here from §2.9 item 5's model with this path's base RTT:
-/// the queue sits at the top level's target, so a probe of level i sees delay D_target^8,
+/// The prediction is recomputed here from the probe-cost model of PrioPlus paper §4.2.1
+/// with this path's base RTT: the queue sits at the top level's target, so a probe of level i sees delay D_target^8,
 /// waits (D_target^8 − D_target^i) + BaseRtt/2 on average and spends D_target^8 in flight;
-/// 30 flows per level send 64 B per such period. The spec gives no tolerance for "≈"; 20 %
+/// 30 flows per level send 64 B per such period. AC12 gives no tolerance for "≈"; 20 %
 /// is allowed for the delay fluctuating around D_target^8 and for the top level's start-up
 /// (its line-rate start lifts the delay far above D_target^8 for a few hundred µs, which
 /// lengthens the probe waits).
@@ -496,7 +496,7 @@ fn ac8_staircase_highest_level_takes_the_link() {
 fn ac12_probe_overhead() {
     let run = run_staircase();
     let base = run.base_rtt.as_us_f64();
-    let target = |i: u32| base + 4.0 * i as f64; // D_target^i, µs (spec §2.2)
+    let target = |i: u32| base + 4.0 * i as f64; // D_target^i, µs (PrioPlus paper §4.3.2)
     let predicted: f64 = (1..LEVELS)
         .map(|i| {
             let period = target(LEVELS) + (target(LEVELS) - target(i)) + base / 2.0;

@@ -1,4 +1,5 @@
-//! RoCEv2 as a scenario configuration (spec `smartt-nscc.md` §3.3): DCQCN
+//! RoCEv2 as a scenario configuration (the SMaRTT paper's baseline, §IV-b;
+//! docs/models/dcqcn.md, docs/models/pfc.md): DCQCN
 //! (`cc = "dcqcn"`) + PFC (`[switch.pfc]`) + go-back-N (`loss_recovery = "go_back_n"`),
 //! with the DCQCN paper's RED settings (Zhu et al. 2015, §5: Kmin = 5 KB, Kmax = 200 KB,
 //! Pmax = 1 %).
@@ -38,7 +39,7 @@ fn rocev2(extra_switch: &str, duration: &str) -> String {
 /// half of the run), and the receiver rate-limits CNPs to one per 50 µs per flow, so each
 /// flow gets at most 1 + run time / 50 µs of them. The pair cannot exceed the link's
 /// payload rate (100 × 4032/4096 Gbps). It does not fill it either: the line-rate start
-/// draws a few CNPs in a row while α ≈ 1, and with the spec's NIC-default R_AI = 5 Mbps
+/// draws a few CNPs in a row while α ≈ 1, and with the NIC-default R_AI = 5 Mbps
 /// per 55 µs a flow regains only ≈ 0.1 Gbps per ms after fast recovery (the slow
 /// recovery behind "DCQCN underutilises" in the SMaRTT paper's hardware runs, §V-A).
 #[test]
@@ -109,7 +110,7 @@ fn bad_dcqcn_input_names_the_field() {
     assert!(e.contains("transport.dcqcn") && e.contains("rate_hia"), "{e}");
 }
 
-/// DCQCN's unified window (spec laps.md §3.7, `dcqcn.window = "bdp"`): on the star, every
+/// DCQCN's unified window (docs/models/dcqcn.md, `dcqcn.window = "bdp"`): on the star, every
 /// path is host → switch → host, two 100 Gbps links of 1 µs, so the one-way delay of a
 /// full 4096-byte packet is 2 × (1 µs + 327.68 ns) = 2655.36 ns and the window is
 /// 2655.36 ns × 100 Gb/s / 8 = 33,192 bytes. Sampled every 50 ns, neither sender of the

@@ -1,4 +1,4 @@
-//! Spec `smartt-nscc.md` §6.2 scenario checks at a size CI can run, in one test binary:
+//! The scenario checks of docs/reproductions/smartt.md at a size CI can run, in one test binary:
 //! A1 (incast convergence), A2 (trimming against timeouts), A7 (RTT fairness) and A12
 //! (the queue target). Each section's comment says what it checks and what does not hold.
 
@@ -9,15 +9,15 @@ use dcnsim::{Simulation, Time};
 
 // ==== A1 =====================================================================
 //
-// Spec `smartt-nscc.md` §6.2 A1, incast convergence through QuickAdapt: N:1 incasts,
+// docs/reproductions/smartt.md, A1: incast convergence through QuickAdapt: N:1 incasts,
 // N ∈ {16, 32}, of 8 MiB per sender on a non-blocking fat tree with trimming.
 //
 // Scaled for CI as `common/smartt.rs` describes (radix-6 fat tree, 54 hosts, the paper's
-// links, buffer and RED thresholds); sizes are the spec's. One seed per N and mode (the
-// spec asks for the mean over ≥ 3 seeds; `dcnsim reproduce smartt` is the place for that).
+// links, buffer and RED thresholds); sizes are the check's. One seed per N and mode (the
+// check asks for the mean over ≥ 3 seeds; `dcnsim reproduce smartt` is the place for that).
 // Both NSCC modes run; the paper mode's window bullet does not hold (below).
 //
-// Checks, all with the spec's bounds:
+// Checks, all with the bounds of docs/reproductions/smartt.md:
 // - 3 target RTTs after the first NACK, every sender's window lies in
 //   [0.5, 2] × C·trtt/N, its fair share of the receiver's link over its own target RTT;
 // - over the second half of the ideal completion time the receiver's downlink queue
@@ -27,11 +27,11 @@ use dcnsim::{Simulation, Time};
 // What does not hold: in `smartt_paper` mode the window bullet. QuickAdapt does set each
 // window to ≈ 0.5 × C·trtt/N about two target RTTs after the first NACK, but the NACKs of
 // the packets still in flight then keep arriving, and the paper's Algorithm 4 subtracts
-// each one even during the ignore phase (spec §7.10, the mode's default), so every window
-// falls to 1 MTU (0.04 × the fair share for N = 16) and only climbs back to the fair
-// share by ≈ 9 target RTTs after the first NACK. `nscc_htsim` skips that subtraction and
-// holds the bullet at N = 16 (all windows within 1.3 × the fair share at 3 target RTTs),
-// which is asserted. The completion-time, queue and trim bullets hold in paper mode for
+// each one even during the ignore phase (what the mode does; docs/models/nscc.md), so
+// every window falls to 1 MTU (0.04 × the fair share for N = 16) and only climbs back to
+// the fair share by ≈ 9 target RTTs after the first NACK. `nscc_htsim` skips that
+// subtraction and holds the bullet at N = 16 (all windows within 1.3 × the fair share at
+// 3 target RTTs), which is asserted. The completion-time, queue and trim bullets hold in paper mode for
 // both N. `nscc_htsim` at N = 32 (not asserted; A1 is a paper-mode check) misses them
 // narrowly: three intra-rack senders at 2.2–2.4 × their fair share, a mean queue of 225
 // packets against Kmax = 221, and 38 trims in the second half.
@@ -121,22 +121,22 @@ fn a1_incast_32_to_1_converges() {
 
 // ==== A2 =====================================================================
 //
-// Spec `smartt-nscc.md` §6.2 A2 (the paper's Fig. 7): trimming against timeouts. For
+// docs/reproductions/smartt.md, A2 (the paper's Fig. 7): trimming against timeouts. For
 // 32:1 incasts of 256 KiB and 1 MiB, the incast's completion with timeouts (switches
 // drop; NSCC recovers by its fixed RTO, 15 µs + 6 buffer drains = 83.9 µs ≈ 7 base
-// RTTs, §2.9) exceeds that with trimming (switches trim; receivers NACK) by 3 to 10
+// RTTs; docs/models/nscc.md) exceeds that with trimming (switches trim; receivers NACK) by 3 to 10
 // inter-pod base RTTs (11.453 µs): the paper's "≈ 6 brtt sooner" (§III-D). For 32 MiB
 // messages the two differ by less than 5 %.
 //
 // Scaled for CI as `common/smartt.rs` describes (radix-6 fat tree, the paper's links and
-// 1-BDP buffers); message sizes and N are the spec's; one seed (the spec's ≥ 3 seeds
+// 1-BDP buffers); message sizes and N are the check's; one seed (its ≥ 3 seeds
 // belong to `dcnsim reproduce smartt`).
 //
-// The timeout model (spec §2.9, htsim's sender): the timer is armed for the oldest
+// The timeout model (htsim's sender; docs/models/transport.md): the timer is armed for the oldest
 // transmission still out (its send time + RTO; ACKs of other packets do not restart it),
 // each expired packet is a timeout of its own (`cwnd = max(cwnd − size, MTU)`, none in
 // the QuickAdapt ignore phase, whose bytes it counts like a NACK), and resends go only as
-// the window allows (no pacing, §2.11).
+// the window allows (no pacing, as in htsim's sender).
 //
 // Measured (seed 1), gap in brtt, before → after that model (the timer used to restart
 // on every cumulative ACK, cut one MTU per timer event and leave timed-out bytes out of
@@ -197,12 +197,12 @@ fn a2_trimming_saves_base_rtts_on_small_incasts_and_nothing_on_large_ones() {
 
 // ==== A7 and A12 =============================================================
 //
-// Spec `smartt-nscc.md` §6.2 A7 (RTT fairness, the paper's Fig. 6) and A12 (steady-state
+// docs/reproductions/smartt.md, A7 (RTT fairness, the paper's Fig. 6) and A12 (steady-state
 // queue target), NSCC in `smartt_paper` mode.
 //
 // Scaled for CI as `common/smartt.rs` describes (radix-6 fat tree with the paper's links
 // and buffers): long flows run 2 ms and are measured over the second millisecond; one
-// seed (the spec's ≥ 3 seeds belong to `dcnsim reproduce smartt`).
+// seed (the checks' ≥ 3 seeds belong to `dcnsim reproduce smartt`).
 
 /// Runs to 1 ms, then to 2 ms; returns each flow's goodput over the second millisecond
 /// (Gbps) and the receiver-0 downlink's mean queue over it (bytes).
@@ -223,19 +223,19 @@ fn second_millisecond(s: &mut Simulation) -> (Vec<f64>, f64) {
 /// from host 53 (another pod: 11.453 µs), a 3.5× RTT ratio. With Fair Increase (the
 /// increase constants scaled by each path's BDP) the throughput ratio lies in
 /// [0.75, 1.33]; with plain additive increase (`bdp_scaling = false`) the short-RTT flow
-/// gets at least twice the long one's (the spec's bounds; Fig. 6: FI ≈ equal, AI ∝ 1/RTT).
+/// gets at least twice the long one's (the bounds of A7; Fig. 6: FI ≈ equal, AI ∝ 1/RTT).
 ///
 /// Does not hold, so the test is ignored (run it with `--ignored`). Measured (seed 1):
 /// with FI the short-RTT flow gets 10.7 Gbps and the long one 777 Gbps (ratio 0.01);
 /// without scaling 7.8 vs 780. The cause is not the increase rule but the per-path target
-/// (spec §2.12, paper mode: trtt = 1.5 × the flow's own base RTT): the long flow holds the
+/// (paper mode with per-path scaling: trtt = 1.5 × the flow's own base RTT): the long flow holds the
 /// shared queue near its target, 0.5 × 11.45 = 5.7 µs of queueing, which puts the short
 /// flow's RTT (3.28 + 5.7 µs) above its own target (4.93 µs) on every ACK, so it only
 /// ever decreases. FI can equalise throughput only among flows that aim at the same
 /// queueing delay. With an absolute target (`nscc_htsim`, network RTT 11.453 µs for both)
 /// the short flow is not starved but the ratio is 0.67 (315.8 vs 471.9 Gbps) either way,
 /// as htsim's increase constants are network-wide. Which target the paper's Fig. 6 used
-/// is not stated; spec §7.3 should decide. A shared queueing target in paper mode
+/// is not stated; docs/reproductions/smartt.md (decisions 2 and 4) records the choice. A shared queueing target in paper mode
 /// (`target_queue_rtt = "11.453us"` for both: each aims at 5.73 µs of queueing) does not
 /// equalise either: 146 vs 642 Gbps (0.23) with FI, 235 vs 552 (0.43) without scaling.
 /// Under FI both windows grow by the same bytes per second, but MD may cut once per
@@ -251,11 +251,11 @@ fn second_millisecond(s: &mut Simulation) -> (Vec<f64>, f64) {
 /// the same cut fraction, which a per-path target (trtt_i = 1.5·brtt_i) breaks for any
 /// shared q (the short flow's fraction is larger, down to starvation, as measured), and
 /// (2) the cuts come once per own RTT, not per base RTT; and even then the ratio reaches
-/// the spec's [0.75, 1.33] at this 3.5× RTT ratio only for q below about 1.8 µs, well under
-/// the target queueing of either mode (5.7 µs paper, 8.6 µs htsim). The spec's bound needs
+/// A7's [0.75, 1.33] at this 3.5× RTT ratio only for q below about 1.8 µs, well under
+/// the target queueing of either mode (5.7 µs paper, 8.6 µs htsim). A7's bound needs
 /// a decision on the target and the MD cadence before this test can hold.
 #[test]
-#[ignore = "spec A7 does not hold with per-path targets; see the doc comment"]
+#[ignore = "A7 (docs/reproductions/smartt.md) does not hold with per-path targets; see the doc comment"]
 fn a7_fair_increase_equalises_throughput_across_rtts() {
     let flows = [("flows.csv", "src,dst,size,start\n1,0,10GB,0\n53,0,10GB,0\n")];
     let mut ratios = Vec::new();
@@ -283,7 +283,7 @@ fn a7_fair_increase_equalises_throughput_across_rtts() {
 
 /// A12: one long-lived 8:1 incast from hosts in other pods (all at the inter-pod base RTT,
 /// 11.453 µs). SMaRTT aims its RTT at 1.5 × base RTT, so the bottleneck should hold
-/// trtt − brtt = 5.73 µs of queueing (a half-full 1-BDP queue); the spec's bound is ±30 %.
+/// trtt − brtt = 5.73 µs of queueing (a half-full 1-BDP queue); A12's bound is ±30 %.
 #[test]
 fn a12_queue_sits_at_the_target_delay() {
     let senders = [9, 15, 20, 27, 33, 40, 45, 52];

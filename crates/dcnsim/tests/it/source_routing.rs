@@ -1,7 +1,7 @@
 //! Source-routed random packet spraying (`lb = "rps"`) over the LAPS fabrics' explicit
-//! candidate paths (spec laps.md §2.2, §3.9, §4): data follows the path the sender
-//! drew, the receiver's ACK follows the same path reversed (spec §2.6), and a topology
-//! without path sets refuses the load balancer up front.
+//! candidate paths (LAPS paper §2 and §4.1; docs/models/ecmp.md): data follows the path
+//! the sender drew, the receiver's ACK follows the same path reversed (LAPS paper §3.5),
+//! and a topology without path sets refuses the load balancer up front.
 
 use crate::common;
 use crate::common::rail::{edge, tx, RAIL_SWITCH};
@@ -129,7 +129,7 @@ fn rps_on_the_dragonfly_uses_valiant_paths() {
 }
 
 /// ECMP, LetFlow and PLB on these fabrics use the pair's candidate paths hop by hop, as
-/// the LAPS artefact's baselines do (spec laps.md §3.1): from GPU (0, 2) to GPU (1, 2)
+/// the LAPS artefact's baselines do (docs/models/ecmp.md): from GPU (0, 2) to GPU (1, 2)
 /// the edge switch splits evenly between its own rail and the NVLink relay, and the
 /// NVLink switch evenly over the other 7 rails. So of 4000 one-packet ECMP flows (one
 /// hash each) half cross rail 2 and 1/14 each other rail (±4σ: ±0.032 and ±0.016).

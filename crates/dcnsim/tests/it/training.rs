@@ -1,4 +1,5 @@
-//! `kind = "training"`: data-parallel training as spec `prioplus.md` §4.4 L3 models it,
+//! `kind = "training"`: data-parallel training as docs/reproductions/prioplus.md (F12C)
+//! models it,
 //! iterations of compute followed by a ring all-reduce in which every worker sends
 //! 2(n − 1)/n × the gradient to its ring successor, the next iteration computing once every
 //! transfer is delivered. Checked against hand-computed times on a star of 3 hosts

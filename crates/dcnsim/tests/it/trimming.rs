@@ -1,4 +1,5 @@
-//! Packet trimming end to end (spec smartt-nscc.md §2.8, §2.16, §6.1 U10), for every
+//! Packet trimming end to end (docs/models/trimming.md; docs/reproductions/smartt.md, U10),
+//! for every
 //! algorithm that handles NACKs (NSCC, MNSCC, Swift, MPRDMA): a 16:1 incast
 //! into a buffer far below the senders' first windows. Conservation laws, not tuned
 //! numbers: every trimmed packet is NACKed, every NACK marks one packet lost and it is
@@ -18,7 +19,7 @@ fn every_trimmed_packet_is_nacked_and_retransmitted_and_every_byte_delivered() {
         ("mnscc", format!("{bdp}\nnscc = {{ mode = \"smartt_paper\" }}")),
         // Swift has no NACK reaction of its own: the default treats a NACK as one loss.
         ("swift", bdp.to_string()),
-        // MPRDMA treats a NACK as a marked ACK (spec smartt-nscc.md §3.2); the SMaRTT paper
+        // MPRDMA treats a NACK as a marked ACK (docs/models/mprdma.md); the SMaRTT paper
         // runs every baseline with trimming (§IV-b).
         ("mprdma", "lb = \"ops\"\nmprdma = { variant = \"mprdma\" }".to_string()),
         ("mprdma", "lb = \"ops\"\nmprdma = { variant = \"htsim_dctcp\" }".to_string()),

@@ -198,8 +198,8 @@ EXPERIMENTS: dict[str, Experiment] = {e.key: e for e in [
     Experiment("E5", "rail_llm.toml", "Rail, LLM 64 MB, AllReduce (63 -> 1 incast)", "Table 1", "B1, B2, B6, B9"),
     Experiment("E6", "rail_llm.toml", "Rail, LLM 64 MB, AllScatter (1 -> 63) and AllReduce: reordering", "Fig. 9",
                "B7, B8, B9"),
-    Experiment("AL", "rail_all2all.toml", "the artefact's load definition on E2-E4 at nominal 0.8", "spec §8.8",
-               "(B4, B5 context)"),
+    Experiment("AL", "rail_all2all.toml", "the artefact's load definition on E2-E4 at nominal 0.8",
+               "not in the paper; docs/reproductions/laps.md", "(B4, B5 context)"),
 ]}
 A2A = ("E1", "E2", "E3", "E4")
 AL_LOAD = 0.8
