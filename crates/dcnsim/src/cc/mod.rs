@@ -20,60 +20,97 @@ use serde::{Deserialize, Serialize};
 
 use crate::units::{Rate, Time};
 
-/// The congestion controls a scenario can name (`transport.cc`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum CcName {
-    Newreno,
-    Dctcp,
-    Swift,
-    Lswift,
-    Mswift,
-    Nscc,
-    Mnscc,
-    /// PrioPlus over Swift (spec `prioplus.md` §2): virtual priorities in one queue.
-    Prioplus,
-    /// No congestion control: line rate, window unbounded (lossless RoCEv2 without DCQCN).
-    None,
-    /// DCQCN (rate based, CNPs), `cc/dcqcn.rs`.
-    Dcqcn,
-    /// MP-RDMA's per-packet ECN window, `cc/mprdma.rs`.
-    Mprdma,
-    /// LEDBAT (RFC 6817), `cc/ledbat.rs`.
-    Ledbat,
-    /// EQDS: no sender window, receiver-driven credit (`eqds.rs`).
-    Eqds,
-    /// D2TCP: DCTCP with deadline-aware cuts (`cc/dctcp.rs`).
-    D2tcp,
-    /// LAPS's latency-driven rate control (`cc/laps.rs`); only with `lb = "laps"`.
-    Laps,
-    /// HPCC, in-band telemetry driven (`cc/hpcc.rs`).
-    Hpcc,
-}
-
-impl CcName {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CcName::Newreno => "newreno",
-            CcName::Dctcp => "dctcp",
-            CcName::Swift => "swift",
-            CcName::Lswift => "lswift",
-            CcName::Mswift => "mswift",
-            CcName::Nscc => "nscc",
-            CcName::Mnscc => "mnscc",
-            CcName::Prioplus => "prioplus",
-            CcName::None => "none",
-            CcName::Dcqcn => "dcqcn",
-            CcName::Mprdma => "mprdma",
-            CcName::Ledbat => "ledbat",
-            CcName::Eqds => "eqds",
-            CcName::D2tcp => "d2tcp",
-            CcName::Laps => "laps",
-            CcName::Hpcc => "hpcc",
+/// The registry: every congestion control a scenario can name (`transport.cc`) and every
+/// algorithm parameter table under `[transport]`. A new algorithm is a module in this
+/// folder plus its entry here; `CcName` (below), the scenario's `[transport.<table>]`
+/// fields and the constructor (`scenario/transport.rs`) are generated from these lines,
+/// so the two never disagree and neither module imports the other's types.
+///
+/// An algorithm entry is `Variant "name" |t, info| constructor`, where `t` is the
+/// scenario's `TransportCfg` (its tables are `t.<table>`) and `info` the flow's
+/// `FlowInfo`. The order of the algorithms is the order error messages list them in.
+macro_rules! congestion_controls {
+    ($then:path) => {
+        $then! {
+            tables {
+                newreno: crate::cc::newreno::NewRenoParams,
+                dctcp: crate::cc::dctcp::DctcpParams,
+                swift: crate::cc::swift::SwiftParams,
+                /// NSCC and MNSCC (`[transport.nscc]`).
+                nscc: crate::cc::nscc::NsccParams,
+                /// D2TCP (`[transport.d2tcp]`).
+                d2tcp: crate::cc::dctcp::D2tcpParams,
+                /// MPRDMA (`[transport.mprdma]`).
+                mprdma: crate::cc::mprdma::MprdmaParams,
+                /// DCQCN (`[transport.dcqcn]`).
+                dcqcn: crate::cc::dcqcn::DcqcnParams,
+                /// LEDBAT (`[transport.ledbat]`; also PrioPlus's when `prioplus.underlying = "ledbat"`).
+                ledbat: crate::cc::ledbat::LedbatParams,
+                /// HPCC (`[transport.hpcc]`).
+                hpcc: crate::cc::hpcc::HpccParams,
+                /// PrioPlus's own parameters; the Swift it wraps reads `swift` (docs/models/prioplus.md).
+                prioplus: crate::cc::prioplus::PrioPlusParams,
+            }
+            algorithms {
+                Newreno "newreno" |t, info| Box::new(crate::cc::newreno::NewReno::new(&t.newreno, info.mtu, info.initial_window)),
+                Dctcp "dctcp" |t, info| match t.dctcp.variant {
+                    crate::cc::dctcp::DctcpVariant::Window => Box::new(crate::cc::dctcp::Dctcp::new(&t.dctcp, info.mtu, info.initial_window)),
+                    crate::cc::dctcp::DctcpVariant::Rate => Box::new(crate::cc::dctcp::DctcpRate::new(&t.dctcp.rate, info)),
+                },
+                Swift "swift" |t, info| Box::new(crate::cc::swift::Swift::new(&t.swift, crate::cc::swift::Variant::Swift, info)),
+                Lswift "lswift" |t, info| Box::new(crate::cc::swift::Swift::new(&t.swift, crate::cc::swift::Variant::LSwift, info)),
+                Mswift "mswift" |t, info| Box::new(crate::cc::swift::Swift::new(&t.swift, crate::cc::swift::Variant::MSwift, info)),
+                Nscc "nscc" |t, info| Box::new(crate::cc::nscc::Nscc::new(&t.nscc, false, info)),
+                Mnscc "mnscc" |t, info| Box::new(crate::cc::nscc::Nscc::new(&t.nscc, true, info)),
+                /// PrioPlus over Swift (docs/models/prioplus.md): virtual priorities in one queue.
+                Prioplus "prioplus" |t, info| Box::new(crate::cc::prioplus::PrioPlus::with_params(&t.prioplus, &t.swift, &t.ledbat, info)),
+                /// No congestion control: line rate, window unbounded (lossless RoCEv2 without DCQCN).
+                None "none" |_t, _info| Box::new(crate::cc::uncontrolled::Uncontrolled),
+                /// DCQCN (rate based, CNPs), `cc/dcqcn.rs`.
+                Dcqcn "dcqcn" |t, info| Box::new(crate::cc::dcqcn::Dcqcn::new(&t.dcqcn, info)),
+                /// MP-RDMA's per-packet ECN window, `cc/mprdma.rs`.
+                Mprdma "mprdma" |t, info| Box::new(crate::cc::mprdma::Mprdma::new(&t.mprdma, info)),
+                /// LEDBAT (RFC 6817), `cc/ledbat.rs`.
+                Ledbat "ledbat" |t, info| Box::new(crate::cc::ledbat::Ledbat::new(&t.ledbat, info)),
+                /// EQDS: no sender window, receiver-driven credit (`eqds.rs`).
+                Eqds "eqds" |_t, _info| Box::new(crate::cc::uncontrolled::Uncontrolled),
+                /// D2TCP: DCTCP with deadline-aware cuts (`cc/dctcp.rs`).
+                D2tcp "d2tcp" |t, info| Box::new(crate::cc::dctcp::Dctcp::d2tcp(&t.d2tcp, info, info.size)),
+                /// LAPS's latency-driven rate control (`cc/laps.rs`); only with `lb = "laps"`.
+                Laps "laps" |t, info| Box::new(crate::cc::laps::Laps::new(&t.laps, info)),
+                /// HPCC, in-band telemetry driven (`cc/hpcc.rs`).
+                Hpcc "hpcc" |t, info| Box::new(crate::cc::hpcc::Hpcc::new(&t.hpcc, info)),
+            }
         }
-    }
+    };
 }
+pub(crate) use congestion_controls;
 
+/// Generates `CcName` from the registry's algorithm entries.
+macro_rules! cc_names {
+    (
+        tables { $($tables:tt)* }
+        algorithms { $( $(#[$doc:meta])* $variant:ident $name:literal |$t:ident, $info:ident| $make:expr ),* $(,)? }
+    ) => {
+        /// The congestion controls a scenario can name (`transport.cc`), from the registry above.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+        pub enum CcName {
+            $( $(#[$doc])* #[serde(rename = $name)] $variant, )*
+        }
+
+        impl CcName {
+            /// Every algorithm, in the registry's order.
+            pub const ALL: &'static [CcName] = &[$(CcName::$variant),*];
+
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $( CcName::$variant => $name, )*
+                }
+            }
+        }
+    };
+}
+congestion_controls!(cc_names);
 
 /// How long the transport lets a hole wait for a late original before declaring it lost.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

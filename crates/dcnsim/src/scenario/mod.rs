@@ -21,14 +21,6 @@ pub use workload::*;
 use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::transport::app::AppCfg;
-use crate::cc::dcqcn::DcqcnParams;
-use crate::cc::dctcp::DctcpParams;
-use crate::cc::ledbat::LedbatParams;
-use crate::cc::mprdma::MprdmaParams;
-use crate::cc::newreno::NewRenoParams;
-use crate::cc::nscc::NsccParams;
-use crate::cc::prioplus::PrioPlusParams;
-use crate::cc::swift::SwiftParams;
 use crate::net::{MarkIf, MarkPoint};
 use crate::transport::{LossRecovery, LossRule};
 use crate::units::values::Scalar;
