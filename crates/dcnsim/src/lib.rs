@@ -1,6 +1,6 @@
 //! dcnsim: a packet-level simulator of datacenter networks for congestion-control and
 //! load-balancing research. See the repository README for the scenario format and
-//! DESIGN.md (in the project's shared notes) for the architecture.
+//! `docs/architecture.md` for the architecture.
 //!
 //! ```no_run
 //! let scenario = dcnsim::Scenario::from_toml(&std::fs::read_to_string("examples/quickstart.toml").unwrap()).unwrap();

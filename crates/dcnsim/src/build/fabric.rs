@@ -103,7 +103,7 @@ pub(super) fn source_routes(
 }
 
 /// LAPS's path table for the source-routed paths (only when some flow runs LAPS): idle
-/// latencies for a full packet of `mtu` bytes (spec laps.md §2.4).
+/// latencies for a full packet of `mtu` bytes (LAPS paper §3.4; `docs/models/laps.md`).
 pub(super) fn laps_paths(
     routes: &crate::paths::SourceRoutes,
     specs: &[crate::workload::FlowSpec],
@@ -119,12 +119,12 @@ pub(super) fn laps_paths(
     Some(Box::new(PathTable::new(params, &idle, &initial)))
 }
 
-/// DCQCN's unified window (`transport.dcqcn.window = "bdp"`, spec laps.md §3.7; also the
-/// rate-based DCTCP's with `transport.dctcp.rate.window = "bdp"`): the
-/// largest one-way bandwidth-delay product of a full packet over every path any flow of
-/// the scenario may take: all its candidate paths when it is source-routed or hashed over
-/// them (`lb_paths = "candidates"`), else its routed path (equal-cost alternatives have
-/// the same delay and rates on the regular fabrics). Zero when no flow needs it.
+/// DCQCN's unified window (`transport.dcqcn.window = "bdp"`, `docs/models/dcqcn.md`; also
+/// the rate-based DCTCP's with `transport.dctcp.rate.window = "bdp"`): the largest one-way
+/// bandwidth-delay product of a full packet over every path any flow of the scenario may
+/// take: all its candidate paths when it is source-routed or hashed over them
+/// (`lb_paths = "candidates"`), else its routed path (equal-cost alternatives have the same
+/// delay and rates on the regular fabrics). Zero when no flow needs it.
 pub(super) fn dcqcn_unified_bdp(
     s: &Scenario,
     routes: &crate::paths::SourceRoutes,
@@ -353,7 +353,8 @@ pub(super) fn build_topology(s: &Scenario, base_dir: &Path) -> Result<Topology, 
                 );
             }
             // The LAPS artefact's GPUs have 200G links against a 100G fabric: by default a
-            // host link is twice the fabric's rate (spec laps.md §4.2, "link-rate caveat").
+            // host link is twice the fabric's rate (`docs/models/topologies.md`;
+            // `docs/reproductions/laps.md`, "Fabrics").
             let host_rate = t.host_link_rate.map(|r| r.0).unwrap_or(crate::units::Rate(rate.bps() * 2));
             let host = (host_rate, t.host_link_latency.map(|l| l.0).unwrap_or(lat));
             Ok(topology::rail(t.hosts / rails, rails, host, (rate, lat), (rate, lat)))

@@ -1,11 +1,11 @@
 //! SMaRTT / UEC NSCC (Bonato et al., "SMaRTT: Sender-based Marked Rapidly-adapting Trimmed
-//! & Timed Transport", arXiv 2404.01630 v4, §III, Algorithms 1–4, Eqs. 1–3; spec
-//! `smartt-nscc.md` §2) and MNSCC ("Congestion Control for Spraying with Congested Paths",
-//! Gerstein, Silberstein, Keslassy, arXiv 2509.07907 v2, §III; spec `mswift-mnscc.md`
-//! §2.8–2.9).
+//! & Timed Transport", arXiv 2404.01630 v4, §III, Algorithms 1–4, Eqs. 1–3) and MNSCC
+//! ("Congestion Control for Spraying with Congested Paths", Gerstein, Silberstein,
+//! Keslassy, arXiv 2509.07907 v2, §III-B). What is modelled, the parameters with their
+//! sources and the known deviations: `docs/models/nscc.md`.
 //!
 //! One window (bytes) covers every path of a sprayed flow. Each ACK is sorted by its ECN
-//! echo and its delay against a target (spec §2.5.1):
+//! echo and its delay against a target (SMaRTT §III-I, Algorithm 1):
 //!
 //! | ECN | delay ≥ target | reaction |
 //! |-----|----------------|----------|
@@ -20,11 +20,12 @@
 //! (§III-F) adds 2 MTU per ACK once a window's worth of bytes came back uncongested.
 //! Increase constants scale with the path BDP over a 150 KB reference (§III-J).
 //!
-//! Two modes (spec §2.17–2.18): `smartt_paper` (default) follows the paper's pseudocode
-//! with the spec's readings of what it leaves open (§7); `nscc_htsim` follows the UEC
-//! NSCC of uet-htsim as the spec describes it (queueing-delay target, batched increases,
-//! η, htsim's QuickAdapt gate and ignore rule). MNSCC is either mode deciding on the
-//! median of the last H delays, H = max(min(⌊W/2⌋, 4), 1) (spec mswift-mnscc §2.5).
+//! Two modes (`docs/models/nscc.md`, "Modes and variants"): `smartt_paper` (default)
+//! follows the paper's pseudocode with dcnsim's readings of what it leaves open
+//! (`docs/reproductions/smartt.md`, "Decisions and errata"); `nscc_htsim` follows the UEC
+//! NSCC of uet-htsim (queueing-delay target, batched increases, η, htsim's QuickAdapt
+//! gate and ignore rule). MNSCC is either mode deciding on the median of the last H
+//! delays, H = max(min(⌊W/2⌋, 4), 1) (MSwift paper Eq. 9).
 //!
 //! NSCC tolerates reordering: it never declares a loss from SACK holes (the transport
 //! asks `sack_loss_detection`); recovery is by NACK (trimming) and a fixed RTO that only
@@ -38,10 +39,12 @@ use super::{AckSample, CongestionControl, FlowInfo, LossEvent, NackSample, Timeo
 use crate::units::values::{BytesVal, NumberOrWord, TimeVal};
 use crate::units::{parse_time, Time};
 
-/// htsim's reference round trip for its scaling constants (spec §2.17: 100 Gbps, 12 µs).
+/// htsim's reference round trip for its scaling constants (uet-htsim's NSCC: 100 Gbps,
+/// 12 µs).
 const REFERENCE_RTT: Time = Time::from_us(12);
 
-/// Which description of the algorithm a flow follows (spec §2.17–2.18).
+/// Which description of the algorithm a flow follows (`docs/models/nscc.md`, "Modes and
+/// variants").
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum NsccMode {
@@ -90,7 +93,7 @@ impl<'de> Deserialize<'de> for AutoTime {
     }
 }
 
-/// Where the window starts (spec §2.11 and §7 item 12: not in the paper; htsim starts at
+/// Where the window starts (`docs/models/nscc.md`: not in the paper; htsim starts at
 /// the largest window, i.e. line rate from the first RTT).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -102,8 +105,9 @@ pub enum InitialCwnd {
     Transport,
 }
 
-/// When the paper mode applies its increases (spec §2.13, §III-G: hardware-friendly
-/// variants that must behave like the per-packet update, check A9).
+/// When the paper mode applies its increases (SMaRTT §III-G: hardware-friendly
+/// variants that must behave like the per-packet update; `docs/reproductions/smartt.md`,
+/// A9).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Adjustment {
@@ -118,8 +122,8 @@ pub enum Adjustment {
     Sample,
 }
 
-/// What Case 2 (an ECN mark with the RTT below target) does to the window (spec §3.6,
-/// the Fig. 11 ablation).
+/// What Case 2 (an ECN mark with the RTT below target) does to the window (SMaRTT
+/// §III-I1, the Fig. 11 ablation).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Case2 {
@@ -127,12 +131,13 @@ pub enum Case2 {
     #[default]
     Noop,
     /// The ablation: take half a packet off per marked packet (MPRDMA's −MTU/2, scaled
-    /// by the acknowledged bytes; the spec's choice, §3.6).
+    /// by the acknowledged bytes; dcnsim's reading of the ablation, `docs/models/nscc.md`).
     Decrease,
 }
 
 /// Parameters of NSCC and MNSCC. Defaults: the SMaRTT paper where it gives a value, else
-/// the spec's decision (`smartt-nscc.md` §2.4, §7).
+/// uet-htsim's value or a dcnsim choice (`docs/models/nscc.md`, "Parameters";
+/// `docs/reproductions/smartt.md`, "Decisions and errata").
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct NsccParams {
@@ -142,8 +147,9 @@ pub struct NsccParams {
     /// Paper mode: the RTT whose (`target_ratio` − 1) share is the queueing the flow aims
     /// at, trtt = base RTT + (target_ratio − 1) × this. `auto`: the flow's own base RTT
     /// (the paper's trtt = 1.5 × brtt); one fixed value gives every flow the same
-    /// queueing target whatever its path (spec §7.3; what Fair Increase needs to equalise
-    /// throughput across RTTs, check A7).
+    /// queueing target whatever its path (`docs/models/nscc.md`, "Known deviations"; what
+    /// Fair Increase needs to equalise throughput across RTTs,
+    /// `docs/reproductions/smartt.md`, A7).
     pub target_queue_rtt: AutoTime,
     /// htsim: queueing-delay target; `auto` = 0.75 × network RTT with trimming, 1 × without.
     pub target_qdelay: AutoTime,
@@ -157,7 +163,8 @@ pub struct NsccParams {
     /// Multiplicative decrease gain (0.8, Eq. 1) and largest cut (0.5).
     pub beta: f64,
     pub max_mdf: f64,
-    /// Paper: fair-increase constant, MTU per RTT before BDP scaling (not in the paper; §7.2).
+    /// Paper: fair-increase constant, MTU per RTT before BDP scaling (not in the paper;
+    /// `docs/models/nscc.md`).
     pub fi: f64,
     /// Paper: proportional-increase constant; absent = base RTT / (target − base RTT) (Eq. 3).
     pub pi: Option<f64>,
@@ -167,16 +174,18 @@ pub struct NsccParams {
     pub bdp_ref: BytesVal,
     /// Paper: scale fi and pi by the path's BDP (§III-J, Fair Increase); `false` leaves
     /// them unscaled, so FI is plain additive increase, +MTU²/cwnd per packet at fi = 1
-    /// (the Fig. 6 ablation, spec §3.6).
+    /// (the SMaRTT paper's Fig. 6 ablation).
     pub bdp_scaling: bool,
-    /// Gain of the averaged RTT (paper) or queueing delay (htsim) (§7.4).
+    /// Gain of the averaged RTT (paper) or queueing delay (htsim); the paper gives none,
+    /// the default is uet-htsim's (`docs/models/nscc.md`).
     pub ewma_gain: f64,
     pub fast_increase: bool,
     /// Case 2's reaction: `noop` (paper) or `decrease` (Fig. 11's alternative).
     pub case2: Case2,
     /// Paper: FastIncrease step, MTU per ACK (2, §III-F).
     pub fast_increase_k: f64,
-    /// "RTT ≈ base RTT" for FastIncrease: RTT − base RTT below this (§7.5).
+    /// "RTT ≈ base RTT" for FastIncrease: RTT − base RTT below this (uet-htsim's threshold;
+    /// `docs/models/nscc.md`).
     pub fast_increase_delay: TimeVal,
     pub quick_adapt: bool,
     /// QuickAdapt's window = delivered bytes × this (1, §III-E).
@@ -184,12 +193,13 @@ pub struct NsccParams {
     /// After QuickAdapt, ignore the feedback of the bytes then in flight (Fig. 9).
     pub qa_ignore: bool,
     /// Without trimming, QuickAdapt fires when the delay (RTT − base RTT) exceeds this many
-    /// target queueing delays (htsim's 4, §7.11)...
+    /// target queueing delays (htsim's 4; `docs/models/nscc.md`)...
     pub qa_delay_factor: f64,
     /// ...and fewer than maxwnd / 2^qa_gate bytes arrived in the window (htsim's 3).
     pub qa_gate: u32,
     /// Paper mode: Algorithm 4 exactly during the ignore phase (the QuickAdapt window does
-    /// not roll and NACKs still arm it) instead of the spec's §7.8 decision.
+    /// not roll and NACKs still arm it) instead of dcnsim's reading (`docs/models/nscc.md`,
+    /// "Known deviations").
     pub qa_literal: bool,
     /// Fixed retransmission timeout; `auto` = 15 µs + 6 × one switch buffer's drain time at
     /// the bottleneck rate (htsim's formula, ≈ 84 µs in the paper, §III-D).
@@ -202,7 +212,8 @@ pub struct NsccParams {
     pub adjustment_packets: u32,
     /// MNSCC: which percentile of them (50 = median).
     pub percentile: u32,
-    /// MNSCC: the averaged delay is fed the median too (spec mswift-mnscc §2.9 alternative).
+    /// MNSCC: the averaged delay is fed the median too (an option: the MSwift paper speaks
+    /// of the decision signal only).
     pub median_feeds_ewma: bool,
 }
 
@@ -318,14 +329,14 @@ pub struct Nscc {
     /// Bottleneck rate of the path, bytes per second.
     rate: f64,
     trimming: bool,
-    /// Unloaded RTT; lowered by any smaller sample (spec §2.12).
+    /// Unloaded RTT; lowered by any smaller sample (`docs/models/nscc.md`).
     brtt: Time,
     // Derived from `brtt` (`set_base_rtt`).
     trtt: Time,
     maxwnd: f64,
     scale: f64,
     pi: f64,
-    // htsim constants (spec §2.17), fixed per flow.
+    // htsim constants (`docs/models/nscc.md`, `nscc_htsim` mode), fixed per flow.
     network_rtt: Time,
     target_q: Time,
     h_alpha: f64,
@@ -349,7 +360,7 @@ pub struct Nscc {
     /// FastIncrease: uncongested bytes in a row, and whether it is on.
     fi_count: f64,
     increasing: bool,
-    // htsim batching (spec §2.13 variant a).
+    // htsim batching (SMaRTT §III-G's accumulate variant).
     inc_bytes: f64,
     received: f64,
     last_adjust: Time,
@@ -473,7 +484,8 @@ impl Nscc {
     }
 
     /// The RTT the decisions use: the sample itself, or (MNSCC) a percentile of the last H
-    /// samples, H = max(min(⌊W/2⌋, 4), 1) with W the window in packets (spec §2.5).
+    /// samples, H = max(min(⌊W/2⌋, 4), 1) with W the window in packets
+    /// (MSwift paper Eq. 9).
     fn decision_rtt(&mut self, sample: Time) -> Time {
         let h = self.history_len();
         let Some(w) = self.window.as_mut() else { return sample };
@@ -584,7 +596,8 @@ impl Nscc {
         self.bytes_ignored += newly;
         if self.ignoring() {
             self.ignored_acks += 1;
-            // Spec §7.8: the measurement window keeps rolling so QuickAdapt never measures
+            // dcnsim's reading of Algorithm 4 (`docs/models/nscc.md`, `qa_literal`): the
+            // measurement window keeps rolling so QuickAdapt never measures
             // over more than one target RTT; it just cannot fire.
             if !self.p.qa_literal && a.now >= self.qa_end && self.qa_end != Time::ZERO {
                 self.qa_end = a.now + self.trtt;
@@ -644,8 +657,8 @@ impl Nscc {
         }
     }
 
-    /// Without trimming (§III-E-a, thresholds from htsim per spec §7.11): the queueing
-    /// delay exceeds `qa_delay_factor` target queueing delays.
+    /// Without trimming (§III-E-a, thresholds from uet-htsim; `docs/models/nscc.md`): the
+    /// queueing delay exceeds `qa_delay_factor` target queueing delays.
     fn delay_is_extreme(&self, rtt: Time) -> bool {
         let allowed = (self.trtt - self.brtt).mul_f64(self.p.qa_delay_factor);
         rtt.saturating_sub(self.brtt) > allowed
@@ -657,7 +670,8 @@ impl Nscc {
 
     fn on_nack_paper(&mut self, now: Time, bytes: f64) {
         self.bytes_ignored += bytes;
-        // Spec §7.10: the paper subtracts the trimmed packet even while ignoring.
+        // Algorithm 4 line 16 subtracts the trimmed packet even while ignoring (a known
+        // deviation from §III-E's text, `docs/models/nscc.md`).
         self.cwnd -= bytes;
         if !self.ignoring() {
             self.trigger_qa = true;
@@ -671,7 +685,7 @@ impl Nscc {
     // ---- nscc_htsim --------------------------------------------------------------------
 
     /// The averaged queueing delay; stale high delay without ECN pulls it towards brtt/4
-    /// (spec §2.12).
+    /// (uet-htsim's NSCC; `docs/models/nscc.md`, `nscc_htsim` mode).
     fn htsim_avg_delay(&mut self, delay: Time, ecn: bool) {
         let x = if !ecn && delay > self.target_q { self.brtt.mul_f64(0.25) } else { delay };
         self.ewma(x.as_secs_f64());
@@ -831,12 +845,13 @@ impl CongestionControl for Nscc {
     /// The reaction is per expired packet (`on_packet_expired`).
     fn on_timeout(&mut self, _now: Time, _snd_nxt: u32) {}
 
-    /// Spec §2.9: each expired packet is a timeout of its own, `cwnd = max(cwnd − size,
-    /// MTU)`. Paper mode: a packet sent before a QuickAdapt cut takes nothing more off the
-    /// window (§III-E-a), and, like a NACK, its bytes count as feedback of the ignore phase
-    /// (Alg. 4 counts every feedback packet's bytes; `bytes_to_ignore` is the `unacked`
-    /// of the cut, which timed-out packets leave, spec §2.3), or a flow whose in-flight
-    /// bytes at the cut were mostly lost would ignore its ACKs until it ends.
+    /// `docs/models/nscc.md`, "Timeout": each expired packet is a timeout of its own,
+    /// `cwnd = max(cwnd − size, MTU)`. Paper mode: a packet sent before a QuickAdapt cut
+    /// takes nothing more off the window (§III-E-a), and, like a NACK, its bytes count as
+    /// feedback of the ignore phase (Alg. 4 counts every feedback packet's bytes;
+    /// `bytes_to_ignore` is the `unacked` of the cut, which timed-out packets leave), or a
+    /// flow whose in-flight bytes at the cut were mostly lost would ignore its ACKs until
+    /// it ends.
     fn on_packet_expired(&mut self, _now: Time, bytes: u64) {
         self.timeouts += 1;
         let bytes = bytes as f64;

@@ -1,6 +1,9 @@
 //! PrioPlus (Zhang et al., "Enabling Virtual Priority in Data Center Congestion Control",
-//! EuroSys 2025, §4 and Algorithm 1; spec `prioplus.md` §2, errata §7) over Swift or, with
-//! `underlying = "ledbat"`, over LEDBAT (spec §2.8).
+//! EuroSys 2025, §4 and Algorithm 1) over Swift or, with `underlying = "ledbat"`, over
+//! LEDBAT. What is modelled and where each default comes from: `docs/models/prioplus.md`;
+//! how the paper's errata are read ("erratum" below): `docs/reproductions/prioplus.md`,
+//! "Decisions and errata". [P] is the paper, [A] the PrioPlus authors' public ns-3
+//! artefact.
 //!
 //! Many strict priority levels inside one physical queue, from the hosts alone. Level i
 //! (1..=N, larger = higher) owns a delay channel [D_target^i, D_limit^i] (§4.3.2):
@@ -9,20 +12,24 @@
 //! The flow runs Swift with target D_target^i and no target scaling; on top of it:
 //!
 //! - **stop** (cwnd = 0) after `filter` consecutive samples at or above D_limit^i: a higher
-//!   level is active (§4.1; filter of 2 per §4.3.1 and erratum §7.2);
+//!   level is active (§4.1; filter of 2 per §4.3.1 and the filter-count erratum);
 //! - **probes** while stopped: 64 B, sent after (delay − D_target) + U(0, BaseRtt), the
-//!   collision-avoidance wait of §4.2.1 (negative first term clamped, erratum §7.6);
+//!   collision-avoidance wait of §4.2.1 (negative first term clamped;
+//!   `docs/models/prioplus.md`);
 //! - **linear start** on an empty queue: +W_LS/#flow once per RTT (§4.2.2);
 //! - **dual-RTT adaptive increase** below the target: every second round W_AI grows by
 //!   min(cwnd/2, (D_target − d)/d · cwnd), spread over that round by Swift's AI (§4.2.3);
 //! - **flow-cardinality estimation** #flow = max(#flow, d·LineRate/cwnd) at each stop,
 //!   scaling W_AI and W_LS by 1/#flow, with a countdown of BaseBdp/W_LS empty-queue
-//!   rounds after which #flow halves (§4.3.1; halving per erratum §7.1).
+//!   rounds after which #flow halves (§4.3.1; halved, not doubled as Algorithm 1's listing
+//!   has it: an erratum).
 //!
-//! The top level has no limit and starts at W_LS = BaseBdp (erratum §7.7). A stopped flow
-//! answers any below-limit sample (a probe echo, or a late data ACK) like Algorithm 1's
-//! NewProbeAck: linear start from W_LS/#flow on an empty queue, else one packet (§4.4).
-//! Over LEDBAT (spec §2.8, from [A]; the paper gives no details): LEDBAT's target is
+//! The top level has no limit and starts at W_LS = BaseBdp ([A]; the paper is silent). A
+//! stopped flow answers any below-limit sample (a probe echo, or a late data ACK) like
+//! Algorithm 1's NewProbeAck: linear start from W_LS/#flow on an empty queue, else one
+//! packet (§4.4).
+//!
+//! Over LEDBAT (from [A]; the paper gives no details): LEDBAT's target is
 //! D_target − BaseRtt above a base fixed at BaseRtt, its per-ACK update uses the raw sample
 //! (no current filter) with the off-target term scaled by s = min(1, 5/#flow), and the
 //! adaptive-increase step W_AI_adapt is added per RTT; LEDBAT's linear controller replaces
@@ -31,7 +38,7 @@
 //!
 //! [A] also stops (and probes after U(0, BaseRtt)) whenever Swift's decrease leaves the
 //! window at or below 0.1 MTU, in place of Swift's minimum rate; that is `stop_below_pkts`,
-//! off by default ([P] has no such stop, spec §2.10).
+//! off by default ([P] has no such stop).
 //!
 //! Not modelled: OWD mode.
 
@@ -44,14 +51,14 @@ use crate::engine::Rng;
 use crate::units::values::TimeVal;
 use crate::units::{Rate, Time};
 
-/// The delay-based algorithm PrioPlus wraps (the paper's "original CC", spec §2.1).
+/// The delay-based algorithm PrioPlus wraps (the paper's "original CC").
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Underlying {
-    /// Swift with target D_target and no target scaling (§4, spec §2.4).
+    /// Swift with target D_target and no target scaling (§4).
     #[default]
     Swift,
-    /// LEDBAT's linear controller (spec §2.8).
+    /// LEDBAT's linear controller ([A]'s PrioPlus + LEDBAT; `docs/models/ledbat.md`).
     Ledbat,
 }
 
@@ -89,13 +96,14 @@ impl DelayBased for Ledbat {
         Ledbat::set_cwnd_pkts(self, w)
     }
     /// LEDBAT's off-target term replaces the base W_AI, scaled by s = min(1, 5/#flow);
-    /// the adaptive step is added (spec §2.8).
+    /// the adaptive step is added ([A]; `docs/models/prioplus.md`).
     fn set_increase(&mut self, _w_ai: f64, adaptive: f64, n_flow: f64) {
         Ledbat::set_increase(self, (5.0 / n_flow).min(1.0), adaptive)
     }
 }
 
-/// Parameters of PrioPlus; defaults are the paper's (§4.3.2, §4.4, spec §2.5).
+/// Parameters of PrioPlus; defaults are the paper's (§4.3.2, §4.4;
+/// `docs/models/prioplus.md`, "Parameters").
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct PrioPlusParams {
@@ -119,11 +127,12 @@ pub struct PrioPlusParams {
     /// Levels, counted from the top, that start at once (W_LS/#flow) instead of probing
     /// first; absent: the top eighth (at least the top level).
     pub direct_start_levels: Option<u32>,
-    /// The top level has no delay limit and starts at line rate (erratum §7.7).
+    /// The top level has no delay limit and starts at line rate ([A]; the paper is silent).
     pub top_unlimited: bool,
     /// Consecutive samples at or above D_limit that stop the flow (1 = no filter).
     pub filter: u32,
-    /// "delay == BaseRtt" tolerance ε of the empty-queue test (erratum §7.3).
+    /// "delay == BaseRtt" tolerance ε of the empty-queue test ([A]; the paper writes
+    /// equality).
     pub empty_tolerance: TimeVal,
     /// Probe size on the wire.
     pub probe_bytes: u32,
@@ -133,14 +142,14 @@ pub struct PrioPlusParams {
     pub restart_pkts: f64,
     /// Cap cwnd at the in-flight bytes at the target delay, D_target·LineRate ([A]).
     pub cwnd_cap: bool,
-    /// Pace at cwnd/BaseRtt ([A], recommended by spec §2.4).
+    /// Pace at cwnd/BaseRtt ([A]).
     pub pacing: bool,
     /// Adaptive increase every other round (false: every round, the Fig. 10c ablation).
     pub dual_rtt: bool,
     /// Flow-cardinality estimation (false: #flow stays 1, the Fig. 10b ablation).
     pub cardinality: bool,
     /// The wrapped algorithm: `swift` (reads `[transport.swift]`) or `ledbat` (reads
-    /// `[transport.ledbat]`'s gain; spec §2.8).
+    /// `[transport.ledbat]`'s gain).
     pub underlying: Underlying,
     /// [A]'s stop at a tiny window: when the wrapped algorithm leaves cwnd at or below
     /// this many packets, stop and probe after U(0, BaseRtt) (no #flow estimate), instead
@@ -210,7 +219,7 @@ impl PrioPlusParams {
             return Err(("filter", "allowed 1 or more consecutive samples".into()));
         }
         if self.empty_tolerance.0 >= self.fluctuation.0 + self.noise.0 {
-            return Err(("empty_tolerance", "must be below the channel spacing A + B (erratum §7.3)".into()));
+            return Err(("empty_tolerance", "must be below the channel spacing A + B (docs/models/prioplus.md)".into()));
         }
         if self.probe_bytes == 0 || self.probe_timeout.0 == Time::ZERO {
             return Err(("probe_bytes", "probe_bytes and probe_timeout must be positive".into()));
@@ -251,7 +260,8 @@ pub fn channel_with_gap(
 }
 
 /// Worst-case delay fluctuation of n synchronised Swift flows (paper App. D, with Swift's
-/// `min` cap, erratum §7.5): n·W_AI/LineRate + min(n·β·W_AI/(LineRate·Target), max_mdf)·Target.
+/// `min` cap; the paper prints `max`, an erratum): n·W_AI/LineRate +
+/// min(n·β·W_AI/(LineRate·Target), max_mdf)·Target.
 pub fn swift_fluctuation(n: f64, w_ai_bytes: f64, rate: Rate, beta: f64, max_mdf: f64, target: Time) -> Time {
     let bytes_per_s = rate.0 as f64 / 8.0;
     let t = target.as_secs_f64();
@@ -260,7 +270,7 @@ pub fn swift_fluctuation(n: f64, w_ai_bytes: f64, rate: Rate, beta: f64, max_mdf
 }
 
 /// W_LS of level i of n as a fraction of BaseBdp: the paper's high / medium / low steps
-/// (§4.4) with the [A] flow-scheduling split (spec §2.5).
+/// (§4.4) with the [A] flow-scheduling split (`docs/models/prioplus.md`, `linear_step`).
 pub fn preset_linear_step(i: u32, n: u32) -> f64 {
     let from_top = (n - i) as f64 / n as f64; // 0 for the top level
     if from_top < 0.25 {
@@ -307,7 +317,8 @@ pub struct PrioPlus {
     inner: Box<dyn DelayBased>,
     mtu: f64,
     base_rtt: Time,
-    /// Bytes per second of the line (the sender's, taken as the bottleneck: erratum §7.8).
+    /// Bytes per second of the line (the sender's, taken as the bottleneck;
+    /// `docs/models/prioplus.md`, "Known deviations").
     line_bps: f64,
     base_bdp: f64,
     target: Time,
@@ -319,7 +330,7 @@ pub struct PrioPlus {
     rounds: Rounds,
     /// Current W_AI in bytes (scaled by 1/#flow, maybe inflated by adaptive increase).
     w_ai: f64,
-    /// The adaptive-increase part of `w_ai`, bytes (W_AI_adapt of spec §2.8).
+    /// The adaptive-increase part of `w_ai`, bytes (W_AI_adapt).
     w_adapt: f64,
     n_flow: f64,
     count_down: u32,
@@ -328,7 +339,8 @@ pub struct PrioPlus {
     cwnd_before_stop: f64,
     probe_at: Option<Time>,
     /// When the probe now in flight left (`None`: no probe in flight). A stopped flow has
-    /// at most one probe out: the next is scheduled from its echo (spec §2.9 item 5).
+    /// at most one probe out: the next is scheduled from its echo
+    /// (`docs/reproductions/prioplus.md`, AC12).
     probe_sent_at: Option<Time>,
     snd_nxt: u32,
     rng: Rng,
@@ -419,7 +431,7 @@ impl PrioPlus {
             stopped,
             cwnd_before_stop: w_ls,
             // A flow that probes before starting has no sample yet: first probe after
-            // U(0, BaseRtt) (§2.6, on_flow_start).
+            // U(0, BaseRtt) (`docs/models/prioplus.md`, probe).
             probe_at: None,
             probe_sent_at: None,
             snd_nxt: 0,
@@ -492,10 +504,11 @@ impl PrioPlus {
             self.stops += 1;
         }
         if self.p.cardinality {
-            // In-flight bytes at this delay over our own share (erratum §7.8: the window
-            // from before the stop). The share is at least one packet: a window below an
-            // MTU still puts whole packets on the wire. Without that floor a flow restarted
-            // at W_LS/#flow of a few bytes re-estimates #flow from that sliver, restarts
+            // In-flight bytes at this delay over our own share (the last non-zero window,
+            // the one from before the stop; `docs/reproductions/prioplus.md`, "Decisions
+            // and errata"). The share is at least one packet: a window below an MTU still
+            // puts whole packets on the wire. Without that floor a flow restarted at
+            // W_LS/#flow of a few bytes re-estimates #flow from that sliver, restarts
             // smaller still, and #flow runs away (to millions, with 240 flows in the
             // Fig. 10a staircase), leaving the level unable to send for milliseconds.
             let total = delay.as_secs_f64() * self.line_bps;

@@ -20,7 +20,7 @@ pub struct FaultsCfg {
     /// How long after a link goes down or comes back up routing reacts: until then the
     /// equal-cost tables still send packets into a dead link (they are lost), or leave a
     /// recovered one unused. Source-routed path sets (LAPS, CONGA) are fixed at set-up
-    /// and never change (spec laps.md §4.1).
+    /// and never change (`docs/models/faults.md`).
     #[serde(default = "default_detection_delay")]
     pub detection_delay: TimeVal,
     /// A flow that times out this many times in a row without an ACK or NACK in between

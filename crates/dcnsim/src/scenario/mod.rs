@@ -1,6 +1,7 @@
 //! The scenario file: a serde schema for TOML (or the JSON the Python layer sends), with
 //! human units, defaults documented in the README, and validation that names the field
-//! and the allowed values before anything is simulated (DESIGN.md, "Scenario files").
+//! and the allowed values before anything is simulated (`docs/architecture.md`, scenario
+//! files).
 
 use std::path::Path;
 

@@ -76,7 +76,8 @@ pub struct SwitchCfg {
     #[serde(default)]
     pub ar: ArCfg,
     /// A data packet that does not fit the buffer is cut to its header, which goes on in
-    /// the priority queue (spec `smartt-nscc.md` §2.16); the receiver NACKs it.
+    /// the priority queue (SMaRTT paper §III-D; `docs/models/trimming.md`); the receiver
+    /// NACKs it.
     #[serde(default)]
     pub trimming: bool,
     /// Priority flow control; absent: off (`net/pfc.rs`).
@@ -93,7 +94,7 @@ pub enum PfcClass {
 }
 
 /// `[switch.pfc]`: per-class ingress accounting with PAUSE above `xoff` and RESUME at
-/// `xon` (spec `smartt-nscc.md` §3.3). Thresholds left out are derived per ingress link.
+/// `xon` (`docs/models/pfc.md`). Thresholds left out are derived per ingress link.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PfcCfg {
@@ -106,10 +107,10 @@ pub struct PfcCfg {
     /// PAUSE travels back and the upstream finishes its packet.
     #[serde(default)]
     pub headroom: Option<BytesVal>,
-    /// Default: `switch.buffer` − headroom (the spec's XOFF = queue − headroom).
+    /// Default: `switch.buffer` − headroom (`docs/models/pfc.md`).
     #[serde(default)]
     pub xoff: Option<BytesVal>,
-    /// Default: xoff − 2 MTU (the spec's choice).
+    /// Default: xoff − 2 MTU (two packets of hysteresis; `docs/models/pfc.md`).
     #[serde(default)]
     pub xon: Option<BytesVal>,
     /// Pause each physical priority queue on its own (802.1Qbb's per-priority PAUSE;
@@ -118,14 +119,14 @@ pub struct PfcCfg {
     #[serde(default)]
     pub per_priority: bool,
     /// Pause by dynamic threshold over one buffer per switch that its lossless ingress
-    /// queues share (`net/pfc.rs`, spec `prioplus.md` §3), instead of a fixed `xoff` /
+    /// queues share (`net/pfc.rs`, `docs/models/pfc.md`), instead of a fixed `xoff` /
     /// `xon` per link. `headroom` keeps its meaning (per queue).
     #[serde(default)]
     pub dynamic: Option<PfcDynamicCfg>,
 }
 
 /// `[switch.pfc.dynamic]`: the dynamic-threshold shared buffer. Defaults are the PrioPlus
-/// artefact's switches (spec `prioplus.md` §3): α = 1/4, 4 KiB reserved per queue, resume
+/// artefact's switches (`docs/models/pfc.md`): α = 1/4, 4 KiB reserved per queue, resume
 /// 3 KiB below the threshold, headroom carved from the buffer.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -193,7 +194,8 @@ pub enum Scheduler {
     /// with its own FIFO and a weighted share of the buffer (the MSwift paper, Fig. 13).
     Drr,
     /// Physical priority queues by the packets' priority level, one shared buffer
-    /// (`[switch.priority]`; spec `prioplus.md` §3, "Physical + Swift").
+    /// (`[switch.priority]`; the PrioPlus paper's "Physical + Swift";
+    /// `docs/models/priority-queues.md`).
     Priority,
 }
 
@@ -253,7 +255,8 @@ impl Default for PriorityQueuesCfg {
     }
 }
 
-/// A workload's priority (spec `prioplus.md` §2.1, §4.4 L1): one level for every flow, or
+/// A workload's priority (PrioPlus paper §4 and §6.2;
+/// `docs/reproductions/prioplus.md`, F11): one level for every flow, or
 /// a level by flow size, smaller flows higher. Levels are 1..=64, larger = more important.
 #[derive(Clone, Debug, PartialEq)]
 pub enum PrioritySpec {
@@ -261,8 +264,9 @@ pub enum PrioritySpec {
     /// Ascending size edges e1 < ... < ek: k + 1 levels; a flow smaller than e1 gets
     /// level k + 1, one of at least ek (or infinite) level 1.
     Edges(Vec<u64>),
-    /// `levels` equal-width size ranges over [0, max) (the artefact's grouping, spec
-    /// §7 item 17); larger sizes fall in the last range.
+    /// `levels` equal-width size ranges over [0, max) (the PrioPlus artefact's grouping;
+    /// `docs/reproductions/prioplus.md`, "Decisions and errata"); larger sizes fall in the
+    /// last range.
     EqualWidth {
         levels: u8,
         max: u64,

@@ -18,8 +18,8 @@ pub enum LossLinks {
     /// Switch-to-switch links only (host links are lossless).
     #[default]
     Switch,
-    /// Every link, host links too: the LAPS artefact drops at every link receive (spec
-    /// `laps.md` §8.12).
+    /// Every link, host links too: the LAPS artefact drops at every link receive
+    /// (`docs/models/faults.md`; `docs/reproductions/laps.md`, "Decisions and errata").
     All,
 }
 
@@ -31,7 +31,8 @@ pub enum LossPackets {
     #[default]
     All,
     /// Data packets (trimmed headers and probes included) only; replies always arrive
-    /// (spec `laps.md` §8.12's "per data packet per link traversal").
+    /// (the LAPS paper's loss is per data packet per link traversal;
+    /// `docs/models/faults.md`).
     Data,
 }
 
@@ -44,14 +45,17 @@ pub enum TopologyKind {
     Dumbbell,
     /// Two hosts joined by two switches with `paths` parallel links between them; the
     /// last `slow_paths` are slower by `slow_extra_latency` towards the receiver (host 1).
-    /// The MSwift paper's micro-benchmark (spec mswift-mnscc.md §3.7).
+    /// The MSwift paper's micro-benchmark (MSwift paper §II; `docs/models/topologies.md`,
+    /// `docs/reproductions/mswift.md`, A3–A5).
     Parallel,
     /// `groups` groups of `routers_per_group` routers, all-to-all inside a group, one
     /// global link between every two groups; `hosts / (groups × routers_per_group)` hosts
-    /// per router. Defaults are the LAPS paper's (9 × 4, 144 hosts; spec laps.md §4.1).
+    /// per router. Defaults are the LAPS paper's (9 × 4, 144 hosts; LAPS paper §4.1,
+    /// `docs/models/topologies.md`).
     Dragonfly,
     /// Rail-optimised GPU fabric: `hosts / rails` servers of `rails` GPUs; each GPU's edge
-    /// node links to its rail switch and its server's NVLink switch (spec laps.md §4.2).
+    /// node links to its rail switch and its server's NVLink switch (LAPS paper §4.1, Fig.
+    /// 1(b); `docs/models/topologies.md`).
     Rail,
     /// Read from `file` (`topology_file.rs`: dcnsim's CSV link list or HPCC's
     /// topology.txt).

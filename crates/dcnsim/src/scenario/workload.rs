@@ -49,28 +49,31 @@ pub enum WorkloadKind {
     /// GPUs, servers placed at random on blocks of consecutive hosts, GPU i sends to
     /// GPU i + gpus_per_server (its peer on the next server).
     HsdpRing,
-    /// The DCTCP-vs-Swift study's traffic (spec `dctcp-vs-swift.md` §3.2): `flows`
-    /// sender-receiver pairs drawn by `mode`.
+    /// The DCTCP-vs-Swift study's traffic (`docs/reproductions/dctcp-vs-swift.md`, "Common
+    /// setup"): `flows` sender-receiver pairs drawn by `mode`.
     TrafficMode,
     /// Open-loop traffic at a target load: every host starts flows as a Poisson process
     /// whose rate makes its offered load `load` × its link rate, sizes drawn from the flow
-    /// size CDF in `cdf`, destinations uniform over the other hosts (spec prioplus.md §4;
-    /// the pFabric/HPCC traffic generators' convention).
+    /// size CDF in `cdf`, destinations uniform over the other hosts
+    /// (`docs/reproductions/prioplus.md`, F11; the pFabric/HPCC traffic generators'
+    /// convention).
     Poisson,
-    /// Data-parallel training (spec prioplus.md §4.4 L3): iterations of `compute` time
-    /// followed by a ring all-reduce over `hosts` (in ring order), each worker sending
-    /// 2(n − 1)/n × the gradient (`size`) to its successor; the next iteration's compute
-    /// starts when every worker's transfer is delivered.
+    /// Data-parallel training (the PrioPlus paper's Fig. 12c;
+    /// `docs/reproductions/prioplus.md`, F12C): iterations of `compute` time followed by a
+    /// ring all-reduce over `hosts` (in ring order), each worker sending 2(n − 1)/n × the
+    /// gradient (`size`) to its successor; the next iteration's compute starts when every
+    /// worker's transfer is delivered.
     Training,
-    /// MapReduce shuffles (spec prioplus.md §4.4 L2): coflows arrive as a Poisson process
-    /// at a target load; each has a total size S, M mappers and R reducers (drawn from an
+    /// MapReduce shuffles (the PrioPlus paper's Fig. 12a/b;
+    /// `docs/reproductions/prioplus.md`, F12AB): coflows arrive as a Poisson process at a
+    /// target load; each has a total size S, M mappers and R reducers (drawn from an
     /// FB2010-like distribution unless given) and is M·R flows of S/(M·R) bytes, one group
     /// per coflow, its priority chosen by S (`workload::coflow_arrivals`).
     Coflow,
 }
 
-/// How `kind = "traffic_mode"` draws its pairs (the study's `mode` 0, 1, 2; spec
-/// `dctcp-vs-swift.md` §3.2, digest §6.1). Hosts may carry several flows.
+/// How `kind = "traffic_mode"` draws its pairs (the study's `mode` 0, 1, 2;
+/// `docs/reproductions/dctcp-vs-swift.md`, "Experiments"). Hosts may carry several flows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TrafficMode {
@@ -127,7 +130,7 @@ pub struct WorkloadCfg {
     #[serde(default)]
     pub priority: Option<PrioritySpec>,
     /// Permutation: every flow leaves its source's pod (crosses the core of a 3-tier fat
-    /// tree; the SMaRTT spec §4's permutations).
+    /// tree; the SMaRTT paper's permutations, `docs/reproductions/smartt.md`).
     #[serde(default)]
     pub cross_pod: Option<bool>,
     /// All-to-all: at most this many of a sender's flows are active at once; the next
@@ -149,8 +152,9 @@ pub struct WorkloadCfg {
     #[serde(default)]
     pub min_flow: Option<BytesVal>,
     /// Coflow: one Poisson process per priority level, each at load / levels, sizes drawn
-    /// from the CDF restricted to the level's range (the artefact's split, spec §4.4 L2);
-    /// default false: one process, sizes from the whole CDF.
+    /// from the CDF restricted to the level's range (the PrioPlus artefact's split;
+    /// `docs/reproductions/prioplus.md`, F12AB); default false: one process, sizes from the
+    /// whole CDF.
     #[serde(default)]
     pub equal_load_per_level: Option<bool>,
     /// Coflow: stop after this many coflows (or at `stop`, whichever comes first).

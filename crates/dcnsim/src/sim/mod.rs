@@ -43,8 +43,9 @@ pub struct Counters {
     /// Receiver-to-sender packets: ACKs, NACKs, CNPs and EQDS pulls.
     pub ack_packets: u64,
     /// Retransmission-timer expiries that declared packets lost. NSCC and MPRDMA arm the
-    /// timer for their oldest transmission (spec smartt-nscc.md §2.9), so a burst of
-    /// losses counts about one per expired packet, not one per flow.
+    /// timer for their oldest transmission (`docs/models/transport.md`, the timeout
+    /// policies), so a burst of losses counts about one per expired packet, not one per
+    /// flow.
     pub timeouts: u64,
     /// Data packets cut to their header by a switch (trimming).
     pub trims: u64,
@@ -170,8 +171,9 @@ pub struct Simulation {
     pub(crate) inv: crate::sim::invariants::Checker,
 }
 
-/// A packet's one-way latency in whole nanoseconds, as a LAPS ACK carries it (spec
-/// laps.md §2.3: the receiver computes it; clocks are synchronised). Saturates at 4.3 s.
+/// A packet's one-way latency in whole nanoseconds, as a LAPS ACK carries it (LAPS
+/// paper §3.2, `docs/models/laps.md`: the receiver computes it; clocks are synchronised).
+/// Saturates at 4.3 s.
 fn one_way_ns(now: Time, sent_at: Time) -> u32 {
     (now.saturating_sub(sent_at).0 / 1000).min(u32::MAX as u64) as u32
 }

@@ -2,13 +2,13 @@
 //! "application-limited": it sends only bytes the application has written).
 //!
 //! The one application so far is ns-3's On-Off source as the DCTCP-vs-Swift study used it
-//! (spec `dctcp-vs-swift.md` §3.2, "Traffic"; digest `lb-experiments-digest.md` §6.1 and
-//! §7-S1): while ON it writes at `rate` into a TCP send buffer of `send_buffer` bytes;
-//! while OFF it writes nothing, and the transport keeps draining what is buffered. The
-//! send buffer holds every byte not yet cumulatively acknowledged (sent or not), so the
-//! application can be at most `send_buffer` bytes ahead of the cumulative ACK. Like
-//! ns-3's `OnOffApplication::StartApplication`, the first interval after `start` is an
-//! OFF interval; nothing is written at or after `stop`.
+//! (`docs/reproductions/dctcp-vs-swift.md`, "Common setup", the traffic row): while ON it
+//! writes at `rate` into a TCP send buffer of `send_buffer` bytes; while OFF it writes
+//! nothing, and the transport keeps draining what is buffered. The send buffer holds every
+//! byte not yet cumulatively acknowledged (sent or not), so the application can be at most
+//! `send_buffer` bytes ahead of the cumulative ACK. Like ns-3's
+//! `OnOffApplication::StartApplication`, the first interval after `start` is an OFF
+//! interval; nothing is written at or after `stop`.
 //!
 //! The model is a fluid writer: `written(t) = min(written(t0) + rate · ON-time in [t0, t),
 //! acked + send_buffer)`. It is exact when it is re-evaluated at every change of `acked`
@@ -31,8 +31,8 @@ pub enum AppKind {
 }
 
 /// `[workload.app]`: an application per flow. Defaults are the DCTCP-vs-Swift study's
-/// (spec §3.2: app rate 5 Gbps, ns-3 defaults of 1 s ON / 1 s OFF, ns-3's 131072-byte
-/// `TcpSocket::SndBufSize`).
+/// (`docs/reproductions/dctcp-vs-swift.md`, "Common setup": app rate 5 Gbps, ns-3 defaults
+/// of 1 s ON / 1 s OFF, ns-3's 131072-byte `TcpSocket::SndBufSize`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AppCfg {
@@ -215,8 +215,9 @@ mod tests {
         Time::from_secs_f64(x)
     }
 
-    /// The study's timeline (spec §3.2): sources start at 2 s with an OFF second, so the
-    /// ON intervals are [3, 4), [5, 6), ... until the stop at T − 1 = 14 s.
+    /// The study's timeline (`docs/reproductions/dctcp-vs-swift.md`, "Common setup"):
+    /// sources start at 2 s with an OFF second, so the ON intervals are [3, 4), [5, 6), ...
+    /// until the stop at T − 1 = 14 s.
     #[test]
     fn starts_with_an_off_interval_and_counts_on_time_per_cycle() {
         let app = OnOffApp::new(&cfg(), s(2.0), s(14.0));

@@ -62,7 +62,8 @@ impl Flow {
     /// Processes an ACK at the sender.
     pub fn on_ack(&mut self, now: Time, ack: &Packet, cfg: &TransportConfig) -> AckOutcome {
         // LAPS's ACKs carry a one-way latency where others carry the cumulative ACK
-        // (spec laps.md §2.6); its sender advances over the PSNs acknowledged in a row.
+        // (LAPS paper §3.5; `docs/models/laps.md`); its sender advances over the PSNs
+        // acknowledged in a row.
         let laps = self.lb == LbName::Laps;
         self.sender.timeouts_in_a_row = 0;
         let mut cum = ack.psn;
@@ -155,7 +156,7 @@ impl Flow {
         }
         if let Some(round) = plb_round {
             // After this ACK (and a go-back-N NAK) has settled what is in flight: PLB's
-            // idle re-path needs nothing outstanding (spec laps.md §3.6).
+            // idle re-path needs nothing outstanding (`docs/models/plb.md`).
             self.plb.on_ack(now, ack.has(flags::ECE), round, self.sender.in_flight, &cfg.plb);
         }
         let lost_any = !self.sender.newly_lost.is_empty();
@@ -201,8 +202,9 @@ impl Flow {
             s.rto_deadline = if stalled { now + s.rto } else { Time::MAX };
         } else if (progressed || lost_any) && s.timeout_policy != TimeoutPolicy::Expired {
             // RFC 6298 (5.3): restart on new data acknowledged. `Expired` keeps the timer
-            // on the oldest transmission still out (spec smartt-nscc.md §2.9): a deadline
-            // that ACKs made too early finds nothing expired and re-arms for the next.
+            // on the oldest transmission still out (`docs/models/transport.md`, the timeout
+            // policies): a deadline that ACKs made too early finds nothing expired and
+            // re-arms for the next.
             s.rto_deadline = now + s.rto;
         }
         AckOutcome { sender_done: done, may_send: !done }
@@ -446,8 +448,9 @@ impl Flow {
         Some(size)
     }
 
-    /// LAPS's per-path inference (spec laps.md §2.8) found this transmission lost: it is
-    /// resent before new data. Returns whether that changed anything.
+    /// LAPS's per-path inference (LAPS paper §3.7; `docs/models/laps.md`) found this
+    /// transmission lost: it is resent before new data. Returns whether that changed
+    /// anything.
     pub fn declare_lost(&mut self, psn: u32, sent_at: Time) -> bool {
         self.mark_lost(psn, sent_at).is_some()
     }

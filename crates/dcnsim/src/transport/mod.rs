@@ -6,8 +6,8 @@
 //! retransmission, receive reordering, RTT samples from echoed send times, ECN echo, and
 //! the path entropy echoed back.
 //!
-//! The receiver's ECN-echo follows DCTCP's two-state machine (DCTCP paper §3.1; spec
-//! `dctcp-vs-swift.md` §2.2): with ACK coalescing, a change of the CE state first flushes
+//! The receiver's ECN-echo follows DCTCP's two-state machine (DCTCP paper §3.1;
+//! `docs/models/dctcp.md`): with ACK coalescing, a change of the CE state first flushes
 //! an ACK for the packets received under the old state, so the sender sees the exact
 //! marked byte count.
 //!
@@ -77,14 +77,14 @@ pub enum AckPolicy {
     /// changes).
     #[default]
     Tcp,
-    /// UEC, as uet-htsim's receiver (spec `smartt-nscc.md` §2.15 [H]): at once on an
-    /// ECN-marked packet, one carrying the sender's ACK request, the first packet, a
+    /// UEC, as uet-htsim's receiver (`docs/models/transport.md`, ACK policies): at once on
+    /// an ECN-marked packet, one carrying the sender's ACK request, the first packet, a
     /// duplicate and the last packet; otherwise every `ack_ratio` packets, out-of-order
     /// ones included. An ACK reports the 16 PSNs above its cumulative ACK in a bitmap, so
     /// the sender's hole counting sees the arrivals coalescing held back (whether one was a
     /// resend it does not learn: only the ACK's own packet says). Meant for UEC transports:
-    /// the ACK of a marked packet also covers the unmarked ones pending before it, which
-    /// an algorithm counting marked bytes (DCTCP) would count as marked.
+    /// the ACK of a marked packet also covers the unmarked ones pending before it, which an
+    /// algorithm counting marked bytes (DCTCP) would count as marked.
     Uec,
 }
 

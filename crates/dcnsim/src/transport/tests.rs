@@ -48,8 +48,8 @@ fn data(psn: u32, ce: bool) -> Packet {
     }
 }
 
-/// Spec dctcp-vs-swift.md §5 A4: with m = 2 and CE pattern 0,0,1,1,0 the sender
-/// reconstructs exactly two marked packets.
+/// `docs/reproductions/dctcp-vs-swift.md`, A4: with m = 2 and CE pattern 0,0,1,1,0 the
+/// sender reconstructs exactly two marked packets.
 #[test]
 fn a4_receiver_echo_state_machine_with_coalescing() {
     let c = cfg(2);
@@ -121,7 +121,8 @@ fn sack_threshold_detects_a_single_loss_and_retransmits_it() {
     assert_eq!(f.sender.retransmits, 1);
 }
 
-/// NSCC turns SACK-hole loss detection off (spec mswift-mnscc §2.8 and §6 A9): a
+/// NSCC turns SACK-hole loss detection off (`docs/models/nscc.md`;
+/// `docs/reproductions/mswift.md`, A9): a
 /// packet overtaken by many others is never retransmitted while it is only late.
 #[test]
 fn nscc_never_retransmits_on_reordering() {
@@ -141,7 +142,7 @@ fn nscc_never_retransmits_on_reordering() {
     assert_eq!(f.sender.retransmits, 0);
 }
 
-/// `TimeoutPolicy::Expired` (spec smartt-nscc.md §2.9): the timer is armed for the
+/// `TimeoutPolicy::Expired` (`docs/models/transport.md`): the timer is armed for the
 /// oldest transmission still out, whatever ACKs of others arrive; each packet out for a
 /// whole RTO leaves the bytes in flight and is reported on its own; resends then go
 /// only as the window allows. RTO 100 µs; packets 0..3 leave at 0, 1, 2, 3 µs; 0 is
@@ -386,10 +387,11 @@ fn uec(ack_ratio: u32) -> TransportConfig {
     TransportConfig { ack_policy: AckPolicy::Uec, ..cfg(ack_ratio) }
 }
 
-/// Spec smartt-nscc.md §2.15 [H]: with 4 packets per ACK the first packet is ACKed at
-/// once, then every fourth; out-of-order arrivals wait like in-order ones, and the ACK
-/// that ends the wait lists them in its bitmap. Arrival order 0, 1, 3, 4, 2, 5, 6, 7, 8:
-/// ACKs at 0 (first), at 2 (the 4th since: 1, 3, 4, 2) and at 8 (5, 6, 7, 8).
+/// uet-htsim's UEC receiver (`docs/models/transport.md`, ACK policies): with 4 packets per
+/// ACK the first packet is ACKed at once, then every fourth; out-of-order arrivals wait
+/// like in-order ones, and the ACK that ends the wait lists them in its bitmap. Arrival
+/// order 0, 1, 3, 4, 2, 5, 6, 7, 8: ACKs at 0 (first), at 2 (the 4th since: 1, 3, 4, 2) and
+/// at 8 (5, 6, 7, 8).
 #[test]
 fn uec_policy_coalesces_out_of_order_packets_and_reports_them() {
     let c = uec(4);
@@ -493,7 +495,7 @@ fn go_back_n_discards_out_of_order_and_resends_from_the_hole() {
     assert_eq!((f.receiver.delivered, f.sender.retransmits), (8000, 6));
 }
 
-/// REPS (UEC, spec smartt-nscc.md §2.14): an entropy whose ACK came back unmarked is
+/// REPS (UEC; `docs/models/reps.md`): an entropy whose ACK came back unmarked is
 /// reused, oldest first; a marked one is forgotten; the buffer keeps the newest ones.
 #[test]
 fn reps_recycles_unmarked_entropies_and_forgets_marked_ones() {

@@ -6,7 +6,8 @@ use crate::units::Rate;
 
 const MTU: u64 = 4160;
 
-/// The paper's inter-pod path (spec §2.2): 11.453 µs at 800 Gbps, 1-BDP buffers.
+/// The SMaRTT paper's inter-pod path (`docs/reproductions/smartt.md`, "Common setup"):
+/// 11.453 µs at 800 Gbps, 1-BDP buffers.
 fn paper_info(trimming: bool) -> FlowInfo {
     FlowInfo {
         trimming,
@@ -39,8 +40,9 @@ fn unscaled() -> NsccParams {
     NsccParams { bdp_ref: BytesVal((800e9 / 8.0 * 11.453e-6) as u64), ..NsccParams::default() }
 }
 
-/// Spec §2.2: trtt = 1.5 brtt = 17.18 µs, maxwnd = 1.5 BDP ≈ 1.72 MB ≈ 413 packets,
-/// mincwnd = 1 MTU, initial window = maxwnd; scale = BDP / 150 000 B ≈ 7.64 (§2.5).
+/// The paper setup's derived quantities (`docs/reproductions/smartt.md`, "Common setup"):
+/// trtt = 1.5 brtt = 17.18 µs, maxwnd = 1.5 BDP ≈ 1.72 MB ≈ 413 packets, mincwnd = 1 MTU,
+/// initial window = maxwnd; scale = BDP / 150 000 B ≈ 7.64 (SMaRTT §III-J).
 #[test]
 fn derived_quantities_of_the_paper_setup() {
     let n = nscc(NsccParams::default(), true);
@@ -54,10 +56,10 @@ fn derived_quantities_of_the_paper_setup() {
     assert!((n.rto.as_us_f64() - 83.9).abs() < 0.05, "{}", n.rto);
 }
 
-/// §2.13 variants against the per-packet update: 16 unmarked ACKs of one MTU at
-/// RTT = brtt (Case 4). `sample` (n = 8) reacts on the 8th and 16th with 8 MTUs each,
-/// `accumulate` applies after every 8 MTUs; both end within 2 % of per-packet (the
-/// increments, ∝ 1/cwnd, differ only by the window they were computed on, which grows
+/// The adjustment variants of SMaRTT §III-G against the per-packet update: 16 unmarked ACKs
+/// of one MTU at RTT = brtt (Case 4). `sample` (n = 8) reacts on the 8th and 16th with 8
+/// MTUs each, `accumulate` applies after every 8 MTUs; both end within 2 % of per-packet
+/// (the increments, ∝ 1/cwnd, differ only by the window they were computed on, which grows
 /// 2.4 % here), and neither changes the window between its applications.
 #[test]
 fn adjustment_variants_follow_the_per_packet_update() {
@@ -312,10 +314,10 @@ fn u7_window_bounds_hold_after_every_event() {
     }
 }
 
-/// Spec §2.9: every expired packet takes its own size off the window (floor 1 MTU), in
-/// both modes. Paper mode after a QuickAdapt cut (§III-E-a): packets sent before the
-/// cut take nothing off, and their timeouts count towards the bytes to ignore, so the
-/// ignore phase ends once every byte that was in flight at the cut is accounted for.
+/// `docs/models/nscc.md`, "Timeout": every expired packet takes its own size off the window
+/// (floor 1 MTU), in both modes. Paper mode after a QuickAdapt cut (§III-E-a): packets sent
+/// before the cut take nothing off, and their timeouts count towards the bytes to ignore,
+/// so the ignore phase ends once every byte that was in flight at the cut is accounted for.
 #[test]
 fn each_expired_packet_is_a_timeout_and_ends_the_ignore_phase_like_a_nack() {
     let mtu = MTU as f64;
@@ -356,9 +358,10 @@ fn each_expired_packet_is_a_timeout_and_ends_the_ignore_phase_like_a_nack() {
     assert_eq!(n.cwnd, 19.0 * mtu);
 }
 
-/// Spec §2.17's table for the paper's network with trimming (network RTT 11.453 µs):
+/// uet-htsim's NSCC constants (formulas in `docs/models/nscc.md`, `nscc_htsim` mode) for
+/// the SMaRTT paper's network with trimming (network RTT 11.453 µs):
 /// target 8.59 µs, sa 7.636, sb 0.716, fi ≈ 156.4 KB, η ≈ 4.69 KB, fi_scale 1.91,
-/// QA threshold 34.4 µs; and mswift-mnscc §2.8's for the MSwift network (6.253 µs, 1 µs
+/// QA threshold 34.4 µs; and for the MSwift paper's network (6.253 µs, 1 µs
 /// target, no trimming): fi ≈ 85.4 KB, η ≈ 2.56 KB, fi_scale ≈ 1.04, α·target ≈ 5.7 KB.
 #[test]
 fn htsim_constants_match_the_spec_tables() {
@@ -383,7 +386,7 @@ fn htsim_constants_match_the_spec_tables() {
     assert!((m.h_eta - 2_560.0).abs() < 10.0, "{}", m.h_eta);
     assert!((m.h_fi_scale - 1.04).abs() < 0.005);
     assert!((m.h_alpha * 1e-6 - 5_700.0).abs() < 50.0, "{}", m.h_alpha * 1e-6);
-    // maxwnd = 1.5 × BDP(6.253 µs) ≈ 938 KB (mswift-mnscc §2.8).
+    // maxwnd = 1.5 × BDP(6.253 µs) ≈ 938 KB (`docs/models/nscc.md`, "Bounds").
     assert!((m.maxwnd - 938_000.0).abs() < 500.0);
     // ≈ 63 µs RTO for 800 KB buffers.
     assert!((m.rto.as_us_f64() - 63.0).abs() < 0.1, "{}", m.rto);
@@ -401,7 +404,7 @@ fn htsim_multiplicative_decrease_on_queueing_delay() {
     assert!((pkts(&n) - 60.0).abs() < 1e-6, "{}", pkts(&n));
 }
 
-/// mswift-mnscc §6 A6: H_MNSCC = max(min(⌊W/2⌋, 4), 1).
+/// `docs/reproductions/mswift.md`, A6: H_MNSCC = max(min(⌊W/2⌋, 4), 1).
 #[test]
 fn mnscc_history_rule() {
     let mut m = Nscc::new(&NsccParams::default(), true, &paper_info(true));

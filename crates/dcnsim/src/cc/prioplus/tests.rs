@@ -4,7 +4,8 @@ use super::*;
 
 const US: fn(u64) -> Time = Time::from_us;
 
-/// The spec's reference setting (§6): 100 Gbps, BaseRtt 12 µs, 1 KB packets.
+/// The reference setting of the acceptance checks (`docs/reproductions/prioplus.md`):
+/// 100 Gbps, BaseRtt 12 µs, 1 KB packets.
 fn info(priority: u8, levels: u8) -> FlowInfo {
     FlowInfo {
         priority,
@@ -28,7 +29,7 @@ fn ack(now: Time, rtt: Time, cum_ack: u32, snd_nxt: u32) -> AckSample {
 }
 
 /// AC1: N = 8, BaseRtt = 12 µs gives D_target^1 = 16 µs, D_limit^1 = 18.4 µs,
-/// D_target^8 = 44 µs and no limit at the top (spec §2.2 table); for any N the
+/// D_target^8 = 44 µs and no limit at the top (`docs/models/prioplus.md`); for any N the
 /// channels nest: D_limit^{i−1} < D_target^i < D_limit^i.
 #[test]
 fn ac1_channel_math() {
@@ -72,9 +73,9 @@ fn limit_gap_overrides_a_half_plus_b() {
     assert_eq!(g.1.unwrap() - g.0, Time::from_ns(2400));
 }
 
-/// AC2: the fluctuation bound (App. D, `min` form, erratum §7.5) for n = 150,
-/// W_AI = 150 B, 100 G, β = 0.8, max_mdf = 0.5, target 4 µs is 3.24 µs ± 0.01; with the
-/// artefact's W_AI = 180 B it is 3.89 µs (spec §2.9 item 3).
+/// AC2: the fluctuation bound (App. D, `min` form: the paper's `max` is an erratum) for
+/// n = 150, W_AI = 150 B, 100 G, β = 0.8, max_mdf = 0.5, target 4 µs is 3.24 µs ± 0.01; with
+/// the artefact's W_AI = 180 B it is 3.89 µs (`docs/models/prioplus.md`, `ai_bytes`).
 #[test]
 fn ac2_swift_fluctuation_formula() {
     let f = swift_fluctuation(150.0, 150.0, Rate::gbps(100), 0.8, 0.5, US(4));
@@ -124,7 +125,7 @@ fn ac3_linear_start_is_optimal() {
     let bdp = rate * tau;
     assert!((bl - bdp / (2.0 * n)).abs() < 0.01 * bdp / (2.0 * n), "linear {bl}");
     assert!(bl < be && be < bs, "linear {bl}, doubling {be}, step {bs}");
-    // W_LS = 0.125 BDP: 8 rounds to line rate (spec §2.7(b) example).
+    // W_LS = 0.125 BDP: 8 rounds to line rate (`docs/reproductions/prioplus.md`, AC5).
     let p = PrioPlusParams { linear_step: Some(0.125), ..PrioPlusParams::default() };
     let f = PrioPlus::new(&p, &SwiftParams::default(), &info(1, 8));
     assert!((f.base_bdp / f.w_ls - 8.0).abs() < 1e-9);
@@ -141,14 +142,15 @@ fn ac4_probe_timing() {
     let mean = waits.iter().sum::<f64>() / waits.len() as f64;
     assert!((mean - 13.4).abs() <= 0.02 * 13.4, "mean wait {mean} µs");
     assert!(waits.iter().all(|&w| (7.4 - 1e-9..=19.4 + 1e-9).contains(&w)));
-    // Below the target the first term is clamped to 0 (erratum §7.6).
+    // Below the target the first term is clamped to 0 (`docs/models/prioplus.md`, "Known
+    // deviations").
     assert!(f.probe_wait(US(12)) <= US(12));
 }
 
-/// The 2-sample filter (§4.3.1, erratum §7.2): one sample above D_limit does not stop
-/// the flow, two in a row do; the stop estimates #flow = delay·LineRate/cwnd (§4.3.1)
-/// and sets the countdown to BaseBdp/W_LS; a probe echo on an empty queue restarts it
-/// at W_LS/#flow.
+/// The 2-sample filter (§4.3.1; Algorithm 1's listing would fire on the third, an erratum):
+/// one sample above D_limit does not stop the flow, two in a row do; the stop estimates
+/// #flow = delay·LineRate/cwnd (§4.3.1) and sets the countdown to BaseBdp/W_LS; a probe
+/// echo on an empty queue restarts it at W_LS/#flow.
 #[test]
 fn filter_stop_estimate_and_restart() {
     let p = PrioPlusParams { linear_step: Some(0.125), ..PrioPlusParams::default() };
@@ -216,10 +218,10 @@ fn flow_estimate_counts_at_least_one_packet_per_flow() {
     assert!((n - 110.0).abs() < 1e-6, "{n}");
 }
 
-/// Spec §2.9 item 5 (and AC12): a stopped flow sends its next probe only after the
-/// previous probe's echo returns. ACKs of data still in flight that arrive above
-/// D_limit after a probe has left re-estimate #flow but must not schedule a second
-/// probe; the echo does. The loss guard (probe timeout) stays armed meanwhile.
+/// `docs/reproductions/prioplus.md`, AC12: a stopped flow sends its next probe only after
+/// the previous probe's echo returns. ACKs of data still in flight that arrive above
+/// D_limit after a probe has left re-estimate #flow but must not schedule a second probe;
+/// the echo does. The loss guard (probe timeout) stays armed meanwhile.
 #[test]
 fn late_data_acks_do_not_send_a_second_probe() {
     let p = PrioPlusParams { linear_step: Some(0.125), filter: 1, ..PrioPlusParams::default() };
@@ -278,12 +280,12 @@ fn rounds_alternate_and_countdown_halves_the_estimate() {
     f.count_empty_round();
     assert_eq!(f.n_flow, 8.0);
     f.count_empty_round();
-    assert_eq!(f.n_flow, 4.0, "halved (erratum §7.1), not doubled");
+    assert_eq!(f.n_flow, 4.0, "halved (Algorithm 1's erratum), not doubled");
 }
 
-/// Start rules (§2.6, erratum §7.7): the top level never stops and starts at one
-/// BaseBdp; the top eighth starts at once; lower levels wait for a first probe within
-/// U(0, BaseRtt) of their start.
+/// Start rules (`docs/models/prioplus.md`; the top level's are [A]'s, the paper is silent):
+/// the top level never stops and starts at one BaseBdp; the top eighth starts at once;
+/// lower levels wait for a first probe within U(0, BaseRtt) of their start.
 #[test]
 fn start_rules_by_level() {
     let sp = SwiftParams::default();
@@ -300,10 +302,10 @@ fn start_rules_by_level() {
     assert!(!mid.is_stopped());
     assert!((mid.cwnd_bytes() - 0.25 * 150_000.0).abs() < 1.0, "W_LS preset 0.25 BDP at level 5 of 8");
 }
-/// [A]'s stop at a tiny window (`stop_below_pkts`, spec §2.10): off by default, Swift's
-/// decrease may leave a sub-packet window that trickles; with 0.1 packets, a decrease
-/// to or below 0.1 packets stops the flow (cwnd 0) without touching #flow, the probe
-/// goes out within U(0, BaseRtt), and an empty-queue echo restarts it at W_LS/#flow.
+/// [A]'s stop at a tiny window (`stop_below_pkts`, `docs/models/prioplus.md`): off by
+/// default, Swift's decrease may leave a sub-packet window that trickles; with 0.1 packets,
+/// a decrease to or below 0.1 packets stops the flow (cwnd 0) without touching #flow, the
+/// probe goes out within U(0, BaseRtt), and an empty-queue echo restarts it at W_LS/#flow.
 #[test]
 fn stop_below_a_tiny_window_when_asked() {
     let run = |stop_below: Option<f64>| {
@@ -343,7 +345,7 @@ fn stop_below_a_tiny_window_when_asked() {
     assert_eq!(bad.validate().unwrap_err().0, "stop_below_pkts");
 }
 
-/// Spec §2.8 (PrioPlus over LEDBAT, from [A]): per ACK
+/// PrioPlus over LEDBAT (from [A]; `docs/models/prioplus.md`): per ACK
 /// cwnd += gain·(D_target − d)/(D_target − BaseRtt)·MTU/cwnd_pkts·s + W_AI_adapt/cwnd_pkts,
 /// s = min(1, 5/#flow). Level 1 of 8 (D_target 16 µs, BaseRtt 12 µs), #flow 10 (s = ½),
 /// cwnd 20 packets, d = 14 µs: the first ACK closes an adaptive round, so W_AI_adapt =
