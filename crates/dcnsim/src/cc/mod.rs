@@ -156,7 +156,7 @@ pub struct LossEvent<'a> {
 }
 
 /// A NACK: a switch trimmed data packet `psn` to its header and the receiver reported
-/// it (spec `smartt-nscc.md` §2.8). The transport has already marked it lost and queued
+/// it (docs/models/trimming.md; SMaRTT paper §III-D). The transport has already marked it lost and queued
 /// its retransmission.
 #[derive(Clone, Copy, Debug)]
 pub struct NackSample {
@@ -177,8 +177,8 @@ pub struct NackSample {
 pub enum TimeoutPolicy {
     /// Every outstanding packet (RFC 6298 go-back style).
     AllOutstanding,
-    /// Only packets outstanding for at least one RTO (htsim's UEC sender, spec
-    /// `smartt-nscc.md` §2.9): the timer is armed for the oldest transmission still out
+    /// Only packets outstanding for at least one RTO (htsim's UEC sender;
+    /// docs/models/transport.md, "Timeout"): the timer is armed for the oldest transmission still out
     /// (its send time + RTO, not restarted by ACKs of others), each expired packet is
     /// reported on its own (`on_packet_expired`), and the timer is re-armed for the next.
     Expired,
@@ -215,12 +215,12 @@ pub struct FlowInfo {
     /// Payload bytes of the flow (`u64::MAX`: unbounded).
     pub size: u64,
     /// Source-routed flows: the largest idle latency of the candidate paths (LAPS's
-    /// target T, spec laps.md §2.4); zero otherwise.
+    /// target T, docs/models/laps.md; LAPS paper §3.4); zero otherwise.
     pub path_target: Time,
     /// Rate of the sending host's NIC.
     pub nic_rate: Rate,
     /// The largest one-way bandwidth-delay product (bytes) over every path of every flow
-    /// of the scenario (DCQCN's unified window, spec laps.md §3.7); computed only when
+    /// of the scenario (DCQCN's unified window, docs/models/dcqcn.md); computed only when
     /// some flow runs DCQCN with `window = "bdp"` or the rate-based DCTCP with
     /// `rate.window = "bdp"`, zero otherwise.
     pub unified_bdp: u64,
@@ -271,8 +271,8 @@ pub trait CongestionControl: Send {
     fn on_timeout(&mut self, now: Time, snd_nxt: u32);
     /// `TimeoutPolicy::Expired`: one packet of `bytes` wire bytes was outstanding for a
     /// whole RTO; it has left the bytes in flight and waits for retransmission. Called for
-    /// each expired packet (htsim handles each as a timeout of its own, spec
-    /// `smartt-nscc.md` §2.9), before the one `on_timeout` of the timer event.
+    /// each expired packet (htsim handles each as a timeout of its own;
+    /// docs/models/transport.md, "Timeout"), before the one `on_timeout` of the timer event.
     fn on_packet_expired(&mut self, _now: Time, _bytes: u64) {}
     /// Congestion window in wire bytes.
     fn cwnd(&self) -> u64;

@@ -68,13 +68,13 @@ macro_rules! transport_cfg {
         /// on fabrics with candidate path sets (dragonfly, rail).
         #[serde(default)]
         pub lb_paths: LbPaths,
-        /// CONGA (`[transport.conga]`; spec laps.md §3.4).
+        /// CONGA (`[transport.conga]`; docs/models/conga.md).
         #[serde(default)]
         pub conga: crate::conga::CongaParams,
-        /// ConWeave (`[transport.conweave]`; spec laps.md §3.5).
+        /// ConWeave (`[transport.conweave]`; docs/models/conweave.md).
         #[serde(default)]
         pub conweave: crate::conweave::ConweaveParams,
-        /// LAPS (`[transport.laps]`; spec laps.md §2.12).
+        /// LAPS (`[transport.laps]`; docs/models/laps.md).
         #[serde(default)]
         pub laps: crate::laps::LapsParams,
         /// Delay noise added to the algorithms' delay samples (`[transport.delay_noise]`).
@@ -95,7 +95,7 @@ macro_rules! transport_cfg {
         #[serde(default)]
         pub inflight_cap: WindowCap,
         /// EQDS's receiver-driven credit under any sender algorithm (a packet leaves only when
-        /// both the window and a credit allow it; spec smartt-nscc.md §2.19). `cc = "eqds"`
+        /// both the window and a credit allow it; docs/models/eqds.md). `cc = "eqds"`
         /// has it always.
         #[serde(default)]
         pub receiver_credit: bool,
