@@ -316,6 +316,20 @@ pub trait CongestionControl: Send {
     /// An ACK echoed the telemetry its data packet gathered, one record per switch egress
     /// port in path order; called before `on_ack` for the same ACK.
     fn on_int(&mut self, _now: Time, _cum_ack: u32, _snd_nxt: u32, _hops: &[crate::net::int::IntHop]) {}
+    /// Whether this algorithm carries a word of its own on every data packet (`stamp`),
+    /// echoed back to it on the ACK (`on_echo`). Read once, when the flow is made.
+    fn wants_stamps(&self) -> bool {
+        false
+    }
+    /// The word data packet `psn` carries (a send timestamp, a byte counter, a header
+    /// field the algorithm defines); it lives in the packet arena's side lane, not in
+    /// `Packet`, so no other field is re-used. Called only if `wants_stamps`.
+    fn stamp(&mut self, _now: Time, _psn: u32) -> u64 {
+        0
+    }
+    /// An ACK echoed the word its data packet carried; called before `on_ack` for the
+    /// same ACK, only if `wants_stamps`.
+    fn on_echo(&mut self, _now: Time, _cum_ack: u32, _echoed: u64) {}
 }
 
 /// Standard TCP growth: slow start below `ssthresh`, else +1 MSS per window of

@@ -111,6 +111,12 @@ pub struct PacketArena {
     live: usize,
     peak_live: usize,
     allocated_total: u64,
+    /// A side lane of one 64-bit word per slot, for a value an algorithm carries on its
+    /// packets without a field of `Packet` (a timestamp, a byte counter, a header field):
+    /// see `CongestionControl::stamp`. Empty until the first `set_stamp`, so runs whose
+    /// algorithms stamp nothing pay neither memory nor time for it. A value outlives its
+    /// slot's free until the slot is reused, as INT records do (`net/int.rs`).
+    stamps: Vec<u64>,
     /// Issue 10: the data bytes ever allocated, the source side of byte conservation.
     #[cfg(any(debug_assertions, feature = "invariants"))]
     data_bytes_created: u64,
@@ -164,6 +170,21 @@ impl PacketArena {
         self.free.push(h);
     }
 
+    /// The side-lane word of slot `h` (0 if nothing was ever stamped there).
+    #[inline]
+    pub fn stamp(&self, h: u32) -> u64 {
+        self.stamps.get(h as usize).copied().unwrap_or(0)
+    }
+
+    /// Sets the side-lane word of slot `h`, growing the lane to the arena's size.
+    #[inline]
+    pub fn set_stamp(&mut self, h: u32, value: u64) {
+        if self.stamps.len() <= h as usize {
+            self.stamps.resize(self.slots.len().max(h as usize + 1), 0);
+        }
+        self.stamps[h as usize] = value;
+    }
+
     #[inline]
     pub fn get(&self, h: u32) -> &Packet {
         &self.slots[h as usize]
@@ -196,7 +217,8 @@ impl PacketArena {
     /// Bytes the arena holds: its slots and its free list (both keep their high-water
     /// capacity, so this is the run's peak).
     pub fn heap_bytes(&self) -> u64 {
-        (self.slots.capacity() * std::mem::size_of::<Packet>() + self.free.capacity() * 4) as u64
+        (self.slots.capacity() * std::mem::size_of::<Packet>() + self.free.capacity() * 4 + self.stamps.capacity() * 8)
+            as u64
     }
 }
 

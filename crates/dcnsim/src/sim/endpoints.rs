@@ -45,10 +45,16 @@ impl Simulation {
         // CONGA's path metric goes back with the ACK (nothing where CONGA is off).
         // INT records likewise: each reply gets a copy of the data packet's.
         let echo = pkt.flags & (flags::PATH_METRIC | flags::INT);
+        // The algorithm's own word (`CongestionControl::stamp`), read before a reply may
+        // take slot `h` over.
+        let stamp = self.flows[f as usize].sender.stamps.then(|| self.arena.stamp(h));
         for a in out.acks.into_iter().flatten() {
             let reply = self.make_reply(f, a, PacketKind::Ack, echo);
             if echo & flags::INT != 0 {
                 self.int.as_mut().expect("INT packets only with the table").copy(h, reply);
+            }
+            if let Some(word) = stamp {
+                self.arena.set_stamp(reply, word);
             }
             self.enqueue(self.routing.host_up_port[self.flows[f as usize].dst as usize], reply);
         }
@@ -214,7 +220,13 @@ impl Simulation {
             ext: a.sack_bits,
         };
         self.counters.ack_packets += 1;
-        self.arena.alloc(pkt)
+        let stamps = flow.sender.stamps;
+        let h = self.arena.alloc(pkt);
+        if stamps {
+            // A reply echoes no word unless its data packet's is copied in (`accept_data`).
+            self.arena.set_stamp(h, 0);
+        }
+        h
     }
 
     /// ACK `pkt` (freed slot `h`) reached its sender.
@@ -236,6 +248,9 @@ impl Simulation {
         if pkt.has(flags::INT) {
             let int = self.int.as_ref().expect("INT packets only with the table");
             flow.sender.cc.on_int(now, pkt.psn, flow.sender.next_new, int.hops(h));
+        }
+        if flow.sender.stamps {
+            flow.sender.cc.on_echo(now, pkt.psn, self.arena.stamp(h));
         }
         if pkt.has(flags::PROBE) {
             let rtt = flow.measured_delay(now.saturating_sub(pkt.sent_at));

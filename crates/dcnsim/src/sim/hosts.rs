@@ -189,7 +189,13 @@ impl Simulation {
             if !self.injected_drops.is_empty() && self.drop_injected(&pkt) {
                 continue;
             }
-            return Some(self.arena.alloc(pkt));
+            let h = self.arena.alloc(pkt);
+            let sender = &mut self.flows[f as usize].sender;
+            if sender.stamps {
+                let word = sender.cc.stamp(now, pkt.psn);
+                self.arena.set_stamp(h, word);
+            }
+            return Some(h);
         }
         None
     }

@@ -129,6 +129,8 @@ pub struct Sender {
     /// and whether it wants the runs of confirmed losses (else `confirmed` stays empty).
     sack_loss: bool,
     confirms_losses: bool,
+    /// The algorithm stamps its data packets and reads the ACKs' echo (`CongestionControl::stamp`).
+    pub stamps: bool,
     /// Go-back-N recovery (`LossRecovery::GoBackN`): a NAK resends from its PSN on.
     go_back_n: bool,
     fixed_rto: Option<Time>,
@@ -412,6 +414,7 @@ impl Flow {
         // Go-back-N receivers never report out-of-order arrivals, so there are no holes.
         let sack_loss = cc.sack_loss_detection() && !go_back_n;
         let confirms_losses = cc.wants_confirmed_losses();
+        let stamps = cc.wants_stamps();
         let (fixed_rto, timeout_policy, cnp_interval) = (cc.fixed_rto(), cc.timeout_policy(), cc.cnp_interval());
         let ect = cc.ecn_capable();
         Flow {
@@ -438,6 +441,7 @@ impl Flow {
                 sent_at: VecDeque::new(),
                 sack_loss,
                 confirms_losses,
+                stamps,
                 go_back_n,
                 fixed_rto,
                 timeout_policy,
