@@ -18,7 +18,7 @@ use crate::engine::{Event, EventQueue, Rng};
 use crate::fault::FaultPlan;
 use crate::laps::PathTable;
 use crate::net::pfc::{self, Pfc, PfcThresholds, SharedBuffer};
-use crate::net::{Drr, EcnPolicy, PacketArena, Port, PrioQueues, PrioService};
+use crate::net::{Drr, PacketArena, Port, PrioQueues, PrioService};
 use crate::observe::{resolve_flows, resolve_metrics, Observer, PortIndex};
 use crate::routing::Routing;
 use crate::scenario::{err, FailureModel, FlowSize, InitialWindow, Scenario, ScenarioError, TopologyKind};
@@ -41,13 +41,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
     let n_hosts = topo.n_hosts;
     let n_nodes = topo.n_nodes();
     let switch_latency = s.topology.switch_latency.map(|t| t.0).unwrap_or(Time::ZERO);
-    let ecn = s.switch.ecn.enabled.then(|| EcnPolicy {
-        kmin: s.switch.ecn.kmin.0,
-        kmax: s.switch.ecn.kmax.0,
-        pmax: s.switch.ecn.pmax,
-        at: s.switch.ecn.on,
-        mark_if: s.switch.ecn.mark_if,
-    });
+    let aqm = s.switch.queue_management();
 
     let mut ports = Vec::with_capacity(topo.cables.len() * 2);
     let mut node_ports = vec![Vec::new(); n_nodes as usize];
@@ -60,7 +54,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
             let from_switch = from >= n_hosts;
             let mut p = Port::new(from, to, c.rate, latency, if from_switch { s.switch.buffer.0 } else { u64::MAX });
             if from_switch {
-                p.ecn = ecn;
+                p.aqm = aqm.clone();
                 p.ack_priority = s.switch.ack_priority;
                 p.trimming = s.switch.trimming;
                 if s.switch.scheduler == Scheduler::Drr {

@@ -22,12 +22,19 @@ pub(super) fn validate_numbers(s: &Scenario) -> Result<(), ScenarioError> {
     if sw.buffer.0 < mtu {
         return err("switch.buffer", format!("{} bytes is smaller than one MTU ({mtu} bytes)", sw.buffer.0));
     }
-    if sw.ecn.enabled {
-        if sw.ecn.kmin.0 > sw.ecn.kmax.0 {
-            return err("switch.ecn.kmin", format!("{} is above kmax ({})", sw.ecn.kmin.0, sw.ecn.kmax.0));
+    if let Some(aqm) = &sw.aqm {
+        if sw.ecn.is_some() {
+            return err("switch.aqm", "a port runs one queue management: give [switch.aqm] or [switch.ecn], not both");
         }
-        if !(sw.ecn.pmax > 0.0 && sw.ecn.pmax <= 1.0) {
-            return err("switch.ecn.pmax", format!("{}: allowed 0 < pmax <= 1", sw.ecn.pmax));
+        aqm.validate("switch.aqm")?;
+    }
+    let ecn = sw.ecn.clone().unwrap_or_default();
+    if ecn.enabled {
+        if ecn.kmin.0 > ecn.kmax.0 {
+            return err("switch.ecn.kmin", format!("{} is above kmax ({})", ecn.kmin.0, ecn.kmax.0));
+        }
+        if !(ecn.pmax > 0.0 && ecn.pmax <= 1.0) {
+            return err("switch.ecn.pmax", format!("{}: allowed 0 < pmax <= 1", ecn.pmax));
         }
     }
     if tr.ack_ratio == 0 {

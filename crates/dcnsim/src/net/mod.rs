@@ -1,5 +1,6 @@
 //! The network model: packets, ports (queue + serialiser + propagation pipe) and nodes.
 
+pub mod aqm;
 pub mod int;
 pub mod packet;
 pub mod pfc;
@@ -7,5 +8,6 @@ pub mod port;
 pub mod prio;
 
 pub use packet::{flags, Packet, PacketArena, PacketKind};
-pub use port::{Drr, EcnPolicy, MarkDecision, MarkIf, MarkPoint, Port, PortStats};
+pub use aqm::{Aqm, AnyAqm, MarkDecision, MarkIf, MarkPoint};
+pub use port::{Drr, Port, PortStats};
 pub use prio::{PrioQueues, PrioService};

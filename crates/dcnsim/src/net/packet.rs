@@ -117,6 +117,9 @@ pub struct PacketArena {
     /// algorithms stamp nothing pay neither memory nor time for it. A value outlives its
     /// slot's free until the slot is reused, as INT records do (`net/int.rs`).
     stamps: Vec<u64>,
+    /// A second lane: when each packet joined the queue it waits in, for delay-based
+    /// queue management (`net::aqm::Aqm::wants_sojourn`). Empty unless such an AQM runs.
+    entered: Vec<Time>,
     /// Issue 10: the data bytes ever allocated, the source side of byte conservation.
     #[cfg(any(debug_assertions, feature = "invariants"))]
     data_bytes_created: u64,
@@ -185,6 +188,20 @@ impl PacketArena {
         self.stamps[h as usize] = value;
     }
 
+    /// When packet `h` joined its current queue (zero if never recorded).
+    #[inline]
+    pub fn entered(&self, h: u32) -> Time {
+        self.entered.get(h as usize).copied().unwrap_or(Time::ZERO)
+    }
+
+    #[inline]
+    pub fn set_entered(&mut self, h: u32, at: Time) {
+        if self.entered.len() <= h as usize {
+            self.entered.resize(self.slots.len().max(h as usize + 1), Time::ZERO);
+        }
+        self.entered[h as usize] = at;
+    }
+
     #[inline]
     pub fn get(&self, h: u32) -> &Packet {
         &self.slots[h as usize]
@@ -217,7 +234,8 @@ impl PacketArena {
     /// Bytes the arena holds: its slots and its free list (both keep their high-water
     /// capacity, so this is the run's peak).
     pub fn heap_bytes(&self) -> u64 {
-        (self.slots.capacity() * std::mem::size_of::<Packet>() + self.free.capacity() * 4 + self.stamps.capacity() * 8)
+        (self.slots.capacity() * std::mem::size_of::<Packet>() + self.free.capacity() * 4 + self.stamps.capacity() * 8
+            + self.entered.capacity() * 8)
             as u64
     }
 }

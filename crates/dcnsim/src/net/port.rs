@@ -2,67 +2,13 @@
 //! propagation pipe to the far end. (Design: htsim's queue + pipe, fused so that one port
 //! needs at most one pending "free" event and one pending "arrive" event.)
 //!
-//! ECN marking follows the RED family used by DCTCP (DCTCP paper §3.1;
-//! docs/models/ecn.md): a step marker when `kmin == kmax`, otherwise RED's linear ramp
-//! from `kmin` to `kmax` with peak probability `pmax`, applied at enqueue or at dequeue.
-//! The occupancy compared is the bytes waiting in the queue, not counting the packet being
-//! serialised.
+//! What a port does to packets of a long queue (ECN marking, RED) is its AQM (`net/aqm/`).
 
 use std::collections::VecDeque;
 
 use crate::units::{serialization_q16, Rate, Time};
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum MarkPoint {
-    Enqueue,
-    Dequeue,
-}
-
-/// Whether the step marker fires when the queue is strictly above the threshold (DCTCP
-/// paper) or at-or-above it (ns-3 RED with MinTh == MaxTh).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum MarkIf {
-    #[serde(rename = ">")]
-    Above,
-    #[serde(rename = ">=")]
-    AtOrAbove,
-}
-
-/// ECN marking policy of a port, in bytes.
-#[derive(Copy, Clone, Debug, PartialEq)]
-pub struct EcnPolicy {
-    pub kmin: u64,
-    pub kmax: u64,
-    pub pmax: f64,
-    pub at: MarkPoint,
-    pub mark_if: MarkIf,
-}
-
-/// What a marking decision needs from outside: a uniform random number, drawn only when
-/// the queue is inside the RED ramp so that a step marker consumes no randomness.
-pub enum MarkDecision {
-    No,
-    Yes,
-    Ramp(f64),
-}
-
-impl EcnPolicy {
-    #[inline]
-    pub fn decide(&self, queued: u64) -> MarkDecision {
-        let over_max = match self.mark_if {
-            MarkIf::Above => queued > self.kmax,
-            MarkIf::AtOrAbove => queued >= self.kmax,
-        };
-        if over_max {
-            return MarkDecision::Yes;
-        }
-        if self.kmin >= self.kmax || queued <= self.kmin {
-            return MarkDecision::No;
-        }
-        MarkDecision::Ramp(self.pmax * (queued - self.kmin) as f64 / (self.kmax - self.kmin) as f64)
-    }
-}
+use super::aqm::AnyAqm;
 
 /// Deficit round robin between two traffic classes (Shreedhar & Varghese 1995), as in the
 /// MSwift paper's fair-scheduling experiment (§IV, Fig. 13): each class has its own FIFO
@@ -178,7 +124,8 @@ pub struct Port {
     pub ctrl: VecDeque<u32>,
     /// Packets on the wire, oldest first, with their arrival times at the far end.
     pub pipe: VecDeque<(Time, u32)>,
-    pub ecn: Option<EcnPolicy>,
+    /// The port's queue management (switch ports with ECN or `[switch.aqm]`).
+    pub aqm: Option<AnyAqm>,
     /// Two-class scheduling instead of one FIFO (switch ports with `scheduler = "drr"`).
     pub drr: Option<Box<Drr>>,
     /// Physical priority queues instead of one FIFO (`net/prio.rs`).
@@ -233,7 +180,7 @@ impl Port {
             queue: VecDeque::new(),
             ctrl: VecDeque::new(),
             pipe: VecDeque::new(),
-            ecn: None,
+            aqm: None,
             drr: None,
             prio: None,
             ack_priority: false,
@@ -305,6 +252,8 @@ impl Port {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::aqm::red::Red as EcnPolicy;
+    use crate::net::aqm::{MarkDecision, MarkIf, MarkPoint};
 
     fn step(k: u64, mark_if: MarkIf) -> EcnPolicy {
         EcnPolicy { kmin: k, kmax: k, pmax: 1.0, at: MarkPoint::Enqueue, mark_if }
@@ -320,8 +269,8 @@ mod tests {
         let ns3 = step(k, MarkIf::AtOrAbove);
         for q in [0u64, 100, 249, 250, 251, 2665] {
             let is = |d: MarkDecision| matches!(d, MarkDecision::Yes);
-            assert_eq!(is(paper.decide(q * pkt)), q > 250, "paper mode, q = {q}");
-            assert_eq!(is(ns3.decide(q * pkt)), q >= 250, "ns-3 mode, q = {q}");
+            assert_eq!(is(paper.decide_at(q * pkt)), q > 250, "paper mode, q = {q}");
+            assert_eq!(is(ns3.decide_at(q * pkt)), q >= 250, "ns-3 mode, q = {q}");
         }
     }
 
@@ -355,7 +304,7 @@ mod tests {
         let mut rng = crate::engine::Rng::stream(1, "red");
         let mut fraction = |queued: u64| {
             let marked = (0..100_000)
-                .filter(|_| match red.decide(queued) {
+                .filter(|_| match red.decide_at(queued) {
                     MarkDecision::No => false,
                     MarkDecision::Yes => true,
                     MarkDecision::Ramp(p) => rng.next_f64() < p,
@@ -371,11 +320,11 @@ mod tests {
     #[test]
     fn red_ramp_is_linear_between_thresholds() {
         let red = EcnPolicy { kmin: 100, kmax: 300, pmax: 0.5, at: MarkPoint::Dequeue, mark_if: MarkIf::Above };
-        assert!(matches!(red.decide(100), MarkDecision::No));
-        match red.decide(200) {
+        assert!(matches!(red.decide_at(100), MarkDecision::No));
+        match red.decide_at(200) {
             MarkDecision::Ramp(p) => assert!((p - 0.25).abs() < 1e-12),
             _ => panic!("expected the ramp"),
         }
-        assert!(matches!(red.decide(301), MarkDecision::Yes));
+        assert!(matches!(red.decide_at(301), MarkDecision::Yes));
     }
 }

@@ -22,7 +22,7 @@ pub use workload::*;
 use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::transport::app::AppCfg;
-use crate::net::{MarkIf, MarkPoint};
+use crate::net::{AnyAqm, MarkIf, MarkPoint};
 use crate::transport::{LossRecovery, LossRule};
 use crate::units::values::Scalar;
 use crate::units::{Rate, Time};

@@ -60,8 +60,12 @@ pub struct SwitchCfg {
     /// Per-port output buffer.
     #[serde(default = "default_buffer")]
     pub buffer: BytesVal,
-    #[serde(default)]
-    pub ecn: EcnCfg,
+    /// RED / step ECN marking (absent: on, with the defaults below).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn: Option<EcnCfg>,
+    /// Another queue-management algorithm by name (`net/aqm/`), instead of `ecn`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aqm: Option<AqmCfg>,
     /// ACKs wait in a strict-priority queue of their own, ahead of data.
     #[serde(default = "default_true")]
     pub ack_priority: bool,
@@ -172,7 +176,8 @@ impl Default for SwitchCfg {
     fn default() -> Self {
         SwitchCfg {
             buffer: default_buffer(),
-            ecn: EcnCfg::default(),
+            ecn: None,
+            aqm: None,
             ack_priority: true,
             scheduler: Scheduler::Fifo,
             drr: DrrCfg::default(),
@@ -415,5 +420,54 @@ pub struct ArCfg {
 impl Default for ArCfg {
     fn default() -> Self {
         ArCfg { levels: vec![0.05, 0.10, 0.20], refresh: TimeVal(Time::from_ns(100)), min_size: BytesVal(100) }
+    }
+}
+
+macro_rules! aqm_cfg {
+    ($( $(#[$doc:meta])* $variant:ident $name:literal $params:ty => $state:ty ),* $(,)?) => {
+        /// `[switch.aqm]`: the queue management of every switch port, chosen by `kind`, with
+        /// that algorithm's parameters (the registry in `net/aqm/mod.rs`).
+        #[derive(Clone, Debug, Serialize, Deserialize)]
+        #[serde(tag = "kind")]
+        pub enum AqmCfg {
+            $( $(#[$doc])* #[serde(rename = $name)] $variant($params), )*
+        }
+
+        impl AqmCfg {
+            /// A port's state for this algorithm.
+            pub fn build(&self) -> AnyAqm {
+                match self {
+                    $( AqmCfg::$variant(p) => AnyAqm::$variant(<$state>::new(p)), )*
+                }
+            }
+
+            /// Checks the parameters; `field` names the table in messages.
+            pub fn validate(&self, field: &str) -> Result<(), ScenarioError> {
+                match self {
+                    $( AqmCfg::$variant(p) => p.validate(field), )*
+                }
+            }
+        }
+    };
+}
+crate::net::aqm::queue_managements!(aqm_cfg);
+
+impl SwitchCfg {
+    /// The AQM every switch port runs: `[switch.aqm]`, else RED from `[switch.ecn]`
+    /// (on by default), else none.
+    pub fn queue_management(&self) -> Option<AnyAqm> {
+        if let Some(aqm) = &self.aqm {
+            return Some(aqm.build());
+        }
+        let ecn = self.ecn.clone().unwrap_or_default();
+        ecn.enabled.then(|| {
+            AnyAqm::Red(crate::net::aqm::red::Red {
+                kmin: ecn.kmin.0,
+                kmax: ecn.kmax.0,
+                pmax: ecn.pmax,
+                at: ecn.on,
+                mark_if: ecn.mark_if,
+            })
+        })
     }
 }

@@ -15,7 +15,7 @@ use crate::engine::{Event, EventQueue, Rng};
 use self::invariants::invariant;
 use crate::laps::{Outstanding, PathTable};
 use crate::net::pfc::{self, Pfc, PfcFrame};
-use crate::net::{flags, MarkDecision, MarkPoint, Packet, PacketArena, PacketKind, Port};
+use crate::net::{flags, Aqm, MarkDecision, MarkPoint, Packet, PacketArena, PacketKind, Port};
 use crate::observe::Observer;
 use crate::routing::Routing;
 use crate::scenario::LbName;

@@ -92,11 +92,9 @@ impl Simulation {
             let class_left = d.bytes[class];
             let size = arena.get(h).size;
             port.change_occupancy(now, -(size as i64));
-            if let Some(ecn) = port.ecn {
-                if ecn.at == MarkPoint::Dequeue && self.mark(p, h, class_left) {
-                    self.drop_packet(p, h);
-                    return self.port_start(p);
-                }
+            if port.aqm.as_ref().is_some_and(|a| a.point() == MarkPoint::Dequeue) && self.mark(p, h, class_left) {
+                self.drop_packet(p, h);
+                return self.port_start(p);
             }
             h
         } else if let Some(pq) = port.prio.as_mut().filter(|_| !data_paused) {
@@ -106,24 +104,20 @@ impl Simulation {
             let queue_left = pq.bytes[q];
             let size = arena.get(h).size;
             port.change_occupancy(now, -(size as i64));
-            if let Some(ecn) = port.ecn {
-                if ecn.at == MarkPoint::Dequeue && self.mark(p, h, queue_left) {
-                    self.drop_packet(p, h);
-                    return self.port_start(p);
-                }
+            if port.aqm.as_ref().is_some_and(|a| a.point() == MarkPoint::Dequeue) && self.mark(p, h, queue_left) {
+                self.drop_packet(p, h);
+                return self.port_start(p);
             }
             h
         } else if let Some(h) = if paused & (1 << queue_class) == 0 { port.queue.pop_front() } else { None } {
             let size = self.arena.get(h).size;
             port.change_occupancy(now, -(size as i64));
-            if let Some(ecn) = port.ecn {
-                if ecn.at == MarkPoint::Dequeue {
-                    let queued = port.queued_bytes;
-                    if self.mark(p, h, queued) {
-                        // A non-ECT packet RED would mark is dropped instead.
-                        self.drop_packet(p, h);
-                        return self.port_start(p);
-                    }
+            if port.aqm.as_ref().is_some_and(|a| a.point() == MarkPoint::Dequeue) {
+                let queued = port.queued_bytes;
+                if self.mark(p, h, queued) {
+                    // A non-ECT packet RED would mark is dropped instead.
+                    self.drop_packet(p, h);
+                    return self.port_start(p);
                 }
             }
             h
@@ -144,12 +138,19 @@ impl Simulation {
         }
     }
 
-    /// Applies the port's ECN policy to packet `h` at occupancy `queued`. Returns true if
-    /// the packet must be dropped (RED would mark it but it is not ECN-capable).
+    /// Asks the port's AQM about packet `h` at occupancy `queued`. Returns true if the
+    /// packet must be dropped (the AQM would mark it but it is not ECN-capable).
     #[inline]
     pub(super) fn mark(&mut self, p: u32, h: u32, queued: u64) -> bool {
-        let ecn = self.ports[p as usize].ecn.unwrap();
-        let hit = match ecn.decide(queued) {
+        let now = self.now();
+        let port = &mut self.ports[p as usize];
+        let aqm = port.aqm.as_mut().expect("asked only where the port has an AQM");
+        let sojourn = if aqm.wants_sojourn() && aqm.point() == MarkPoint::Dequeue {
+            now.saturating_sub(self.arena.entered(h))
+        } else {
+            Time::ZERO
+        };
+        let hit = match aqm.decide(queued, sojourn, now) {
             MarkDecision::No => false,
             MarkDecision::Yes => true,
             MarkDecision::Ramp(prob) => self.rng_red.next_f64() < prob,
@@ -317,13 +318,13 @@ impl Simulation {
                 }
                 size = self.trim(p, h);
                 priority = true;
-            } else if let Some(ecn) = port.ecn {
+            } else if port.aqm.as_ref().is_some_and(|a| a.point() == MarkPoint::Enqueue) {
                 // Priority queues share the buffer but mark on their own occupancy.
                 let marked_on = match &port.prio {
                     Some(pq) => pq.bytes[pq.classify(level)],
                     None => occupancy,
                 };
-                if ecn.at == MarkPoint::Enqueue && self.mark(p, h, marked_on) {
+                if self.mark(p, h, marked_on) {
                     self.refuse(p, h);
                     return;
                 }
@@ -348,7 +349,11 @@ impl Simulation {
                 },
             }
             port.change_occupancy(now, size as i64);
+            let records_entry = port.aqm.as_ref().is_some_and(|a| a.wants_sojourn());
             invariant!(self.inv_queued(p, h, class, lossless));
+            if records_entry {
+                self.arena.set_entered(h, now);
+            }
         }
         if !held_back {
             self.wake_when_free(p);

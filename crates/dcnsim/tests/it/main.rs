@@ -4,6 +4,7 @@
 mod common;
 
 mod ack_policy;
+mod aqm;
 mod bad_input;
 mod coflow;
 mod d2tcp;
