@@ -22,7 +22,10 @@ run: build
 
 # `invariants`: the simulator checks its own bookkeeping after every event (issue 10);
 # release builds without the feature compile the checks out.
+# `scripts/arch_check.py`: no import cycle between the core's modules, no file over its
+# line budget (docs/architecture.md, "Rules").
 test: build
+	$(BIN)/python scripts/arch_check.py
 	cargo test --release -p dcnsim --features invariants
 	$(BIN)/pytest -q tests
 
