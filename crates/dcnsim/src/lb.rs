@@ -21,43 +21,172 @@ use serde::{Deserialize, Serialize};
 use crate::units::values::TimeVal;
 use crate::units::Time;
 
-/// The load balancers a scenario can name (`transport.lb`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum LbName {
-    /// Per-flow hash (one path per flow).
-    Ecmp,
-    /// Oblivious packet spraying: a random entropy value per packet.
-    Ops,
-    /// Recycled entropy packet spraying (UEC REPS): reuse entropies whose ACKs came back
-    /// unmarked, draw new ones otherwise.
-    Reps,
-    /// Switch adaptive routing: each switch sends the packet to the equal-cost port with
-    /// the shortest quantised queue.
-    Ar,
-    /// Round-robin spraying: packet (PSN) n of a flow takes equal-cost port n mod (ports)
-    /// at every switch, retransmissions included (the MSwift paper's analytical model, §II).
-    Rr,
-    /// Protective load balancing: one path, moved after repeated congested rounds or a
-    /// timeout (`lb.rs`).
-    Plb,
-    /// Random packet spraying over the flow's explicit candidate paths, source-routed
-    /// (`paths.rs`; dragonfly and rail fabrics): LAPS with β = 0, docs/models/ecmp.md.
-    Rps,
-    /// LetFlow: a new random path per flowlet, i.e. after a sending gap longer than
-    /// `[transport.letflow] flowlet_timeout` (`lb.rs`).
-    Letflow,
-    /// LAPS: latency-aware spraying over the explicit candidate paths, per-path loss
-    /// inference and timers, probes (`laps.rs`; docs/models/laps.md); only with `cc = "laps"`.
-    Laps,
-    /// CONGA: each flowlet takes the least congested candidate path, by per-port rate
-    /// estimators fed back on ACKs (`conga.rs`; docs/models/conga.md; dragonfly and rail).
-    Conga,
-    /// ConWeave: one candidate path per flow, moved when an RTT reply is late, with the
-    /// destination holding the new path's packets until the old path's last one arrives
-    /// (`conweave.rs`; docs/models/conweave.md; dragonfly and rail).
-    Conweave,
+/// A sender-side path policy: chooses the entropy of each data packet of its flow and
+/// learns from the flow's ACKs and timeouts. A balancer is a module implementing it plus
+/// one line in `path_policies!`; `docs/architecture.md` shows one. (REPS and PLB, and the
+/// stateless and switch-assisted balancers, are still built in: `LbName`'s first variants,
+/// with arms of their own in `transport/`.)
+pub trait PathPolicy: Send {
+    /// Whether choosing the next entropy needs a fresh random value (the transport draws
+    /// it from the spraying stream only then, so a policy that keeps its path draws none).
+    fn needs_fresh(&self, _now: Time) -> bool {
+        true
+    }
+    /// The entropy of the flow's next data packet (a retransmission included); `fresh` is
+    /// a random value when `needs_fresh` said so, else 0; `current` is the flow's own
+    /// entropy (its ECMP path, also what its probes and replies use), which a policy that
+    /// moves the whole flow updates.
+    fn next(&mut self, now: Time, fresh: u32, current: &mut u32) -> u32;
+    /// An ACK of a packet sent with `entropy` reached the sender, ECN-echoed or not.
+    fn on_ack(&mut self, _now: Time, _entropy: u32, _ecn_echo: bool) {}
+    /// The flow's retransmission timer expired.
+    fn on_timeout(&mut self, _now: Time) {}
+    /// Reports the policy's counters for this flow (`name`, value); the run's statistics
+    /// sum them over the flows of the balancer.
+    fn observe(&self, _emit: &mut dyn FnMut(&'static str, f64)) {}
 }
+
+/// The registry of path policies: one line each,
+/// `Variant "name" table sprays(bool) Params => State`, where `table` is the policy's
+/// `[transport.<table>]` (its `Params`, Deserialize with defaults and a
+/// `validate(&self, field) -> Result<(), ScenarioError>`), `sprays` says whether one flow's
+/// packets take many paths (false: the flow is traffic class 1 under DRR and keeps its
+/// path's source route), and `State::new(&Params, flow_id, initial_entropy)` starts a
+/// flow's policy. `LbName`, `AnyPathPolicy` and the scenario's tables are generated from
+/// these lines (`lb_names!` below, `scenario/transport.rs`).
+macro_rules! path_policies {
+    ($then:path { $($carry:tt)* }) => {
+        $then! {
+            $($carry)*
+            policies {
+                /// LetFlow: a new random path per flowlet, i.e. after a sending gap longer
+                /// than `[transport.letflow] flowlet_timeout` (docs/models/letflow.md).
+                Letflow "letflow" letflow sprays(false) crate::lb::LetflowParams => crate::lb::LetflowPolicy,
+            }
+        }
+    };
+}
+pub(crate) use path_policies;
+
+macro_rules! lb_names {
+    (
+        policies {
+            $( $(#[$doc:meta])* $variant:ident $name:literal $table:ident sprays($sprays:literal) $params:ty => $state:ty ),* $(,)?
+        }
+    ) => {
+        /// The load balancers a scenario can name (`transport.lb`): the built-in ones, then
+        /// the path policies of the registry (`path_policies!`).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+        pub enum LbName {
+
+            /// Per-flow hash (one path per flow).
+            #[serde(rename = "ecmp")]
+            Ecmp,
+            /// Oblivious packet spraying: a random entropy value per packet.
+            #[serde(rename = "ops")]
+            Ops,
+            /// Recycled entropy packet spraying (UEC REPS): reuse entropies whose ACKs came back
+            /// unmarked, draw new ones otherwise.
+            #[serde(rename = "reps")]
+            Reps,
+            /// Switch adaptive routing: each switch sends the packet to the equal-cost port with
+            /// the shortest quantised queue.
+            #[serde(rename = "ar")]
+            Ar,
+            /// Round-robin spraying: packet (PSN) n of a flow takes equal-cost port n mod (ports)
+            /// at every switch, retransmissions included (the MSwift paper's analytical model, §II).
+            #[serde(rename = "rr")]
+            Rr,
+            /// Protective load balancing: one path, moved after repeated congested rounds or a
+            /// timeout (`lb.rs`).
+            #[serde(rename = "plb")]
+            Plb,
+            /// Random packet spraying over the flow's explicit candidate paths, source-routed
+            /// (`paths.rs`; dragonfly and rail fabrics): LAPS with β = 0, docs/models/ecmp.md.
+            #[serde(rename = "rps")]
+            Rps,
+            /// LAPS: latency-aware spraying over the explicit candidate paths, per-path loss
+            /// inference and timers, probes (`laps.rs`; docs/models/laps.md); only with `cc = "laps"`.
+            #[serde(rename = "laps")]
+            Laps,
+            /// CONGA: each flowlet takes the least congested candidate path, by per-port rate
+            /// estimators fed back on ACKs (`conga.rs`; docs/models/conga.md; dragonfly and rail).
+            #[serde(rename = "conga")]
+            Conga,
+            /// ConWeave: one candidate path per flow, moved when an RTT reply is late, with the
+            /// destination holding the new path's packets until the old path's last one arrives
+            /// (`conweave.rs`; docs/models/conweave.md; dragonfly and rail).
+            #[serde(rename = "conweave")]
+            Conweave,
+            $( $(#[$doc])* #[serde(rename = $name)] $variant, )*
+        }
+
+        impl LbName {
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    LbName::Ecmp => "ecmp",
+                    LbName::Ops => "ops",
+                    LbName::Reps => "reps",
+                    LbName::Ar => "ar",
+                    LbName::Rr => "rr",
+                    LbName::Plb => "plb",
+                    LbName::Rps => "rps",
+                    LbName::Laps => "laps",
+                    LbName::Conga => "conga",
+                    LbName::Conweave => "conweave",
+                    $( LbName::$variant => $name, )*
+                }
+            }
+
+            /// Whether packets of one flow take many paths.
+            pub fn sprays(self) -> bool {
+                match self {
+                    LbName::Ecmp | LbName::Plb | LbName::Conga | LbName::Conweave => false,
+                    LbName::Ops | LbName::Reps | LbName::Ar | LbName::Rr | LbName::Rps | LbName::Laps => true,
+                    $( LbName::$variant => $sprays, )*
+                }
+            }
+        }
+
+        /// A flow's path policy, as an enum so the per-packet call needs no vtable.
+        pub enum AnyPathPolicy {
+            $( $variant($state), )*
+        }
+
+        impl PathPolicy for AnyPathPolicy {
+            #[inline]
+            fn needs_fresh(&self, now: Time) -> bool {
+                match self {
+                    $( AnyPathPolicy::$variant(p) => p.needs_fresh(now), )*
+                }
+            }
+            #[inline]
+            fn next(&mut self, now: Time, fresh: u32, current: &mut u32) -> u32 {
+                match self {
+                    $( AnyPathPolicy::$variant(p) => p.next(now, fresh, current), )*
+                }
+            }
+            #[inline]
+            fn on_ack(&mut self, now: Time, entropy: u32, ecn_echo: bool) {
+                match self {
+                    $( AnyPathPolicy::$variant(p) => p.on_ack(now, entropy, ecn_echo), )*
+                }
+            }
+            #[inline]
+            fn on_timeout(&mut self, now: Time) {
+                match self {
+                    $( AnyPathPolicy::$variant(p) => p.on_timeout(now), )*
+                }
+            }
+            fn observe(&self, emit: &mut dyn FnMut(&'static str, f64)) {
+                match self {
+                    $( AnyPathPolicy::$variant(p) => p.observe(emit), )*
+                }
+            }
+        }
+    };
+}
+path_policies!(lb_names {});
 
 /// The paths of `ecmp`, `letflow` and `plb` on fabrics with candidate path sets.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -69,29 +198,6 @@ pub enum LbPaths {
     Candidates,
     /// Shortest paths only (the routing tables' equal-cost sets).
     Shortest,
-}
-
-impl LbName {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            LbName::Ecmp => "ecmp",
-            LbName::Ops => "ops",
-            LbName::Reps => "reps",
-            LbName::Ar => "ar",
-            LbName::Rr => "rr",
-            LbName::Plb => "plb",
-            LbName::Rps => "rps",
-            LbName::Letflow => "letflow",
-            LbName::Laps => "laps",
-            LbName::Conga => "conga",
-            LbName::Conweave => "conweave",
-        }
-    }
-
-    /// Whether packets of one flow take many paths.
-    pub fn sprays(self) -> bool {
-        !matches!(self, LbName::Ecmp | LbName::Plb | LbName::Letflow | LbName::Conga | LbName::Conweave)
-    }
 }
 
 /// REPS parameters (`[transport.reps]`; docs/models/reps.md; the MSwift paper §IV-A).
@@ -250,6 +356,36 @@ impl Flowlets {
         }
         self.last_sent = Some(now);
         *current
+    }
+}
+
+impl LetflowParams {
+    /// Every timeout is meaningful (0: any gap starts a flowlet), so nothing to refuse.
+    pub fn validate(&self, _field: &str) -> Result<(), crate::error::ScenarioError> {
+        Ok(())
+    }
+}
+
+/// LetFlow as a path policy: the flow's entropy moves to a fresh random value whenever a
+/// packet starts a flowlet.
+pub struct LetflowPolicy {
+    params: LetflowParams,
+    flowlets: Flowlets,
+}
+
+impl LetflowPolicy {
+    pub fn new(params: &LetflowParams, _flow: u32, _entropy: u32) -> Self {
+        LetflowPolicy { params: params.clone(), flowlets: Flowlets::default() }
+    }
+}
+
+impl PathPolicy for LetflowPolicy {
+    // Whether a packet starts a flowlet is decided per packet, so a draw every time.
+    fn next(&mut self, now: Time, fresh: u32, current: &mut u32) -> u32 {
+        self.flowlets.next(now, current, fresh, &self.params)
+    }
+    fn observe(&self, emit: &mut dyn FnMut(&'static str, f64)) {
+        emit("flowlets", self.flowlets.flowlets as f64);
     }
 }
 

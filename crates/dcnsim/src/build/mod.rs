@@ -123,7 +123,6 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         rto_initial: tr.rto_min.0,
         reps: RepsParams { freezing: tr.reps.freezing && s.switch.trimming, ..tr.reps.clone() },
         plb: tr.plb.clone(),
-        letflow: tr.letflow.clone(),
         ect_always: tr.ect_always,
     };
 
@@ -345,6 +344,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
             sp.lb,
             tr.reps.buffer as usize,
         );
+        flow.policy = tr.path_policy(sp.lb, id as u32, entropy);
         flow.base_rtt = base_rtt;
         flow.sender.inflight_cap = match tr.inflight_cap {
             WindowCap::Off => u64::MAX,

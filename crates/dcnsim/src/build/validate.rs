@@ -82,6 +82,7 @@ pub(super) fn validate_numbers(s: &Scenario) -> Result<(), ScenarioError> {
     if let Err((field, msg)) = tr.d2tcp.validate() {
         return err(&format!("transport.d2tcp.{field}"), msg);
     }
+    tr.validate_path_policies()?;
     if let Err((field, msg)) = tr.plb.validate() {
         return err(&format!("transport.plb.{field}"), msg);
     }

@@ -29,6 +29,9 @@ macro_rules! transport_cfg {
     (
         tables { $( $(#[$tdoc:meta])* $key:ident : $ty:ty ),* $(,)? }
         algorithms { $( $(#[$doc:meta])* $variant:ident $name:literal |$t:ident, $info:ident| $make:expr ),* $(,)? }
+        policies {
+            $( $(#[$pdoc:meta])* $pvariant:ident $pname:literal $ptable:ident sprays($sprays:literal) $pparams:ty => $pstate:ty ),* $(,)?
+        }
     ) => {
     #[derive(Clone, Debug, Serialize, Deserialize)]
     #[serde(deny_unknown_fields)]
@@ -61,9 +64,6 @@ macro_rules! transport_cfg {
         /// PLB (`[transport.plb]`).
         #[serde(default)]
         pub plb: PlbParams,
-        /// LetFlow (`[transport.letflow]`).
-        #[serde(default)]
-        pub letflow: LetflowParams,
         /// Which paths the flow-level load balancers (`ecmp`, `letflow`, `plb`) choose from
         /// on fabrics with candidate path sets (dragonfly, rail).
         #[serde(default)]
@@ -107,6 +107,7 @@ macro_rules! transport_cfg {
         #[serde(default)]
         pub eqds: crate::eqds::EqdsParams,
         $( $(#[$tdoc])* #[serde(default)] pub $key: $ty, )*
+        $( $(#[$pdoc])* #[serde(default)] pub $ptable: $pparams, )*
         }
 
         impl TransportCfg {
@@ -120,10 +121,33 @@ macro_rules! transport_cfg {
                     } )*
                 }
             }
+
+            /// The state of the path policy a flow runs (`lb.rs`, `PathPolicy`); `None` for
+            /// the built-in balancers.
+            pub fn path_policy(&self, lb: LbName, _flow: u32, _entropy: u32) -> Option<crate::lb::AnyPathPolicy> {
+                match lb {
+                    $( LbName::$pvariant => Some(crate::lb::AnyPathPolicy::$pvariant(<$pstate>::new(&self.$ptable, _flow, _entropy))), )*
+                    _ => None,
+                }
+            }
+
+            /// Checks the path policies' tables.
+            pub fn validate_path_policies(&self) -> Result<(), ScenarioError> {
+                $( self.$ptable.validate(concat!("transport.", stringify!($ptable)))?; )*
+                Ok(())
+            }
         }
     };
 }
-crate::cc::congestion_controls!(transport_cfg);
+
+/// Hands the congestion-control registry's lines on to the path-policy registry, whose
+/// expansion calls `transport_cfg!` with both.
+macro_rules! with_path_policies {
+    ($($cc:tt)*) => {
+        crate::lb::path_policies!(transport_cfg { $($cc)* });
+    };
+}
+crate::cc::congestion_controls!(with_path_policies);
 
 pub(super) fn default_loss_rule() -> LossRule {
     LossRule::Count

@@ -18,6 +18,7 @@ use crate::net::pfc::{self, Pfc, PfcFrame};
 use crate::net::{flags, Aqm, MarkDecision, MarkPoint, Packet, PacketArena, PacketKind, Port};
 use crate::observe::Observer;
 use crate::routing::Routing;
+use crate::lb::PathPolicy;
 use crate::scenario::LbName;
 use crate::stats::{Column, FlowMonitor, Table};
 use crate::topology::Tier;

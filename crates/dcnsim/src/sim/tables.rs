@@ -62,10 +62,25 @@ impl Simulation {
     /// Flowlets LetFlow's and CONGA's flows started (each one a fresh path decision; a
     /// flow's first counts), summed per balancer; only for those some flow runs.
     pub(super) fn flowlet_stats(&self) -> Vec<(&'static str, f64)> {
+        // CONGA counts in the flow's own detector, a path policy reports its own.
+        let flowlets = |f: &Flow| -> f64 {
+            match &f.policy {
+                Some(p) => {
+                    let mut n = 0.0;
+                    p.observe(&mut |name, v| {
+                        if name == "flowlets" {
+                            n += v
+                        }
+                    });
+                    n
+                }
+                None => f.flowlets.flowlets as f64,
+            }
+        };
         let sum = |lb: LbName| -> Option<f64> {
             let mut flows = self.flows.iter().filter(|f| f.lb == lb).peekable();
             flows.peek()?;
-            Some(flows.map(|f| f.flowlets.flowlets as f64).sum())
+            Some(flows.map(flowlets).sum())
         };
         [("letflow_flowlets", LbName::Letflow), ("conga_flowlets", LbName::Conga)]
             .into_iter()

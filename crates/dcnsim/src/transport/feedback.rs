@@ -85,7 +85,11 @@ impl Flow {
         match self.lb {
             LbName::Reps => self.reps.on_ack(ack.entropy, !ack.has(flags::ECE)),
             LbName::Plb => plb_round = Some(self.sender.srtt.unwrap_or(self.base_rtt)),
-            _ => {}
+            _ => {
+                if let Some(p) = self.policy.as_mut() {
+                    p.on_ack(now, ack.entropy, ack.has(flags::ECE));
+                }
+            }
         }
         let mut newly = 0u64;
         let mut progressed = false;
@@ -336,7 +340,11 @@ impl Flow {
             match self.lb {
                 LbName::Reps => self.reps.on_timeout(now, &cfg.reps),
                 LbName::Plb => self.plb.on_timeout(now, &cfg.plb),
-                _ => {}
+                _ => {
+                    if let Some(p) = self.policy.as_mut() {
+                        p.on_timeout(now);
+                    }
+                }
             }
         }
         timed_out

@@ -23,7 +23,7 @@ use std::collections::{BTreeSet, VecDeque};
 use self::app::OnOffApp;
 use crate::cc::{AckSample, CongestionControl, LossEvent, NackSample, ReorderWindow, TimeoutPolicy};
 use crate::eqds::SenderCredit;
-use crate::lb::{Flowlets, LetflowParams, Plb, PlbParams, Reps, RepsParams};
+use crate::lb::{AnyPathPolicy, Flowlets, PathPolicy, Plb, PlbParams, Reps, RepsParams};
 use crate::net::{flags, Packet, PacketKind};
 use crate::lb::LbName;
 use crate::units::{Rate, Time};
@@ -47,7 +47,6 @@ pub struct TransportConfig {
     /// REPS (freezing only where switches trim) and PLB settings.
     pub reps: RepsParams,
     pub plb: PlbParams,
-    pub letflow: LetflowParams,
     /// Every data packet carries ECT, whatever the algorithm (htsim's queues mark all).
     pub ect_always: bool,
 }
@@ -315,6 +314,9 @@ pub struct Flow {
     pub reps: Reps,
     pub plb: Plb,
     pub flowlets: Flowlets,
+    /// The registry path policy the flow runs (`lb.rs`, `PathPolicy`); `None` for the
+    /// built-in balancers (`lb` says which).
+    pub policy: Option<AnyPathPolicy>,
     pub ideal_fct: Time,
     pub base_rtt: Time,
     payload: u32,
@@ -429,6 +431,7 @@ impl Flow {
             reps: Reps::new(if lb == LbName::Reps { reps_capacity } else { 0 }),
             plb: Plb::default(),
             flowlets: Flowlets::default(),
+            policy: None,
             ideal_fct: Time::ZERO,
             base_rtt: Time::ZERO,
             payload,

@@ -66,9 +66,11 @@ impl Flow {
             LbName::Reps => self.reps.needs_fresh(now),
             LbName::Plb => self.plb.repath_pending,
             // LetFlow decides per packet whether a flowlet starts; a draw is cheap.
-            LbName::Ops | LbName::Ar | LbName::Rps | LbName::Letflow => true,
+            LbName::Ops | LbName::Ar | LbName::Rps => true,
             // The simulation draws LAPS's and CONGA's paths from their tables.
             LbName::Laps | LbName::Conga | LbName::Conweave => false,
+            #[allow(unreachable_patterns)]
+            _ => self.policy.as_ref().is_none_or(|p| p.needs_fresh(now)),
         }
     }
 
@@ -82,8 +84,12 @@ impl Flow {
             LbName::Rr => self.next_retx().unwrap_or(self.sender.next_new),
             LbName::Reps => self.reps.next(now, cfg.reps.draw(self.id, fresh), &cfg.reps),
             LbName::Plb => self.plb.next(&mut self.entropy, fresh),
-            LbName::Letflow => self.flowlets.next(now, &mut self.entropy, fresh, &cfg.letflow),
             LbName::Ops | LbName::Ar | LbName::Rps | LbName::Laps => fresh,
+            #[allow(unreachable_patterns)]
+            _ => match self.policy.as_mut() {
+                Some(p) => p.next(now, fresh, &mut self.entropy),
+                None => fresh,
+            },
         }
     }
 
@@ -135,9 +141,15 @@ impl Flow {
         match self.lb {
             LbName::Ar => f |= flags::ADAPTIVE,
             LbName::Rr => f |= flags::ROUND_ROBIN,
-            LbName::Ecmp | LbName::Plb | LbName::Letflow | LbName::Conga | LbName::Conweave => f |= flags::CLASS1,
+            LbName::Ecmp | LbName::Plb | LbName::Conga | LbName::Conweave => f |= flags::CLASS1,
             // Source routing (Rps) is flagged by the simulation, which knows the paths.
             LbName::Ops | LbName::Reps | LbName::Rps | LbName::Laps => {}
+            #[allow(unreachable_patterns)]
+            other => {
+                if !other.sprays() {
+                    f |= flags::CLASS1
+                }
+            }
         }
         Packet {
             flow: self.id,

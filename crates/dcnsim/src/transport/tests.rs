@@ -19,7 +19,6 @@ fn cfg(ack_ratio: u32) -> TransportConfig {
         rto_initial: Time::from_ms(1),
         reps: RepsParams::default(),
         plb: PlbParams::default(),
-        letflow: LetflowParams::default(),
         ect_always: false,
     }
 }
