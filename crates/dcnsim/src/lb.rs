@@ -41,8 +41,8 @@ pub trait PathPolicy: Send {
     fn on_ack(&mut self, _now: Time, _entropy: u32, _ecn_echo: bool) {}
     /// The flow's retransmission timer expired.
     fn on_timeout(&mut self, _now: Time) {}
-    /// Reports the policy's counters for this flow (`name`, value); the run's statistics
-    /// sum them over the flows of the balancer.
+    /// Reports the policy's counters for this flow as (`<balancer>_<counter>`, value); the
+    /// run's statistics sum each over the flows that report it.
     fn observe(&self, _emit: &mut dyn FnMut(&'static str, f64)) {}
 }
 
@@ -385,7 +385,7 @@ impl PathPolicy for LetflowPolicy {
         self.flowlets.next(now, current, fresh, &self.params)
     }
     fn observe(&self, emit: &mut dyn FnMut(&'static str, f64)) {
-        emit("flowlets", self.flowlets.flowlets as f64);
+        emit("letflow_flowlets", self.flowlets.flowlets as f64);
     }
 }
 

@@ -59,33 +59,23 @@ impl Simulation {
         ]
     }
 
-    /// Flowlets LetFlow's and CONGA's flows started (each one a fresh path decision; a
-    /// flow's first counts), summed per balancer; only for those some flow runs.
+    /// The path policies' counters (`PathPolicy::observe`, e.g. LetFlow's
+    /// `letflow_flowlets`), summed over the flows that run them, in the order the flows
+    /// first report them; then the flowlets CONGA's flows started (each one a fresh path
+    /// decision; a flow's first counts). Only for balancers some flow runs.
     pub(super) fn flowlet_stats(&self) -> Vec<(&'static str, f64)> {
-        // CONGA counts in the flow's own detector, a path policy reports its own.
-        let flowlets = |f: &Flow| -> f64 {
-            match &f.policy {
-                Some(p) => {
-                    let mut n = 0.0;
-                    p.observe(&mut |name, v| {
-                        if name == "flowlets" {
-                            n += v
-                        }
-                    });
-                    n
-                }
-                None => f.flowlets.flowlets as f64,
-            }
-        };
-        let sum = |lb: LbName| -> Option<f64> {
-            let mut flows = self.flows.iter().filter(|f| f.lb == lb).peekable();
-            flows.peek()?;
-            Some(flows.map(flowlets).sum())
-        };
-        [("letflow_flowlets", LbName::Letflow), ("conga_flowlets", LbName::Conga)]
-            .into_iter()
-            .filter_map(|(name, lb)| sum(lb).map(|v| (name, v)))
-            .collect()
+        let mut out: Vec<(&'static str, f64)> = Vec::new();
+        for p in self.flows.iter().filter_map(|f| f.policy.as_ref()) {
+            p.observe(&mut |name, v| match out.iter_mut().find(|(n, _)| *n == name) {
+                Some(entry) => entry.1 += v,
+                None => out.push((name, v)),
+            });
+        }
+        let mut conga = self.flows.iter().filter(|f| f.lb == LbName::Conga).peekable();
+        if conga.peek().is_some() {
+            out.push(("conga_flowlets", conga.map(|f| f.flowlets.flowlets as f64).sum()));
+        }
+        out
     }
 
     pub(super) fn laps_stats(&self, t: &PathTable) -> Vec<(&'static str, f64)> {
