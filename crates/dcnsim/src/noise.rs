@@ -1,5 +1,5 @@
 //! Non-congestive delay noise added to every delay sample a sender's algorithm sees (the
-//! PrioPlus paper §4.3.2 and §4.6; docs/models/noise.md: the PrioPlus artefact adds
+//! PrioPlus paper §4.3.2 (Fig. 7) and §6; docs/models/noise.md: the PrioPlus artefact adds
 //! it to the measured sample before any comparison, and the same noisy sample feeds the
 //! wrapped algorithm). Real NIC timestamps jitter by a fraction of a microsecond; a
 //! delay-based algorithm whose channels are narrower than that misreads noise as queueing.
@@ -95,7 +95,7 @@ mod tests {
         NoiseSource::from_cfg(&c, &dir).unwrap()
     }
 
-    /// The shipped CDF against the paper's numbers (§4.6): mean ≈ 0.2 µs, 99.85th
+    /// The shipped CDF against the paper's numbers (§4.3.2): mean ≈ 0.2 µs, 99.85th
     /// percentile ≈ 0.8 µs, nothing above 0.88 µs; `scale` multiplies every sample.
     #[test]
     fn shipped_nic_noise_matches_the_papers_quantiles() {

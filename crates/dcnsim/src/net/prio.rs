@@ -9,9 +9,9 @@
 //! as many queues as the scenario has levels.
 //!
 //! With per-priority PFC (`net/pfc.rs`) a paused queue is passed over: `pop` serves only
-//! the queues its `eligible` mask allows. Not modelled (docs/models/priority-queues.md): the
-//! Dynamic-Threshold buffer sharing; PFC's thresholds are static per ingress link and
-//! queue.
+//! the queues its `eligible` mask allows. PFC's thresholds are fixed per ingress link and
+//! queue, or come from the dynamic-threshold shared buffer (`net/pfc.rs`,
+//! docs/models/pfc.md); the output queues here share the port's buffer without one.
 
 use std::collections::VecDeque;
 

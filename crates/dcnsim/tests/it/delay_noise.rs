@@ -1,4 +1,4 @@
-//! Delay noise (PrioPlus paper §4.3.2, §4.6; docs/models/noise.md) reaches the algorithm, not the network: one
+//! Delay noise (PrioPlus paper §4.3.2 and §6; docs/models/noise.md) reaches the algorithm, not the network: one
 //! Swift flow alone on a 100 Gbps link runs at line rate without noise; with 20 µs of
 //! uniform noise on every sample (far above Swift's ~1 µs of target headroom here) the
 //! measured delay always looks congested, so the flow throttles itself although no queue
