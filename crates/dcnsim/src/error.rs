@@ -14,7 +14,6 @@ impl fmt::Display for ScenarioError {
 }
 impl std::error::Error for ScenarioError {}
 
-
 pub(crate) fn err<T>(field: &str, msg: impl fmt::Display) -> Result<T, ScenarioError> {
     Err(ScenarioError(format!("{field}: {msg}")))
 }

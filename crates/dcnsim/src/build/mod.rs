@@ -1,18 +1,17 @@
 //! Turns a parsed `Scenario` into a ready-to-run `Simulation`, checking every value that
 //! serde's types cannot (ranges, cross-field consistency, connectivity) first.
 
-mod switch;
 mod fabric;
+mod switch;
 mod validate;
 
-use self::switch::{build_pfc, fault_plan};
 use self::fabric::{build_topology, check_fraction, dcqcn_unified_bdp, laps_paths, path, source_routes};
+use self::switch::{build_pfc, fault_plan};
 use self::validate::validate_numbers;
 
 use std::collections::VecDeque;
 use std::path::Path;
 
-use crate::transport::app::OnOffApp;
 use crate::cc::FlowInfo;
 use crate::engine::{Event, EventQueue, Rng};
 use crate::fault::FaultPlan;
@@ -29,6 +28,7 @@ use crate::scenario::{LossLinks, LossPackets, WindowCap};
 use crate::sim::{ArRule, Counters, Simulation};
 use crate::stats::{ideal_fct, FlowMonitor, Hop};
 use crate::topology::{self, FatTreeShape, Tier, TierLinks, Topology};
+use crate::transport::app::OnOffApp;
 use crate::transport::{Flow, TransportConfig};
 use crate::units::Time;
 use crate::workload::{self, Defaults};
@@ -525,4 +525,3 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         inv: Default::default(),
     })
 }
-

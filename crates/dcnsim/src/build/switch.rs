@@ -125,7 +125,12 @@ pub(super) fn build_pfc(
 
 /// The pool of every switch for `[switch.pfc.dynamic]`: its buffer less, per lossless
 /// ingress queue, the reserve and (carved) the headroom.
-pub(super) fn shared_buffer(d: &PfcDynamicCfg, pfc: &Pfc, ports: &[Port], n_hosts: u32) -> Result<SharedBuffer, ScenarioError> {
+pub(super) fn shared_buffer(
+    d: &PfcDynamicCfg,
+    pfc: &Pfc,
+    ports: &[Port],
+    n_hosts: u32,
+) -> Result<SharedBuffer, ScenarioError> {
     let lossless_classes = pfc.lossless_classes_in_use() as u64;
     let switches = ports.iter().map(|p| p.peer + 1).max().unwrap_or(0).saturating_sub(n_hosts) as usize;
     let mut set_aside = vec![0u64; switches];

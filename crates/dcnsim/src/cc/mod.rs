@@ -353,7 +353,6 @@ pub(crate) fn reno_increase(cwnd: &mut u64, ssthresh: u64, mss: u64, newly_acked
     }
 }
 
-
 /// An ACK sample for unit tests: `bytes` newly acknowledged, window fully used.
 #[cfg(test)]
 pub(crate) fn test_ack(cum_ack: u32, snd_nxt: u32, bytes: u64, ece: bool) -> AckSample {

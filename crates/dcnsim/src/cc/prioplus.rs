@@ -219,7 +219,10 @@ impl PrioPlusParams {
             return Err(("filter", "allowed 1 or more consecutive samples".into()));
         }
         if self.empty_tolerance.0 >= self.fluctuation.0 + self.noise.0 {
-            return Err(("empty_tolerance", "must be below the channel spacing A + B (docs/models/prioplus.md)".into()));
+            return Err((
+                "empty_tolerance",
+                "must be below the channel spacing A + B (docs/models/prioplus.md)".into(),
+            ));
         }
         if self.probe_bytes == 0 || self.probe_timeout.0 == Time::ZERO {
             return Err(("probe_bytes", "probe_bytes and probe_timeout must be positive".into()));

@@ -7,7 +7,7 @@ pub mod pfc;
 pub mod port;
 pub mod prio;
 
+pub use aqm::{AnyAqm, Aqm, MarkDecision, MarkIf, MarkPoint};
 pub use packet::{flags, Packet, PacketArena, PacketKind};
-pub use aqm::{Aqm, AnyAqm, MarkDecision, MarkIf, MarkPoint};
 pub use port::{Drr, Port, PortStats};
 pub use prio::{PrioQueues, PrioService};

@@ -234,9 +234,10 @@ impl PacketArena {
     /// Bytes the arena holds: its slots and its free list (both keep their high-water
     /// capacity, so this is the run's peak).
     pub fn heap_bytes(&self) -> u64 {
-        (self.slots.capacity() * std::mem::size_of::<Packet>() + self.free.capacity() * 4 + self.stamps.capacity() * 8
-            + self.entered.capacity() * 8)
-            as u64
+        (self.slots.capacity() * std::mem::size_of::<Packet>()
+            + self.free.capacity() * 4
+            + self.stamps.capacity() * 8
+            + self.entered.capacity() * 8) as u64
     }
 }
 

@@ -21,18 +21,18 @@ pub use workload::*;
 
 use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::transport::app::AppCfg;
 use crate::net::{AnyAqm, MarkIf, MarkPoint};
+use crate::transport::app::AppCfg;
 use crate::transport::{LossRecovery, LossRule};
 use crate::units::values::Scalar;
 use crate::units::{Rate, Time};
 
-pub(crate) use crate::error::err;
-pub use crate::error::ScenarioError;
-pub(crate) use crate::units::values::NumberOrWord;
 pub use crate::cc::CcName;
 use crate::cc::{CongestionControl, FlowInfo};
+pub(crate) use crate::error::err;
+pub use crate::error::ScenarioError;
 pub use crate::lb::{LbName, LbPaths};
+pub(crate) use crate::units::values::NumberOrWord;
 pub use crate::units::values::{BytesVal, FlowSize, InitialWindow, RateVal, TimeVal, WindowCap};
 
 /// Replaces Rust type names in serde's messages with words a scenario author uses.

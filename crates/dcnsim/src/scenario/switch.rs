@@ -189,7 +189,6 @@ impl Default for SwitchCfg {
     }
 }
 
-
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Scheduler {

@@ -165,4 +165,3 @@ impl Default for TransportCfg {
         toml::from_str("").expect("transport defaults")
     }
 }
-

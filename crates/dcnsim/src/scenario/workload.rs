@@ -36,7 +36,6 @@ impl<'de> Deserialize<'de> for HostSet {
     }
 }
 
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum WorkloadKind {

@@ -11,14 +11,14 @@ mod tables;
 
 use std::collections::VecDeque;
 
-use crate::engine::{Event, EventQueue, Rng};
 use self::invariants::invariant;
+use crate::engine::{Event, EventQueue, Rng};
 use crate::laps::{Outstanding, PathTable};
+use crate::lb::PathPolicy;
 use crate::net::pfc::{self, Pfc, PfcFrame};
 use crate::net::{flags, Aqm, MarkDecision, MarkPoint, Packet, PacketArena, PacketKind, Port};
 use crate::observe::Observer;
 use crate::routing::Routing;
-use crate::lb::PathPolicy;
 use crate::scenario::LbName;
 use crate::stats::{Column, FlowMonitor, Table};
 use crate::topology::Tier;
@@ -325,7 +325,6 @@ impl Simulation {
             },
         }
     }
-
 }
 
 #[cfg(test)]

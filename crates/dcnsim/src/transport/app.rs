@@ -18,8 +18,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::units::values::{BytesVal, RateVal, TimeVal};
 use crate::transport::SendState;
+use crate::units::values::{BytesVal, RateVal, TimeVal};
 use crate::units::{Rate, Time};
 
 /// Which application drives the flows of a workload.

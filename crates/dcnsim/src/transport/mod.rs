@@ -23,9 +23,9 @@ use std::collections::{BTreeSet, VecDeque};
 use self::app::OnOffApp;
 use crate::cc::{AckSample, CongestionControl, LossEvent, NackSample, ReorderWindow, TimeoutPolicy};
 use crate::eqds::SenderCredit;
+use crate::lb::LbName;
 use crate::lb::{AnyPathPolicy, Flowlets, PathPolicy, Plb, PlbParams, Reps, RepsParams};
 use crate::net::{flags, Packet, PacketKind};
-use crate::lb::LbName;
 use crate::units::{Rate, Time};
 
 /// Transport settings shared by all flows of a scenario.
@@ -590,7 +590,6 @@ impl Flow {
     pub fn sender_done(&self) -> bool {
         self.sender.cum_acked >= self.sender.n_pkts
     }
-
 }
 
 #[cfg(test)]

@@ -180,20 +180,8 @@ fn expired_policy_times_out_each_packet_an_rto_after_it_left() {
     }
     let c = cfg(1);
     let seen = std::sync::Arc::new(std::sync::Mutex::new((0, 0, 0)));
-    let mut f = Flow::new(
-        0,
-        0,
-        1,
-        4 * 1000,
-        Time::ZERO,
-        Time::MAX,
-        0,
-        Box::new(Htsim(seen.clone())),
-        &c,
-        7,
-        LbName::Ops,
-        8,
-    );
+    let mut f =
+        Flow::new(0, 0, 1, 4 * 1000, Time::ZERO, Time::MAX, 0, Box::new(Htsim(seen.clone())), &c, 7, LbName::Ops, 8);
     f.started = true;
     let us = Time::from_us;
     let sent: Vec<Packet> = (0..4).map(|k| f.emit(us(k), 0)).collect();
@@ -266,8 +254,7 @@ fn only_retransmissions_that_arrive_first_confirm_a_loss() {
         }
         let copies: Vec<Packet> = (0..5).map(|_| f.emit(Time(3), 0)).collect();
         assert_eq!(copies.iter().map(|p| p.psn).collect::<Vec<_>>(), vec![2, 3, 4, 5, 6]);
-        let (first, second) =
-            if originals_arrive { (&sent[2..7], &copies[..]) } else { (&copies[..], &sent[2..7]) };
+        let (first, second) = if originals_arrive { (&sent[2..7], &copies[..]) } else { (&copies[..], &sent[2..7]) };
         for p in first.iter().chain(second) {
             round_trip(&mut f, p, &c);
         }

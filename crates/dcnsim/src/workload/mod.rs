@@ -48,11 +48,11 @@ pub use cdf::SizeCdf;
 pub use coflow::*;
 pub use import::{parse_flow_csv, parse_htsim_cm};
 
-use crate::transport::app::AppCfg;
 use crate::engine::Rng;
 use crate::scenario::{
     err, CcName, FlowSize, HostSet, LbName, PrioritySpec, ScenarioError, TrafficMode, WorkloadCfg, WorkloadKind,
 };
+use crate::transport::app::AppCfg;
 use crate::units::{Rate, Time};
 
 #[derive(Clone, Debug, PartialEq)]

@@ -96,13 +96,8 @@ fn waiting_on(after: &[u32], gap_us: u64) -> FlowSpec {
 /// delivery, 3 only by the last of its three, whatever their order.
 #[test]
 fn a_flow_is_released_when_the_last_of_its_predecessors_is_delivered() {
-    let specs = [
-        waiting_on(&[], 0),
-        waiting_on(&[], 0),
-        waiting_on(&[], 0),
-        waiting_on(&[0, 1, 2], 7),
-        waiting_on(&[1], 0),
-    ];
+    let specs =
+        [waiting_on(&[], 0), waiting_on(&[], 0), waiting_on(&[], 0), waiting_on(&[0, 1, 2], 7), waiting_on(&[1], 0)];
     let mut d = Dependencies::new(&specs);
     let mut released = Vec::new();
     for f in [2, 1, 0] {

@@ -7,12 +7,7 @@ const US: fn(u64) -> Time = Time::from_us;
 /// The reference setting of the acceptance checks (`docs/reproductions/prioplus.md`):
 /// 100 Gbps, BaseRtt 12 µs, 1 KB packets.
 fn info(priority: u8, levels: u8) -> FlowInfo {
-    FlowInfo {
-        priority,
-        levels,
-        seed: 7,
-        ..crate::cc::test_info(1000, 10_000, US(12), 2, Rate::gbps(100), 1 << 20)
-    }
+    FlowInfo { priority, levels, seed: 7, ..crate::cc::test_info(1000, 10_000, US(12), 2, Rate::gbps(100), 1 << 20) }
 }
 
 fn ack(now: Time, rtt: Time, cum_ack: u32, snd_nxt: u32) -> AckSample {
@@ -309,8 +304,7 @@ fn start_rules_by_level() {
 #[test]
 fn stop_below_a_tiny_window_when_asked() {
     let run = |stop_below: Option<f64>| {
-        let p =
-            PrioPlusParams { linear_step: Some(0.125), stop_below_pkts: stop_below, ..PrioPlusParams::default() };
+        let p = PrioPlusParams { linear_step: Some(0.125), stop_below_pkts: stop_below, ..PrioPlusParams::default() };
         let mut f = PrioPlus::new(&p, &SwiftParams::default(), &info(1, 8));
         f.stopped = false;
         f.n_flow = 4.0;
@@ -357,10 +351,7 @@ fn ledbat_underlying_follows_the_spec_update() {
     let p = PrioPlusParams { underlying: Underlying::Ledbat, ..PrioPlusParams::default() };
     let mut f = PrioPlus::new(&p, &SwiftParams::default(), &info(1, 8));
     assert_eq!(f.inner.name(), "ledbat");
-    assert_eq!(
-        PrioPlus::new(&PrioPlusParams::default(), &SwiftParams::default(), &info(1, 8)).inner.name(),
-        "swift"
-    );
+    assert_eq!(PrioPlus::new(&PrioPlusParams::default(), &SwiftParams::default(), &info(1, 8)).inner.name(), "swift");
     f.stopped = false;
     f.n_flow = 10.0;
     f.set_cwnd_bytes(20_000.0);

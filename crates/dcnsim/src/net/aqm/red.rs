@@ -41,7 +41,10 @@ impl RedParams {
     /// `field` names the table in messages (e.g. `switch.aqm`).
     pub fn validate(&self, field: &str) -> Result<(), crate::error::ScenarioError> {
         if self.kmin.0 > self.kmax.0 {
-            return crate::error::err(&format!("{field}.kmin"), format!("{} is above kmax ({})", self.kmin.0, self.kmax.0));
+            return crate::error::err(
+                &format!("{field}.kmin"),
+                format!("{} is above kmax ({})", self.kmin.0, self.kmax.0),
+            );
         }
         if !(self.pmax > 0.0 && self.pmax <= 1.0) {
             return crate::error::err(&format!("{field}.pmax"), format!("{}: allowed 0 < pmax <= 1", self.pmax));
