@@ -49,7 +49,7 @@ def test_serialisation_and_geometry_of_the_paper_setup() -> None:
 
 
 def test_hops_from_ideal_fct() -> None:
-    # docs/reproductions/mswift.md: 8 MiB ideal FCT inter-pod 88.405, intra-pod 87.322, intra-ToR 86.238 us
+    # docs/reproductions/mswift-paper.md: 8 MiB ideal FCT inter-pod 88.405, intra-pod 87.322, intra-ToR 86.238 us
     assert rp.hops_from_ideal(88.4048, 2048, SER, LAT) == 6
     assert rp.hops_from_ideal(87.3216, 2048, SER, LAT) == 4
     assert rp.hops_from_ideal(86.2384, 2048, SER, LAT) == 2

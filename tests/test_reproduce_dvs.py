@@ -12,7 +12,7 @@ from dcnsim.repro.papers import dctcp_vs_swift as dvs
 
 
 # ---------------------------------------------------------------------------------------
-# Metric formulas (docs/reproductions/dctcp-vs-swift.md)
+# Metric formulas (docs/reproductions/dctcp-vs-swift-paper.md)
 
 
 def test_throughput_is_kibibits_per_second_from_start_to_last_reception():

@@ -1,5 +1,5 @@
 """``dcnsim reproduce laps``: the metric functions on hand-computed inputs
-(docs/reproductions/laps.md), the cells and their overrides, every scenario built by the
+(docs/reproductions/laps-paper.md), the cells and their overrides, every scenario built by the
 core without running it, and a tiny end-to-end run of E5 and E6 (1 MB LLM flows): the table has a row
 for every check B1-B9 and both LAPS variants, and the 63 -> 1 incast cannot beat its
 receiver link, a bound computed here from the flow sizes."""
@@ -19,7 +19,7 @@ from dcnsim.repro.papers import laps as rl
 
 
 def test_ideal_incast_is_the_receiver_link_time():
-    # 63 x 64,000,000 B x 8 / 200 Gb/s = 161.28 ms (docs/reproductions/laps.md); 322.56 ms through 100G.
+    # 63 x 64,000,000 B x 8 / 200 Gb/s = 161.28 ms (docs/reproductions/laps-paper.md); 322.56 ms through 100G.
     assert rl.ideal_incast_ms(63, 64_000_000) == pytest.approx(161.28)
     assert rl.ideal_incast_ms(63, 64_000_000, gbps=100) == pytest.approx(322.56)
     # On the wire every 1000 B of payload carries a 48 B header: x 1.048.
@@ -59,7 +59,7 @@ def test_llm_flows_are_a_poisson_incast_and_scatter():
 
 
 def test_artefact_load():
-    # x1/100 on percent-scale CDFs, x 0.0091 x 143 = 1.3013 on the dragonfly (docs/reproductions/laps.md, AL).
+    # x1/100 on percent-scale CDFs, x 0.0091 x 143 = 1.3013 on the dragonfly (docs/reproductions/laps-paper.md, AL).
     assert rl.artefact_load(rl.EXPERIMENTS["E1"], 0.8) == 0.8
     assert rl.artefact_load(rl.EXPERIMENTS["E2"], 0.8) == pytest.approx(0.008)
     assert rl.artefact_load(rl.EXPERIMENTS["E4"], 0.8) == pytest.approx(0.8 * 0.01 * 1.3013)
@@ -83,7 +83,7 @@ def test_quick_and_full_cells(tmp_path):
     # every link); E6 (3 + 4 betas + 3) x 3; AL 3 x 7 x 3.
     assert per == {"E1": 126, "E2": 126, "E3": 126, "E4": 126, "E5": 72, "E6": 30, "AL": 63}
     by = {(c.exp, c.point, c.scheme, c.seed): c for c in full}
-    # docs/reproductions/laps.md: the artefact drops with probability about 1e-5 at every link receive.
+    # docs/reproductions/laps-paper.md: the artefact drops with probability about 1e-5 at every link receive.
     art = by[("E5", rl.E5_POINT_A, rl.ECMP, 3)].spec["topology"]
     assert (art["loss_rate"], art["loss_links"]) == (1e-5, "all")
     assert by[("E5", "drop 1e-06", rl.ECMP, 3)].spec["topology"].get("loss_links", "switch") == "switch"
@@ -124,7 +124,7 @@ def test_quick_and_full_cells(tmp_path):
     for s in (rl.ECMP, rl.LETFLOW, rl.PLB):
         for key in (("E1", "load 0.80", s, 1), ("E3", "load 0.80", s, 1), ("E5", "drop 0", s, 1)):
             assert by[key].spec["transport"]["lb_paths"] == "candidates", key
-    # CONGA: DCQCN + go-back-N (docs/reproductions/laps.md) with the artefact's CONGA parameters
+    # CONGA: DCQCN + go-back-N (docs/reproductions/laps-paper.md) with the artefact's CONGA parameters
     # (docs/models/conga.md: flowlet timeout 10 µs, DRE period 200 µs, alpha 0.2, 3 bits, aging 10 ms),
     # in every experiment whose figure has it (E1-E5), not in E6 (LAPS only, Fig. 9).
     for key in (("E1", "load 0.50", rl.CONGA, 1), ("E2", "load 1.00", rl.CONGA, 2), ("E3", "load 0.80", rl.CONGA, 3),
@@ -159,7 +159,7 @@ def _e5_grid(avg_ms: dict[str, float]) -> "rl.Grid":
 
 
 def test_b1_judges_conga_and_conweave_with_ecmp_and_letflow():
-    # docs/reproductions/laps.md, B1: every one of ECMP, LetFlow, CONGA and ConWeave at ≥ 2.5 x LAPS's avg.
+    # docs/reproductions/laps-paper.md, B1: every one of ECMP, LetFlow, CONGA and ConWeave at ≥ 2.5 x LAPS's avg.
     # LAPS 160 ms; Table 1's ECMP 564 and LetFlow 553 are 3.5x, CONGA's 540 3.375x and
     # ConWeave's 563 3.52x: holds.
     paper = {rl.LAPS_P: 160.0, rl.ECMP: 564.0, rl.LETFLOW: 553.0, rl.CONGA: 540.0, rl.CONWEAVE: 563.0,
@@ -177,7 +177,7 @@ def test_b1_judges_conga_and_conweave_with_ecmp_and_letflow():
 
 
 def test_b6_counts_conga_among_the_baselines():
-    # docs/reproductions/laps.md, B6: PLB the best baseline in E5; a CONGA faster than PLB breaks it.
+    # docs/reproductions/laps-paper.md, B6: PLB the best baseline in E5; a CONGA faster than PLB breaks it.
     base = {rl.LAPS_P: 160.0, rl.ECMP: 564.0, rl.LETFLOW: 553.0, rl.CONGA: 540.0, rl.PLB: 211.0}
     b6 = [c for c in rl.checks_b6({"E5": _e5_grid(base)}) if "PLB the best" in c.name]
     assert b6[0].status == "holds"

@@ -1,5 +1,5 @@
 """``dcnsim reproduce prioplus``: the buffer model and the metric functions on hand-computed
-inputs (docs/reproductions/prioplus.md), the cells and their overrides, every scenario
+inputs (docs/reproductions/prioplus-paper.md), the cells and their overrides, every scenario
 built by the core without running it, and the whole ``--quick`` harness end to end: its
 outputs exist and the table has a row for every check. No test asserts a number of our
 own simulation's output."""
@@ -111,9 +111,9 @@ def test_training_speedups_readings():
 
 
 def test_paper_training_totals_are_pooled_over_jobs():
-    # docs/reproductions/prioplus.md, H9: Physical+Swift 1.16 (ResNet), 0.82 (VGG), 1.09 total. The mean of the two
+    # docs/reproductions/prioplus-paper.md, H9: Physical+Swift 1.16 (ResNet), 0.82 (VGG), 1.09 total. The mean of the two
     # types is 0.99; weighting by iterations, with a ResNet job iterating about 4.5x as often
-    # as a VGG job (compute 701 vs 2743 us, docs/reproductions/prioplus.md), gives the paper's total.
+    # as a VGG job (compute 701 vs 2743 us, docs/reproductions/prioplus-paper.md), gives the paper's total.
     r, v, total = rp.F12C_PAPER[rp.PHYS]
     assert abs((r + v) / 2 - total) > 0.05
     assert (4.5 * r + v) / 5.5 == pytest.approx(total, abs=0.015)
@@ -177,7 +177,7 @@ def test_f12ab_cells_split_the_load_between_coflows_and_file_requests():
     assert (w[1]["mappers"], w[1]["reducers"]) == (20, 1), "file requests: 20 senders, one receiver"
     # Swift's floor is the paper's 100 Mbps (PrioPlus paper §3.3): 0.15 packet at 100 Gbps and 12 us.
     assert phys["transport"]["swift"]["min_cwnd_pkts"] == pytest.approx(100e6 * 12e-6 / 8 / 1000, rel=0.01)
-    # Fig. 12's other bars (docs/reproductions/prioplus.md), full runs only: single-queue Swift with targets of
+    # Fig. 12's other bars (docs/reproductions/prioplus-paper.md), full runs only: single-queue Swift with targets of
     # 4 ... 32 us from the lowest level to the highest and no target scaling, D2TCP with
     # RED 400 / 1600 KiB at pmax 0.2, LEDBAT, PrioPlus over LEDBAT.
     sw = full[("40%", rp.SWIFT_LEVELS, 1)]["transport"]
@@ -208,7 +208,7 @@ def test_f12ab_cells_split_the_load_between_coflows_and_file_requests():
 
 
 def test_paper_coflow_numbers_are_differences_of_speedups():
-    # docs/reproductions/prioplus.md, H5/H6, AC16: overall +0.12 (high +0.09, low +0.15) at 40 %, +0.21 at 70 %.
+    # docs/reproductions/prioplus-paper.md, H5/H6, AC16: overall +0.12 (high +0.09, low +0.15) at 40 %, +0.21 at 70 %.
     assert rp.F12AB_PAPER_DIFF["40%"] == (0.09, 0.15, 0.12)
     assert rp.F12AB_PAPER_DIFF["70%"][2] == 0.21
     assert rp.F12AB_TOLERANCE == {"40%": 0.08, "70%": 0.10}
@@ -278,7 +278,7 @@ def _fabric(exp_dir, spec):
 
 
 def test_f12c_is_the_spec_training_setup():
-    """docs/reproductions/prioplus.md, F12C [A]: 3 leaves x 8 hosts at 200 Gbps, 1 spine, 400 Gbps uplinks,
+    """docs/reproductions/prioplus-paper.md, F12C [A]: 3 leaves x 8 hosts at 200 Gbps, 1 spine, 400 Gbps uplinks,
     1 MB per port; one worker per leaf; 4 ResNet (701 us, 2,244,609 B) on the 4 highest
     levels, 4 VGG (2743 us, 9,439,232 B) on the 4 lowest; 20 ms; the three schemes. The
     [P] variant: 100 Gbps hosts, 2:1, 32 MB."""
@@ -315,7 +315,7 @@ def test_f12c_is_the_spec_training_setup():
     assert spec["transport"]["cc"] == "prioplus" and spec["switch"]["scheduler"] == "fifo"
     assert phys["transport"]["cc"] == "swift" and phys["switch"]["scheduler"] == "priority"
     assert phys["switch"]["priority"]["queues"] == 8
-    # docs/reproductions/prioplus.md, H8/H9 and AC17.
+    # docs/reproductions/prioplus-paper.md, H8/H9 and AC17.
     assert rp.F12C_PAPER == {rp.PP: (1.12, 1.15, 1.13), rp.PHYS: (1.16, 0.82, 1.09)}
     assert rp.F12C_TOLERANCE == 0.05
 

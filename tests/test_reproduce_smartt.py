@@ -1,5 +1,5 @@
 """``dcnsim reproduce smartt``: the ideal times and metrics on hand-computed inputs
-(docs/reproductions/smartt.md), the cells of the grid and their overrides, every quick
+(docs/reproductions/smartt-paper.md), the cells of the grid and their overrides, every quick
 scenario validated by the core without running it, and a two-point E12 end to end."""
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ def paper_fabric(hosts: int = 1024, tiers: tuple[int, int] = (4, 2)) -> rs.Fabri
 
 
 # ---------------------------------------------------------------------------------------
-# Geometry (docs/reproductions/smartt.md)
+# Geometry (docs/reproductions/smartt-paper.md)
 
 
 def test_base_rtts_of_the_three_path_classes():
@@ -44,7 +44,7 @@ def test_the_paper_fabric():
     f = paper_fabric()
     assert (f.k, f.hosts_per_tor, f.hosts_per_pod, f.oversubscription) == (16, 8, 64, 8)
     assert f.brtt_us == pytest.approx(11.45344)
-    assert f.bdp_bytes == pytest.approx(1_145_344)  # docs/reproductions/smartt.md
+    assert f.bdp_bytes == pytest.approx(1_145_344)  # docs/reproductions/smartt-paper.md
     assert f.one_way_us == pytest.approx(6 * 0.6 + 5 * 0.4 + 6 * SER)  # 5.8496
     assert f.one_way_us == pytest.approx(f.brtt_us - (6 * 0.6 + 5 * 0.4 + 6 * ACK))
     small = paper_fabric(128, (1, 4))
@@ -55,7 +55,7 @@ def test_the_paper_fabric():
 
 def test_ideal_flow_and_reclaim_times():
     f = paper_fabric()
-    # docs/reproductions/smartt.md: 2 MiB at 100 Gbps (800G / 8) = 170.4 us, plus the one-way 5.8496 us
+    # docs/reproductions/smartt-paper.md: 2 MiB at 100 Gbps (800G / 8) = 170.4 us, plus the one-way 5.8496 us
     assert rs.ideal_flow_us(2 * rs.MIB, f) == pytest.approx(170.3936 + 5.8496)
     # A4: 32 MiB at 100 Gbps (2726.2976 us), the other 32 MiB at 800 Gbps (340.7872 us)
     assert rs.ideal_reclaim_us(32 * rs.MIB, 64 * rs.MIB, f) == pytest.approx(2726.2976 + 340.7872 + 5.8496)

@@ -1,4 +1,4 @@
-# PrioPlus Fig. 12a/b file requests (the artefact's, docs/reproductions/prioplus.md, F12AB): 20 senders each send one piece of a
+# PrioPlus Fig. 12a/b file requests (the artefact's, docs/reproductions/prioplus-paper.md, F12AB): 20 senders each send one piece of a
 # file to one receiver; the per-sender piece is 0.5, 1.0, ..., 4.0 MB by priority (high to low), so a
 # whole file (the coflow total S = 20 x piece) is 10, 20, ..., 80 MB, eight point masses of equal
 # probability ("bytes cumulative-probability", a repeated size is a jump). With equal_load_per_level each

@@ -1,6 +1,6 @@
 //! LAPS: latency-aware packet spraying and its rate control. Paper: LAPS paper §3.5–§3.6
 //! (Eq. 1, the AIMD with hyper increase); docs/models/laps.md, with both the paper's and
-//! the artefact's variants where they differ (docs/reproductions/laps.md, "Decisions and
+//! the artefact's variants where they differ (docs/reproductions/laps-paper.md, "Decisions and
 //! errata"), the artefact's by default.
 //!
 //! The decisions a LAPS sender makes per packet and per ACK (`pick_path`, `congested`,
@@ -248,7 +248,7 @@ pub struct PathState {
 }
 
 /// The PIT of every source-routed host pair: paths indexed as in `SourceRoutes` (pairs
-/// share them, as in the artefact; docs/reproductions/laps.md, "Per-pair state"), so a flow's paths are
+/// share them, as in the artefact; docs/reproductions/laps-paper.md, "Per-pair state"), so a flow's paths are
 /// `first..first + n` from `SourceRoutes::paths_of`.
 pub struct PathTable {
     pub params: LapsParams,
@@ -256,9 +256,9 @@ pub struct PathTable {
     /// Probes sent and per-path timeouts fired.
     pub probes: u64,
     pub path_timeouts: u64,
-    /// Smallest and largest one-way delay of an ACK (docs/reproductions/laps.md, A9).
+    /// Smallest and largest one-way delay of an ACK (docs/reproductions/laps-paper.md, A9).
     pub ack_delay: (Time, Time),
-    /// Most bytes any LAPS flow had in flight (docs/reproductions/laps.md, A10).
+    /// Most bytes any LAPS flow had in flight (docs/reproductions/laps-paper.md, A10).
     pub peak_in_flight: u64,
     /// Receiver out-of-order buffer, sampled at every data arrival: arrivals by bytes
     /// held above the next expected byte, in whole KB (LAPS paper Fig. 9).
@@ -430,7 +430,7 @@ mod tests {
         counts.iter().map(|&c| c as f64 / draws as f64).collect()
     }
 
-    /// docs/reproductions/laps.md, A3: idle rail fabric, a same-rail pair (one 4-link path at
+    /// docs/reproductions/laps-paper.md, A3: idle rail fabric, a same-rail pair (one 4-link path at
     /// 4580 ns, seven 8-link paths at T = 9244 ns), β = 1, latencies over T: the short
     /// path takes 0.191 ± 0.005 of 10⁵ packets and each long one 0.116 ± 0.004.
     /// (By hand: e^−0.4955 / (e^−0.4955 + 7e^−1) = 0.1914; e^−1 / (…) = 0.1155.)
@@ -471,7 +471,7 @@ mod tests {
         assert!((0..1000).all(|_| pick_path(&distinct, target, &argmin, rng.next_f64()) == 1));
     }
 
-    /// docs/reproductions/laps.md, A4: the artefact's AIMD trace at 100 Gb/s.
+    /// docs/reproductions/laps-paper.md, A4: the artefact's AIMD trace at 100 Gb/s.
     #[test]
     fn a4_rate_trace() {
         let p = LapsParams::default();
@@ -555,7 +555,7 @@ mod tests {
         assert!(rc.on_ack(now + Time(2 * t.0 + 1), true, t, ns(9000), &p));
     }
 
-    /// docs/reproductions/laps.md, A5: no decrease while at least one path is at or below T,
+    /// docs/reproductions/laps-paper.md, A5: no decrease while at least one path is at or below T,
     /// whatever the others show.
     #[test]
     fn a5_no_decrease_while_one_path_is_within_target() {

@@ -362,7 +362,7 @@ mod tests {
         assert!(path_links(topo, &reversed).is_some(), "{path:?} reversed is not a path");
     }
 
-    /// docs/reproductions/laps.md, A1 (dragonfly): every ordered server pair gets 1, 3 or 8 paths,
+    /// docs/reproductions/laps-paper.md, A1 (dragonfly): every ordered server pair gets 1, 3 or 8 paths,
     /// for 432, 1728 and 18432 pairs; across the 36 × 36 switch pairs the inter-group
     /// 8-path sets hold {1: 72, 2: 504, 3: 1512, 4: 3240, 5: 3888} paths by switch hops.
     #[test]
@@ -392,7 +392,7 @@ mod tests {
         assert_eq!(by_hops, BTreeMap::from([(1, 72), (2, 504), (3, 1512), (4, 3240), (5, 3888)]));
     }
 
-    /// docs/reproductions/laps.md, A1 (rail): 448 pairs with 1 path and 3584 with 8; a path through
+    /// docs/reproductions/laps-paper.md, A1 (rail): 448 pairs with 1 path and 3584 with 8; a path through
     /// rail r has 4 + 2·[r ≠ r1] + 2·[r ≠ r2] links.
     #[test]
     fn a1_rail_path_sets() {
@@ -424,7 +424,7 @@ mod tests {
         assert_eq!((one, eight), (448, 3584));
     }
 
-    /// docs/reproductions/laps.md, A2: idleVal under the artefact's formula is 1166·L ns on the
+    /// docs/reproductions/laps-paper.md, A2: idleVal under the artefact's formula is 1166·L ns on the
     /// dragonfly (1000 + 83 + 83 per 100G hop) and 4580 / 6912 / 9244 ns for rail paths
     /// of 4 / 6 / 8 links with 200G host links; T is the largest over a pair's paths.
     #[test]

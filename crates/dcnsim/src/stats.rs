@@ -40,7 +40,7 @@ pub fn ideal_fct(hops: &[Hop], n: u64) -> Time {
 }
 
 /// Per-flow counters of ns-3's FlowMonitor, for the data direction of a flow
-/// (docs/reproductions/dctcp-vs-swift.md, "Metrics"; the study's metrics are computed from them in Python):
+/// (docs/reproductions/dctcp-vs-swift-paper.md, "Metrics"; the study's metrics are computed from them in Python):
 /// packets sent (retransmissions included), packets and wire bytes received (duplicates
 /// included, as FlowMonitor counts at the IP layer), the sum of one-way delays of received
 /// packets, and the first transmission and last reception times.

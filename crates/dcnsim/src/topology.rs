@@ -9,7 +9,7 @@
 //!
 //! Per-tier oversubscription (`uplink_ratios` = (r_tor, r_agg)) instead thins the uplinks,
 //! the convention of the uet-htsim topology files the SMaRTT reproduction follows
-//! (docs/reproductions/smartt.md, docs/models/topologies.md): a ToR keeps
+//! (docs/reproductions/smartt-paper.md, docs/models/topologies.md): a ToR keeps
 //! k/2 hosts but has k/(2·r_tor) uplinks, so a pod has k/(2·r_tor) aggregation switches;
 //! each of those has k/2 down-links and k/(2·r_agg) uplinks, each to its own core, and a
 //! core has one link to every pod. k = 16 with (4, 2) is the 1024-host 8:1 tree (ToR 8
@@ -401,7 +401,7 @@ mod tests {
     }
 
     /// Al-Fares et al.: a k-ary 3-tier fat tree has k^3/4 hosts, 5k^2/4 switches and
-    /// k^3/4 links per layer (3k^3/4 cables); docs/reproductions/dctcp-vs-swift.md, A10 counts.
+    /// k^3/4 links per layer (3k^3/4 cables); docs/reproductions/dctcp-vs-swift-paper.md, A10 counts.
     #[test]
     fn three_tier_counts_match_the_closed_form() {
         for k in [4u32, 6, 8, 12] {
@@ -427,7 +427,7 @@ mod tests {
         assert_eq!(FatTreeShape { tiers: 3, radix: 8, oversubscription: 4, uplink_ratios: (1, 1) }.capacity(), 512);
     }
 
-    /// The uet-htsim 1024-host 8:1 tree (docs/reproductions/smartt.md): ToR 8 down / 2 up,
+    /// The uet-htsim 1024-host 8:1 tree (docs/reproductions/smartt-paper.md): ToR 8 down / 2 up,
     /// aggregation 8 down / 4 up. Link counts per tier follow from the thinning, and the
     /// core tier carries 1/8 of the host tier's capacity.
     #[test]

@@ -354,7 +354,7 @@ pub(super) fn build_topology(s: &Scenario, base_dir: &Path) -> Result<Topology, 
             }
             // The LAPS artefact's GPUs have 200G links against a 100G fabric: by default a
             // host link is twice the fabric's rate (`docs/models/topologies.md`;
-            // `docs/reproductions/laps.md`, "Fabrics").
+            // `docs/reproductions/laps-paper.md`, "Fabrics").
             let host_rate = t.host_link_rate.map(|r| r.0).unwrap_or(crate::units::Rate(rate.bps() * 2));
             let host = (host_rate, t.host_link_latency.map(|l| l.0).unwrap_or(lat));
             Ok(topology::rail(t.hosts / rails, rails, host, (rate, lat), (rate, lat)))

@@ -448,7 +448,7 @@ impl CongestionControl for Dctcp {
             if a.cum_ack <= self.recover {
                 return;
             }
-            // CWR exit: the window stays at the reduced value (docs/reproductions/dctcp-vs-swift.md, A3); growth resumes
+            // CWR exit: the window stays at the reduced value (docs/reproductions/dctcp-vs-swift-paper.md, A3); growth resumes
             // with the next ACK, a new mark may cut again at once.
             self.reduced = false;
             just_exited = true;
@@ -516,7 +516,7 @@ mod tests {
         crate::cc::test_ack(cum, nxt, MSS, ece)
     }
 
-    /// docs/reproductions/dctcp-vs-swift.md, A2: alpha = 1, g = 1/16; a window with F = 0.5 gives 0.96875, a following
+    /// docs/reproductions/dctcp-vs-swift-paper.md, A2: alpha = 1, g = 1/16; a window with F = 0.5 gives 0.96875, a following
     /// window with F = 0 gives 0.908203125; one update per window.
     #[test]
     fn a2_alpha_ewma_once_per_window() {
@@ -536,7 +536,7 @@ mod tests {
         assert_eq!(c.alpha(), 0.908203125);
     }
 
-    /// docs/reproductions/dctcp-vs-swift.md, A3: cwnd = 100 MSS, alpha = 0.5, ECE -> 75 MSS; no second cut in the window;
+    /// docs/reproductions/dctcp-vs-swift-paper.md, A3: cwnd = 100 MSS, alpha = 0.5, ECE -> 75 MSS; no second cut in the window;
     /// 75 MSS after CWR exit.
     #[test]
     fn a3_cut_once_per_window() {

@@ -15,7 +15,7 @@ pub struct Laps {
     /// T: the largest idle latency of the flow's paths.
     target: Time,
     window: u64,
-    /// Rate cuts so far (docs/reproductions/laps.md, B9: they should happen under incast, not under asymmetry).
+    /// Rate cuts so far (docs/reproductions/laps-paper.md, B9: they should happen under incast, not under asymmetry).
     pub decreases: u64,
 }
 

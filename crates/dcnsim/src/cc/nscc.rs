@@ -22,7 +22,7 @@
 //!
 //! Two modes (`docs/models/nscc.md`, "Modes and variants"): `smartt_paper` (default)
 //! follows the paper's pseudocode with dcnsim's readings of what it leaves open
-//! (`docs/reproductions/smartt.md`, "Decisions and errata"); `nscc_htsim` follows the UEC
+//! (`docs/reproductions/smartt-paper.md`, "Decisions and errata"); `nscc_htsim` follows the UEC
 //! NSCC of uet-htsim (queueing-delay target, batched increases, η, htsim's QuickAdapt
 //! gate and ignore rule). MNSCC is either mode deciding on the median of the last H
 //! delays, H = max(min(⌊W/2⌋, 4), 1) (MSwift paper Eq. 9).
@@ -106,7 +106,7 @@ pub enum InitialCwnd {
 }
 
 /// When the paper mode applies its increases (SMaRTT §III-G: hardware-friendly
-/// variants that must behave like the per-packet update; `docs/reproductions/smartt.md`,
+/// variants that must behave like the per-packet update; `docs/reproductions/smartt-paper.md`,
 /// A9).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -137,7 +137,7 @@ pub enum Case2 {
 
 /// Parameters of NSCC and MNSCC. Defaults: the SMaRTT paper where it gives a value, else
 /// uet-htsim's value or a dcnsim choice (`docs/models/nscc.md`, "Parameters";
-/// `docs/reproductions/smartt.md`, "Decisions and errata").
+/// `docs/reproductions/smartt-paper.md`, "Decisions and errata").
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct NsccParams {
@@ -149,7 +149,7 @@ pub struct NsccParams {
     /// (the paper's trtt = 1.5 × brtt); one fixed value gives every flow the same
     /// queueing target whatever its path (`docs/models/nscc.md`, "Known deviations"; what
     /// Fair Increase needs to equalise throughput across RTTs,
-    /// `docs/reproductions/smartt.md`, A7).
+    /// `docs/reproductions/smartt-paper.md`, A7).
     pub target_queue_rtt: AutoTime,
     /// htsim: queueing-delay target; `auto` = 0.75 × network RTT with trimming, 1 × without.
     pub target_qdelay: AutoTime,

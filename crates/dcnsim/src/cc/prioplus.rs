@@ -1,7 +1,7 @@
 //! PrioPlus (Zhang et al., "Enabling Virtual Priority in Data Center Congestion Control",
 //! EuroSys 2025, §4 and Algorithm 1) over Swift or, with `underlying = "ledbat"`, over
 //! LEDBAT. What is modelled and where each default comes from: `docs/models/prioplus.md`;
-//! how the paper's errata are read ("erratum" below): `docs/reproductions/prioplus.md`,
+//! how the paper's errata are read ("erratum" below): `docs/reproductions/prioplus-paper.md`,
 //! "Decisions and errata". [P] is the paper, [A] the PrioPlus authors' public ns-3
 //! artefact.
 //!
@@ -343,7 +343,7 @@ pub struct PrioPlus {
     probe_at: Option<Time>,
     /// When the probe now in flight left (`None`: no probe in flight). A stopped flow has
     /// at most one probe out: the next is scheduled from its echo
-    /// (`docs/reproductions/prioplus.md`, AC12).
+    /// (`docs/reproductions/prioplus-paper.md`, AC12).
     probe_sent_at: Option<Time>,
     snd_nxt: u32,
     rng: Rng,
@@ -508,7 +508,7 @@ impl PrioPlus {
         }
         if self.p.cardinality {
             // In-flight bytes at this delay over our own share (the last non-zero window,
-            // the one from before the stop; `docs/reproductions/prioplus.md`, "Decisions
+            // the one from before the stop; `docs/reproductions/prioplus-paper.md`, "Decisions
             // and errata"). The share is at least one packet: a window below an MTU still
             // puts whole packets on the wire. Without that floor a flow restarted at
             // W_LS/#flow of a few bytes re-estimates #flow from that sliver, restarts

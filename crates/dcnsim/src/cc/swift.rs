@@ -100,7 +100,7 @@ impl<'de> Deserialize<'de> for ReorderWait {
 #[serde(rename_all = "snake_case")]
 pub enum LossEvidence {
     /// Declared lost by the SACK rule (after `reorder_wait`): the MSwift paper's LSwift
-    /// as docs/reproductions/mswift.md reads it. Under spraying, reordering alone
+    /// as docs/reproductions/mswift-paper.md reads it. Under spraying, reordering alone
     /// produces such runs.
     Declared,
     /// Its retransmission arrived before the original: the sender waited a retransmission
@@ -109,7 +109,7 @@ pub enum LossEvidence {
 }
 
 /// Where Swift's delay target comes from (docs/models/swift.md; the DCTCP-vs-Swift study's
-/// target modes, docs/reproductions/dctcp-vs-swift.md).
+/// target modes, docs/reproductions/dctcp-vs-swift-paper.md).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TargetMode {
@@ -119,7 +119,7 @@ pub enum TargetMode {
     /// The smallest RTT this flow has measured, plus `min_rtt_offset`: the study's
     /// Swift(baseRTT) (offset 0) and Swift(baseRTT + ε) (offset 1 ms). With exact RTTs and
     /// offset 0 the delay is never below the target, so the window can only shrink
-    /// (docs/reproductions/dctcp-vs-swift.md, "Decisions and errata").
+    /// (docs/reproductions/dctcp-vs-swift-paper.md, "Decisions and errata").
     MinRtt,
 }
 
@@ -268,7 +268,7 @@ pub struct Swift {
     loss_events: u64,
     /// LSwift/MSwift: runs of `loss_run` lost packets seen (each may cut, if allowed).
     long_runs: u64,
-    /// Smallest gap between two decreases, in smoothed RTTs at the later one (docs/reproductions/dctcp-vs-swift.md, B6).
+    /// Smallest gap between two decreases, in smoothed RTTs at the later one (docs/reproductions/dctcp-vs-swift-paper.md, B6).
     min_decrease_gap_rtts: f64,
 }
 
@@ -381,8 +381,8 @@ impl Swift {
     fn finish(&mut self, before: f64, now: Time, gate: Option<Time>) {
         self.cwnd = self.cwnd.clamp(self.p.min_cwnd_pkts, self.p.max_cwnd_pkts);
         // Strictly smaller: an ACK that could not decrease must not restart the clock
-        // (an erratum to Algorithm 1's `<=`; docs/reproductions/dctcp-vs-swift.md,
-        // "Swift's decrease clock", and docs/reproductions/mswift.md, "LSwift reading").
+        // (an erratum to Algorithm 1's `<=`; docs/reproductions/dctcp-vs-swift-paper.md,
+        // "Swift's decrease clock", and docs/reproductions/mswift-paper.md, "LSwift reading").
         if self.cwnd < before {
             if let (Some(srtt), true) = (gate, self.t_last_decrease > Time::ZERO) {
                 let gap = (now - self.t_last_decrease).as_secs_f64() / srtt.as_secs_f64();
@@ -603,7 +603,7 @@ mod tests {
         assert_eq!(s.cwnd_pkts(), 16.0, "one unloaded RTT later: the next");
     }
 
-    /// docs/reproductions/dctcp-vs-swift.md, A5: ai = 1 gives 10 → 10.1 and 0.5 → 1.5 for one ACKed packet.
+    /// docs/reproductions/dctcp-vs-swift-paper.md, A5: ai = 1 gives 10 → 10.1 and 0.5 → 1.5 for one ACKed packet.
     #[test]
     fn a5_additive_increase() {
         let mut s = swift(fixed(200), 10.0);
@@ -669,9 +669,9 @@ mod tests {
     }
 
     /// The study's min-RTT targets (the study's Swift(baseRTT) and Swift(baseRTT + ε),
-    /// docs/reproductions/dctcp-vs-swift.md): the target is the smallest
+    /// docs/reproductions/dctcp-vs-swift-paper.md): the target is the smallest
     /// RTT sample so far plus the offset. Offset 0 with exact RTTs never increases (a
-    /// sample is never below its own minimum: the degenerate Swift(baseRTT) of docs/reproductions/dctcp-vs-swift.md);
+    /// sample is never below its own minimum: the degenerate Swift(baseRTT) of docs/reproductions/dctcp-vs-swift-paper.md);
     /// offset 1 ms increases while the RTT stays below min + 1 ms.
     #[test]
     fn min_rtt_target_tracks_the_smallest_sample() {
@@ -750,7 +750,7 @@ mod tests {
         assert_eq!(l.cwnd_pkts(), 50.0, "the same run grown is not a new signal");
     }
 
-    /// Swift cuts on any loss; LSwift (declared evidence, docs/reproductions/mswift.md's reading) only on a run
+    /// Swift cuts on any loss; LSwift (declared evidence, docs/reproductions/mswift-paper.md's reading) only on a run
     /// of `loss_run` consecutive losses, once.
     #[test]
     fn lswift_forgives_isolated_losses() {
@@ -769,7 +769,7 @@ mod tests {
     }
 
     /// MSwift decides on the median of the last H = max(⌊cwnd/2⌋, 1) delays: a high delay
-    /// on one ACK in four never decreases the window (docs/reproductions/mswift.md, A6/A7).
+    /// on one ACK in four never decreases the window (docs/reproductions/mswift-paper.md, A6/A7).
     #[test]
     fn mswift_ignores_a_minority_of_slow_samples() {
         let mut m = Swift::new(&fixed(50), Variant::MSwift, &info());

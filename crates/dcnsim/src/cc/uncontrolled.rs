@@ -1,6 +1,6 @@
 //! No congestion control: an unbounded window, so a flow sends as fast as its NIC lets it.
 //! This is the SMaRTT paper's simulated "lossless RoCEv2" sender (SMaRTT paper
-//! §IV-b; docs/reproductions/smartt.md: the sender transmits at line rate, PFC keeps the fabric lossless), and with
+//! §IV-b; docs/reproductions/smartt-paper.md: the sender transmits at line rate, PFC keeps the fabric lossless), and with
 //! `[switch.pfc]` the building block of PFC tests. Losses, if any, are left to the
 //! transport's retransmission.
 

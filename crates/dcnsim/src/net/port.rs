@@ -259,7 +259,7 @@ mod tests {
         EcnPolicy { kmin: k, kmax: k, pmax: 1.0, at: MarkPoint::Enqueue, mark_if }
     }
 
-    /// docs/reproductions/dctcp-vs-swift.md, A1: with K = 250 packets an arriving ECT packet is marked
+    /// docs/reproductions/dctcp-vs-swift-paper.md, A1: with K = 250 packets an arriving ECT packet is marked
     /// iff q > K (paper) or q >= K (ns-3 mode).
     #[test]
     fn a1_step_marker_threshold() {
@@ -293,7 +293,7 @@ mod tests {
         }
     }
 
-    /// docs/reproductions/smartt.md, U8 (RED part) with the paper's Kmin = 20 %, Kmax = 80 % of
+    /// docs/reproductions/smartt-paper.md, U8 (RED part) with the paper's Kmin = 20 %, Kmax = 80 % of
     /// a 1-BDP queue (276 packets of 4160 B) and htsim's ramp to 1 at Kmax: the marked
     /// fraction over 10⁵ dequeues is 0 at or below Kmin, 0.5 ± 0.02 at the midpoint and 1
     /// above Kmax.

@@ -260,7 +260,7 @@ impl Default for PriorityQueuesCfg {
 }
 
 /// A workload's priority (PrioPlus paper §4 and §6.2;
-/// `docs/reproductions/prioplus.md`, F11): one level for every flow, or
+/// `docs/reproductions/prioplus-paper.md`, F11): one level for every flow, or
 /// a level by flow size, smaller flows higher. Levels are 1..=64, larger = more important.
 #[derive(Clone, Debug, PartialEq)]
 pub enum PrioritySpec {
@@ -269,7 +269,7 @@ pub enum PrioritySpec {
     /// level k + 1, one of at least ek (or infinite) level 1.
     Edges(Vec<u64>),
     /// `levels` equal-width size ranges over [0, max) (the PrioPlus artefact's grouping;
-    /// `docs/reproductions/prioplus.md`, "Decisions and errata"); larger sizes fall in the
+    /// `docs/reproductions/prioplus-paper.md`, "Decisions and errata"); larger sizes fall in the
     /// last range.
     EqualWidth {
         levels: u8,

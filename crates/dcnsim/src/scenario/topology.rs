@@ -19,7 +19,7 @@ pub enum LossLinks {
     #[default]
     Switch,
     /// Every link, host links too: the LAPS artefact drops at every link receive
-    /// (`docs/models/faults.md`; `docs/reproductions/laps.md`, "Decisions and errata").
+    /// (`docs/models/faults.md`; `docs/reproductions/laps-paper.md`, "Decisions and errata").
     All,
 }
 
@@ -46,7 +46,7 @@ pub enum TopologyKind {
     /// Two hosts joined by two switches with `paths` parallel links between them; the
     /// last `slow_paths` are slower by `slow_extra_latency` towards the receiver (host 1).
     /// The MSwift paper's micro-benchmark (MSwift paper §II; `docs/models/topologies.md`,
-    /// `docs/reproductions/mswift.md`, A3–A5).
+    /// `docs/reproductions/mswift-paper.md`, A3–A5).
     Parallel,
     /// `groups` groups of `routers_per_group` routers, all-to-all inside a group, one
     /// global link between every two groups; `hosts / (groups × routers_per_group)` hosts

@@ -48,23 +48,23 @@ pub enum WorkloadKind {
     /// GPUs, servers placed at random on blocks of consecutive hosts, GPU i sends to
     /// GPU i + gpus_per_server (its peer on the next server).
     HsdpRing,
-    /// The DCTCP-vs-Swift study's traffic (`docs/reproductions/dctcp-vs-swift.md`, "Common
+    /// The DCTCP-vs-Swift study's traffic (`docs/reproductions/dctcp-vs-swift-paper.md`, "Common
     /// setup"): `flows` sender-receiver pairs drawn by `mode`.
     TrafficMode,
     /// Open-loop traffic at a target load: every host starts flows as a Poisson process
     /// whose rate makes its offered load `load` × its link rate, sizes drawn from the flow
     /// size CDF in `cdf`, destinations uniform over the other hosts
-    /// (`docs/reproductions/prioplus.md`, F11; the pFabric/HPCC traffic generators'
+    /// (`docs/reproductions/prioplus-paper.md`, F11; the pFabric/HPCC traffic generators'
     /// convention).
     Poisson,
     /// Data-parallel training (the PrioPlus paper's Fig. 12c;
-    /// `docs/reproductions/prioplus.md`, F12C): iterations of `compute` time followed by a
+    /// `docs/reproductions/prioplus-paper.md`, F12C): iterations of `compute` time followed by a
     /// ring all-reduce over `hosts` (in ring order), each worker sending 2(n − 1)/n × the
     /// gradient (`size`) to its successor; the next iteration's compute starts when every
     /// worker's transfer is delivered.
     Training,
     /// MapReduce shuffles (the PrioPlus paper's Fig. 12a/b;
-    /// `docs/reproductions/prioplus.md`, F12AB): coflows arrive as a Poisson process at a
+    /// `docs/reproductions/prioplus-paper.md`, F12AB): coflows arrive as a Poisson process at a
     /// target load; each has a total size S, M mappers and R reducers (drawn from an
     /// FB2010-like distribution unless given) and is M·R flows of S/(M·R) bytes, one group
     /// per coflow, its priority chosen by S (`workload::coflow_arrivals`).
@@ -72,7 +72,7 @@ pub enum WorkloadKind {
 }
 
 /// How `kind = "traffic_mode"` draws its pairs (the study's `mode` 0, 1, 2;
-/// `docs/reproductions/dctcp-vs-swift.md`, "Experiments"). Hosts may carry several flows.
+/// `docs/reproductions/dctcp-vs-swift-paper.md`, "Experiments"). Hosts may carry several flows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TrafficMode {
@@ -129,7 +129,7 @@ pub struct WorkloadCfg {
     #[serde(default)]
     pub priority: Option<PrioritySpec>,
     /// Permutation: every flow leaves its source's pod (crosses the core of a 3-tier fat
-    /// tree; the SMaRTT paper's permutations, `docs/reproductions/smartt.md`).
+    /// tree; the SMaRTT paper's permutations, `docs/reproductions/smartt-paper.md`).
     #[serde(default)]
     pub cross_pod: Option<bool>,
     /// All-to-all: at most this many of a sender's flows are active at once; the next
@@ -152,7 +152,7 @@ pub struct WorkloadCfg {
     pub min_flow: Option<BytesVal>,
     /// Coflow: one Poisson process per priority level, each at load / levels, sizes drawn
     /// from the CDF restricted to the level's range (the PrioPlus artefact's split;
-    /// `docs/reproductions/prioplus.md`, F12AB); default false: one process, sizes from the
+    /// `docs/reproductions/prioplus-paper.md`, F12AB); default false: one process, sizes from the
     /// whole CDF.
     #[serde(default)]
     pub equal_load_per_level: Option<bool>,

@@ -16,7 +16,7 @@ fn leaf_spine() -> super::Simulation {
     crate::from_toml(toml, std::path::Path::new(".")).unwrap()
 }
 
-/// docs/reproductions/smartt.md, U8 (switch part): a data packet arriving at a full data
+/// docs/reproductions/smartt-paper.md, U8 (switch part): a data packet arriving at a full data
 /// queue of a trimming port becomes exactly one 64-byte header in the priority queue,
 /// the data queue unchanged; headers and ACKs leave before queued data.
 #[test]

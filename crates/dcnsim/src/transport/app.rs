@@ -2,7 +2,7 @@
 //! "application-limited": it sends only bytes the application has written).
 //!
 //! The one application so far is ns-3's On-Off source as the DCTCP-vs-Swift study used it
-//! (`docs/reproductions/dctcp-vs-swift.md`, "Common setup", the traffic row): while ON it
+//! (`docs/reproductions/dctcp-vs-swift-paper.md`, "Common setup", the traffic row): while ON it
 //! writes at `rate` into a TCP send buffer of `send_buffer` bytes; while OFF it writes
 //! nothing, and the transport keeps draining what is buffered. The send buffer holds every
 //! byte not yet cumulatively acknowledged (sent or not), so the application can be at most
@@ -31,7 +31,7 @@ pub enum AppKind {
 }
 
 /// `[workload.app]`: an application per flow. Defaults are the DCTCP-vs-Swift study's
-/// (`docs/reproductions/dctcp-vs-swift.md`, "Common setup": app rate 5 Gbps, ns-3 defaults
+/// (`docs/reproductions/dctcp-vs-swift-paper.md`, "Common setup": app rate 5 Gbps, ns-3 defaults
 /// of 1 s ON / 1 s OFF, ns-3's 131072-byte `TcpSocket::SndBufSize`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -215,7 +215,7 @@ mod tests {
         Time::from_secs_f64(x)
     }
 
-    /// The study's timeline (`docs/reproductions/dctcp-vs-swift.md`, "Common setup"):
+    /// The study's timeline (`docs/reproductions/dctcp-vs-swift-paper.md`, "Common setup"):
     /// sources start at 2 s with an OFF second, so the ON intervals are [3, 4), [5, 6), ...
     /// until the stop at T − 1 = 14 s.
     #[test]

@@ -47,7 +47,7 @@ fn data(psn: u32, ce: bool) -> Packet {
     }
 }
 
-/// `docs/reproductions/dctcp-vs-swift.md`, A4: with m = 2 and CE pattern 0,0,1,1,0 the
+/// `docs/reproductions/dctcp-vs-swift-paper.md`, A4: with m = 2 and CE pattern 0,0,1,1,0 the
 /// sender reconstructs exactly two marked packets.
 #[test]
 fn a4_receiver_echo_state_machine_with_coalescing() {
@@ -121,7 +121,7 @@ fn sack_threshold_detects_a_single_loss_and_retransmits_it() {
 }
 
 /// NSCC turns SACK-hole loss detection off (`docs/models/nscc.md`;
-/// `docs/reproductions/mswift.md`, A9): a
+/// `docs/reproductions/mswift-paper.md`, A9): a
 /// packet overtaken by many others is never retransmitted while it is only late.
 #[test]
 fn nscc_never_retransmits_on_reordering() {

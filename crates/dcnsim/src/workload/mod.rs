@@ -5,7 +5,7 @@
 //! the seed and on the workloads before them in the file. Everything here runs once, at
 //! setup; nothing is on the per-packet path.
 //!
-//! ## Coflows (`kind = "coflow"`, docs/reproductions/prioplus.md, F12AB)
+//! ## Coflows (`kind = "coflow"`, docs/reproductions/prioplus-paper.md, F12AB)
 //!
 //! The PrioPlus paper's coflow experiment replays the Facebook Hadoop trace
 //! FB2010-1Hr-150-0 (526 coflows over 150 racks; each line gives a coflow's arrival, its
@@ -24,7 +24,7 @@
 //!   for this trace), a few up to 150 × 100. In the trace wide coflows are mostly large; here the correlation
 //!   comes only from trimming: counts are cut until every flow carries at least
 //!   `min_flow` bytes (default 10 KB), so a small coflow cannot be a thousand tiny flows;
-//! - every mapper sends S/(M·R) to every reducer (the paper's rule, docs/reproductions/prioplus.md; the
+//! - every mapper sends S/(M·R) to every reducer (the paper's rule, docs/reproductions/prioplus-paper.md; the
 //!   trace has per-reducer sizes, and the artefact re-samples a size per flow, a bug);
 //! - mappers and reducers are M + R distinct hosts drawn uniformly (a host of the trace
 //!   may be both; a flow from a host to itself would not touch the network).
@@ -511,7 +511,7 @@ fn generate_flows(
             let ring = select_hosts(&w.hosts, d.n_hosts, used, i, rng)?;
             let n = ring.len() as u64;
             // Ring all-reduce: reduce-scatter then all-gather, n − 1 steps each of 1/n of
-            // the gradient, all to the ring successor (docs/reproductions/prioplus.md, F12C).
+            // the gradient, all to the ring successor (docs/reproductions/prioplus-paper.md, F12C).
             let per_worker = (2 * (n - 1) * gradient).div_ceil(n);
             for it in 0..iterations {
                 for (wi, &src) in ring.iter().enumerate() {
@@ -749,7 +749,7 @@ pub fn poisson_arrivals(
 }
 
 /// The (sender, receiver) pairs of the DCTCP-vs-Swift study's traffic modes
-/// (docs/reproductions/dctcp-vs-swift.md, "Common setup"), for `requested` flows over `n_hosts` hosts:
+/// (docs/reproductions/dctcp-vs-swift-paper.md, "Common setup"), for `requested` flows over `n_hosts` hosts:
 /// - `FixedHotspot` (mode 0): receiver N − 1; flow i from host i mod N, skipped when that is
 ///   the receiver, so F − ⌊F/N⌋ pairs (650 → 610 at N = 16);
 /// - `RandomHotspot` (mode 1): one receiver uniform; F senders uniform over the others;

@@ -1,4 +1,4 @@
-//! `kind = "coflow"` (docs/reproductions/prioplus.md, F12AB; `workload` module header): coflows of
+//! `kind = "coflow"` (docs/reproductions/prioplus-paper.md, F12AB; `workload` module header): coflows of
 //! M·R flows of S/(M·R) bytes arriving as a Poisson process at a target load. Checked
 //! against numbers computed here from the distributions' published points, not from the
 //! generator: conservation of each coflow's bytes and flows, the offered load over a long

@@ -1,4 +1,4 @@
-//! DCTCP on one bottleneck: docs/reproductions/dctcp-vs-swift.md, B1–B4, from the DCTCP paper's
+//! DCTCP on one bottleneck: docs/reproductions/dctcp-vs-swift-paper.md, B1–B4, from the DCTCP paper's
 //! analysis (Alizadeh et al. 2010, §3.3). N long-lived flows share one 1 Gbps port of a
 //! star; 1500-byte packets; 20 us cables (base RTT about 105 us); buffer 2666 packets.
 //! Measured over [2 s, 10 s] after a 2 s warm-up, as that document's setup prescribes.

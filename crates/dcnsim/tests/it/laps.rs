@@ -1,4 +1,4 @@
-//! LAPS end to end (docs/reproductions/laps.md, A6–A10): latency-aware spraying over the rail
+//! LAPS end to end (docs/reproductions/laps-paper.md, A6–A10): latency-aware spraying over the rail
 //! fabric's candidate paths, per-path loss inference, probes, reverse-path ACKs and the
 //! window bound, on the artefact's rail fabric (8 servers × 8 GPUs, 200G GPU links, 100G
 //! rail and NVLink links, 1 µs per link, 1048-byte packets with 48-byte headers).
@@ -66,7 +66,7 @@ fn a6_no_false_losses_in_a_lossless_fabric() {
         load = 0.8
         stop = "40us"
     "#;
-    // The VL2 data-mining CDF (LAPS paper §4; docs/reproductions/laps.md) up to 3.16 MB (its 95th percentile):
+    // The VL2 data-mining CDF (LAPS paper §4; docs/reproductions/laps-paper.md) up to 3.16 MB (its 95th percentile):
     // the 1 GB tail would take seconds of simulated time.
     let dm =
         "0 0\n180 0.1\n216 0.2\n560 0.3\n900 0.4\n1100 0.5\n1870 0.6\n3160 0.7\n10000 0.8\n400000 0.9\n3160000 1\n";

@@ -72,7 +72,7 @@ fn ledbat_holds_the_queue_at_its_target() {
 /// two-level setup: 10 low flows (level 2) from 0, 10 high flows (level 4) from 1 ms to
 /// 3 ms. AC7 (a): from 2 ms to 3 ms the high aggregate is ≥ 95 % of the link and the low
 /// one (data plus probes) ≤ 2 %; (c) the low flows are back to ≥ 95 % within 0.5 ms of the
-/// high flows stopping. docs/reproductions/prioplus.md states AC7 for PrioPlus over Swift;
+/// high flows stopping. docs/reproductions/prioplus-paper.md states AC7 for PrioPlus over Swift;
 /// the paper integrates LEDBAT the same way (§4, §6.2), so the same bounds are asked of it.
 #[test]
 fn prioplus_over_ledbat_preempts_strictly() {

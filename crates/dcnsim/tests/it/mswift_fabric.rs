@@ -1,4 +1,4 @@
-//! Tier A checks of docs/reproductions/mswift.md on the MSwift paper's fabric (§IV-A): a 3-tier fat tree at
+//! Tier A checks of docs/reproductions/mswift-paper.md on the MSwift paper's fabric (§IV-A): a 3-tier fat tree at
 //! 800 Gbps with 0.5 us links and 4160-byte packets (4096 B payload).
 
 use crate::common;
@@ -153,7 +153,7 @@ fn a8_on_one_path_mswift_is_lswift() {
 /// A9 (reordering handling), E2 with OPS: a permutation of all 128 hosts, each flow sprayed
 /// over 16 paths, so every flow sees reordering (2 MiB per flow instead of 8 to stay quick).
 /// - Swift answers SACK holes: more than 0 loss-triggered decreases per flow on average.
-/// - LSwift in docs/reproductions/mswift.md's reading (declared holes, no reorder wait) forgives most loss
+/// - LSwift in docs/reproductions/mswift-paper.md's reading (declared holes, no reorder wait) forgives most loss
 ///   events, and each loss cut answers a run of at least 5 consecutive lost PSNs.
 /// - LSwift as shipped (confirmed losses, RACK window), on the same reordering: no packet
 ///   is dropped in this run, so no loss is ever confirmed and no window shrinks on loss.

@@ -1,4 +1,4 @@
-//! NSCC fidelity sanity checks, docs/reproductions/mswift.md A10, on the MSwift paper's
+//! NSCC fidelity sanity checks, docs/reproductions/mswift-paper.md A10, on the MSwift paper's
 //! network (§IV-A: 800 Gbps, 0.5 µs links, 4160-byte packets, 800 KB buffers, one 40 KB ECN
 //! step at dequeue, no trimming):
 //!

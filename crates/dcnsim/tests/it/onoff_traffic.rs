@@ -1,4 +1,4 @@
-//! The DCTCP-vs-Swift study's traffic (docs/reproductions/dctcp-vs-swift.md, "Common setup"): On-Off
+//! The DCTCP-vs-Swift study's traffic (docs/reproductions/dctcp-vs-swift-paper.md, "Common setup"): On-Off
 //! sources in a fat tree, checked against numbers computed outside the simulator: the
 //! On-Off timeline (OFF first), a single flow's delivered bytes (link rate × ON time plus
 //! the drained send buffer), and conservation (nothing received that was not sent, no more

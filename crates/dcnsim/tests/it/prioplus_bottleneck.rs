@@ -1,9 +1,9 @@
-//! PrioPlus over Swift on one bottleneck (docs/reproductions/prioplus.md, AC5, AC7, AC9;
+//! PrioPlus over Swift on one bottleneck (docs/reproductions/prioplus-paper.md, AC5, AC7, AC9;
 //! the paper's Fig. 10 micro-benchmarks, §6.1). The reference star: 100 Gbps, 3 µs links
 //! (base RTT ≈ 12 µs), 1 KB packets, per-packet ACKs at top priority, a deep buffer, no
 //! ECN; channels per PrioPlus paper §4.3.2 (4 µs spacing, 2.4 µs limit gap), W_AI = 150 B,
 //! β = 0.8, max_mdf = 0.5.
-//! Every bound below is docs/reproductions/prioplus.md's (where it is a tolerance, one that
+//! Every bound below is docs/reproductions/prioplus-paper.md's (where it is a tolerance, one that
 //! the reproduction suggests rather than the paper).
 //!
 //! Known shortfall (AC7 b): when the ten level-4 flows arrive they converge with repeated

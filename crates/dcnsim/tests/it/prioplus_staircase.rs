@@ -1,9 +1,9 @@
-//! PrioPlus acceptance checks AC6, AC8 and AC12 (docs/reproductions/prioplus.md): dual-RTT
+//! PrioPlus acceptance checks AC6, AC8 and AC12 (docs/reproductions/prioplus-paper.md): dual-RTT
 //! observability (the paper's Fig. 6), the eight-level staircase (Fig. 10a, micro-benchmark
 //! S1) and the probe overhead while seven levels are stopped (PrioPlus paper §4.2.1). The
 //! network is the micro-benchmarks' reference star: 100 Gbps, 3 µs links (base RTT ≈ 12 µs), 1 KB packets,
 //! per-packet ACKs at top priority, a deep buffer, no ECN. Every bound asserted below is
-//! docs/reproductions/prioplus.md's or follows from arithmetic on the setting; none is read off our own output.
+//! docs/reproductions/prioplus-paper.md's or follows from arithmetic on the setting; none is read off our own output.
 
 use crate::common;
 
@@ -70,7 +70,7 @@ impl CongestionControl for SteppedWindow {
     }
 }
 
-/// docs/reproductions/prioplus.md, AC6 (dual-RTT observability, the paper's Fig. 6 and §4.2.3):
+/// docs/reproductions/prioplus-paper.md, AC6 (dual-RTT observability, the paper's Fig. 6 and §4.2.3):
 /// with a standing queue, growing cwnd by one packet at the boundary that starts round k
 /// leaves the sample closing round k unchanged and makes the sample closing round k+1
 /// larger by one packet's serialisation time, 80 ns at 100 G / 1 KB.
@@ -441,7 +441,7 @@ fn run_staircase() -> Staircase {
     Staircase { windows, top_only_probe_bytes, base_rtt: s.flows[0].base_rtt, probes_in_flight }
 }
 
-/// docs/reproductions/prioplus.md, AC8 (eight-level staircase, Fig. 10a; schedule of S1), the
+/// docs/reproductions/prioplus-paper.md, AC8 (eight-level staircase, Fig. 10a; schedule of S1), the
 /// utilisation bullet: in every 5 ms window, ignoring the first 0.5 ms after the change that
 /// opens it, the bottleneck carries ≥ 95 % of its capacity (a flow is active in every
 /// window). Measured over each window's last 4.5 ms. The run takes about 0.7 s (release).
@@ -453,7 +453,7 @@ fn ac8_staircase_keeps_the_link_busy() {
     }
 }
 
-/// docs/reproductions/prioplus.md, AC8 (eight-level staircase, Fig. 10a; schedule of S1): in every
+/// docs/reproductions/prioplus-paper.md, AC8 (eight-level staircase, Fig. 10a; schedule of S1): in every
 /// 5 ms window, ignoring the first 0.5 ms after the change that opens it, the highest
 /// active level carries ≥ 95 % of the link's throughput and all lower levels together
 /// (data and probes) ≤ 3 %. Measured over each window's last 4.5 ms.
@@ -480,7 +480,7 @@ fn ac8_staircase_highest_level_takes_the_link() {
     }
 }
 
-/// docs/reproductions/prioplus.md, AC12 (probe overhead), in the AC8 run: while only the top level is
+/// docs/reproductions/prioplus-paper.md, AC12 (probe overhead), in the AC8 run: while only the top level is
 /// scheduled (35–45 ms; the 210 flows of levels 1–7 are stopped and probing) probe traffic
 /// is ≈ 1.6 % of the link (PrioPlus paper §4.2.1) and < 2.5 %; and a stopped flow never has
 /// more than one probe in flight (checked over the whole run, every flow, event by event).

@@ -308,7 +308,7 @@ fn drr_gives_each_class_its_weighted_share() {
     assert!((drr - 0.5).abs() < 0.05, "DRR share {drr}");
 }
 
-/// `topology.loss_links` and `loss_packets` (docs/models/faults.md; docs/reproductions/laps.md, "Loss model"): on a 2-host star with
+/// `topology.loss_links` and `loss_packets` (docs/models/faults.md; docs/reproductions/laps-paper.md, "Loss model"): on a 2-host star with
 /// loss on every link, each port loses the packets crossing it with probability p
 /// (binomial, checked within 4σ of p × its transmissions); with `loss_packets = "data"`
 /// the ports that carry only ACKs lose nothing, and with the default `"all"` they lose

@@ -1,4 +1,4 @@
-//! The scenario checks of docs/reproductions/smartt.md at a size CI can run, in one test binary:
+//! The scenario checks of docs/reproductions/smartt-paper.md at a size CI can run, in one test binary:
 //! A1 (incast convergence), A2 (trimming against timeouts), A7 (RTT fairness) and A12
 //! (the queue target). Each section's comment says what it checks and what does not hold.
 
@@ -9,7 +9,7 @@ use dcnsim::{Simulation, Time};
 
 // ==== A1 =====================================================================
 //
-// docs/reproductions/smartt.md, A1: incast convergence through QuickAdapt: N:1 incasts,
+// docs/reproductions/smartt-paper.md, A1: incast convergence through QuickAdapt: N:1 incasts,
 // N ∈ {16, 32}, of 8 MiB per sender on a non-blocking fat tree with trimming.
 //
 // Scaled for CI as `common/smartt.rs` describes (radix-6 fat tree, 54 hosts, the paper's
@@ -17,7 +17,7 @@ use dcnsim::{Simulation, Time};
 // check asks for the mean over ≥ 3 seeds; `dcnsim reproduce smartt` is the place for that).
 // Both NSCC modes run; the paper mode's window bullet does not hold (below).
 //
-// Checks, all with the bounds of docs/reproductions/smartt.md:
+// Checks, all with the bounds of docs/reproductions/smartt-paper.md:
 // - 3 target RTTs after the first NACK, every sender's window lies in
 //   [0.5, 2] × C·trtt/N, its fair share of the receiver's link over its own target RTT;
 // - over the second half of the ideal completion time the receiver's downlink queue
@@ -121,7 +121,7 @@ fn a1_incast_32_to_1_converges() {
 
 // ==== A2 =====================================================================
 //
-// docs/reproductions/smartt.md, A2 (the paper's Fig. 7): trimming against timeouts. For
+// docs/reproductions/smartt-paper.md, A2 (the paper's Fig. 7): trimming against timeouts. For
 // 32:1 incasts of 256 KiB and 1 MiB, the incast's completion with timeouts (switches
 // drop; NSCC recovers by its fixed RTO, 15 µs + 6 buffer drains = 83.9 µs ≈ 7 base
 // RTTs; docs/models/nscc.md) exceeds that with trimming (switches trim; receivers NACK) by 3 to 10
@@ -197,7 +197,7 @@ fn a2_trimming_saves_base_rtts_on_small_incasts_and_nothing_on_large_ones() {
 
 // ==== A7 and A12 =============================================================
 //
-// docs/reproductions/smartt.md, A7 (RTT fairness, the paper's Fig. 6) and A12 (steady-state
+// docs/reproductions/smartt-paper.md, A7 (RTT fairness, the paper's Fig. 6) and A12 (steady-state
 // queue target), NSCC in `smartt_paper` mode.
 //
 // Scaled for CI as `common/smartt.rs` describes (radix-6 fat tree with the paper's links
@@ -235,7 +235,7 @@ fn second_millisecond(s: &mut Simulation) -> (Vec<f64>, f64) {
 /// queueing delay. With an absolute target (`nscc_htsim`, network RTT 11.453 µs for both)
 /// the short flow is not starved but the ratio is 0.67 (315.8 vs 471.9 Gbps) either way,
 /// as htsim's increase constants are network-wide. Which target the paper's Fig. 6 used
-/// is not stated; docs/reproductions/smartt.md (decisions 2 and 4) records the choice. A shared queueing target in paper mode
+/// is not stated; docs/reproductions/smartt-paper.md (decisions 2 and 4) records the choice. A shared queueing target in paper mode
 /// (`target_queue_rtt = "11.453us"` for both: each aims at 5.73 µs of queueing) does not
 /// equalise either: 146 vs 642 Gbps (0.23) with FI, 235 vs 552 (0.43) without scaling.
 /// Under FI both windows grow by the same bytes per second, but MD may cut once per
@@ -255,7 +255,7 @@ fn second_millisecond(s: &mut Simulation) -> (Vec<f64>, f64) {
 /// the target queueing of either mode (5.7 µs paper, 8.6 µs htsim). A7's bound needs
 /// a decision on the target and the MD cadence before this test can hold.
 #[test]
-#[ignore = "A7 (docs/reproductions/smartt.md) does not hold with per-path targets; see the doc comment"]
+#[ignore = "A7 (docs/reproductions/smartt-paper.md) does not hold with per-path targets; see the doc comment"]
 fn a7_fair_increase_equalises_throughput_across_rtts() {
     let flows = [("flows.csv", "src,dst,size,start\n1,0,10GB,0\n53,0,10GB,0\n")];
     let mut ratios = Vec::new();

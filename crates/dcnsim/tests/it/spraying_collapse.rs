@@ -1,5 +1,5 @@
 //! The throughput-collapse models of "Congestion Control for Spraying with Congested
-//! Paths" (arXiv 2509.07907 v2, Table I; docs/reproductions/mswift.md, A3–A5): one
+//! Paths" (arXiv 2509.07907 v2, Table I; docs/reproductions/mswift-paper.md, A3–A5): one
 //! infinite flow sprayed round-robin over n parallel 800 Gbps links, the last of which is
 //! slower, so a fraction q = 1/n of its packets take the slow path. The fast RTT T_s is
 //! 10 us. Throughputs are far below the links' capacity, so nothing queues and the slow

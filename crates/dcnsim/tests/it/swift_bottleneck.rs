@@ -1,4 +1,4 @@
-//! Swift on one bottleneck: docs/reproductions/dctcp-vs-swift.md, B4–B7 (`paper` profile). A star at
+//! Swift on one bottleneck: docs/reproductions/dctcp-vs-swift-paper.md, B4–B7 (`paper` profile). A star at
 //! 1 Gbps, 1554-byte packets (1500 B payload), 18.568 us cables so the unloaded RTT is
 //! 100 us, a 2666-packet buffer, no ECN; measured over [2 s, 10 s].
 

@@ -1,4 +1,4 @@
-//! `kind = "training"`: data-parallel training as docs/reproductions/prioplus.md (F12C)
+//! `kind = "training"`: data-parallel training as docs/reproductions/prioplus-paper.md (F12C)
 //! models it,
 //! iterations of compute followed by a ring all-reduce in which every worker sends
 //! 2(n − 1)/n × the gradient to its ring successor, the next iteration computing once every

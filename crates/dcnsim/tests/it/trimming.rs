@@ -1,4 +1,4 @@
-//! Packet trimming end to end (docs/models/trimming.md; docs/reproductions/smartt.md, U10),
+//! Packet trimming end to end (docs/models/trimming.md; docs/reproductions/smartt-paper.md, U10),
 //! for every
 //! algorithm that handles NACKs (NSCC, MNSCC, Swift, MPRDMA): a 16:1 incast
 //! into a buffer far below the senders' first windows. Conservation laws, not tuned

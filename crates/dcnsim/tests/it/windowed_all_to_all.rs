@@ -1,4 +1,4 @@
-//! Windowed all-to-all (SMaRTT paper Fig. 14, docs/reproductions/smartt.md E15: each sender has at most k flows active)
+//! Windowed all-to-all (SMaRTT paper Fig. 14, docs/reproductions/smartt-paper.md E15: each sender has at most k flows active)
 //! and the core-crossing permutation, against hand-computed times on a star of 4 hosts
 //! (100 Gbps, 1 µs links, 4160 B packets, line-rate senders: nothing queues).
 

@@ -6,7 +6,7 @@ use crate::units::Rate;
 
 const MTU: u64 = 4160;
 
-/// The SMaRTT paper's inter-pod path (`docs/reproductions/smartt.md`, "Common setup"):
+/// The SMaRTT paper's inter-pod path (`docs/reproductions/smartt-paper.md`, "Common setup"):
 /// 11.453 µs at 800 Gbps, 1-BDP buffers.
 fn paper_info(trimming: bool) -> FlowInfo {
     FlowInfo {
@@ -40,7 +40,7 @@ fn unscaled() -> NsccParams {
     NsccParams { bdp_ref: BytesVal((800e9 / 8.0 * 11.453e-6) as u64), ..NsccParams::default() }
 }
 
-/// The paper setup's derived quantities (`docs/reproductions/smartt.md`, "Common setup"):
+/// The paper setup's derived quantities (`docs/reproductions/smartt-paper.md`, "Common setup"):
 /// trtt = 1.5 brtt = 17.18 µs, maxwnd = 1.5 BDP ≈ 1.72 MB ≈ 413 packets, mincwnd = 1 MTU,
 /// initial window = maxwnd; scale = BDP / 150 000 B ≈ 7.64 (SMaRTT §III-J).
 #[test]
@@ -404,7 +404,7 @@ fn htsim_multiplicative_decrease_on_queueing_delay() {
     assert!((pkts(&n) - 60.0).abs() < 1e-6, "{}", pkts(&n));
 }
 
-/// `docs/reproductions/mswift.md`, A6: H_MNSCC = max(min(⌊W/2⌋, 4), 1).
+/// `docs/reproductions/mswift-paper.md`, A6: H_MNSCC = max(min(⌊W/2⌋, 4), 1).
 #[test]
 fn mnscc_history_rule() {
     let mut m = Nscc::new(&NsccParams::default(), true, &paper_info(true));

@@ -4,7 +4,7 @@ use super::*;
 
 const US: fn(u64) -> Time = Time::from_us;
 
-/// The reference setting of the acceptance checks (`docs/reproductions/prioplus.md`):
+/// The reference setting of the acceptance checks (`docs/reproductions/prioplus-paper.md`):
 /// 100 Gbps, BaseRtt 12 µs, 1 KB packets.
 fn info(priority: u8, levels: u8) -> FlowInfo {
     FlowInfo { priority, levels, seed: 7, ..crate::cc::test_info(1000, 10_000, US(12), 2, Rate::gbps(100), 1 << 20) }
@@ -120,7 +120,7 @@ fn ac3_linear_start_is_optimal() {
     let bdp = rate * tau;
     assert!((bl - bdp / (2.0 * n)).abs() < 0.01 * bdp / (2.0 * n), "linear {bl}");
     assert!(bl < be && be < bs, "linear {bl}, doubling {be}, step {bs}");
-    // W_LS = 0.125 BDP: 8 rounds to line rate (`docs/reproductions/prioplus.md`, AC5).
+    // W_LS = 0.125 BDP: 8 rounds to line rate (`docs/reproductions/prioplus-paper.md`, AC5).
     let p = PrioPlusParams { linear_step: Some(0.125), ..PrioPlusParams::default() };
     let f = PrioPlus::new(&p, &SwiftParams::default(), &info(1, 8));
     assert!((f.base_bdp / f.w_ls - 8.0).abs() < 1e-9);
@@ -213,7 +213,7 @@ fn flow_estimate_counts_at_least_one_packet_per_flow() {
     assert!((n - 110.0).abs() < 1e-6, "{n}");
 }
 
-/// `docs/reproductions/prioplus.md`, AC12: a stopped flow sends its next probe only after
+/// `docs/reproductions/prioplus-paper.md`, AC12: a stopped flow sends its next probe only after
 /// the previous probe's echo returns. ACKs of data still in flight that arrive above
 /// D_limit after a probe has left re-estimate #flow but must not schedule a second probe;
 /// the echo does. The loss guard (probe timeout) stays armed meanwhile.

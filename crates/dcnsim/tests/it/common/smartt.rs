@@ -1,4 +1,4 @@
-//! The SMaRTT paper's network, scaled down for CI (docs/reproductions/smartt.md): a
+//! The SMaRTT paper's network, scaled down for CI (docs/reproductions/smartt-paper.md): a
 //! non-blocking 3-tier fat tree of radix 6 (54 hosts instead of 1024) with the paper's
 //! links (800 Gbps, 600 ns, 400 ns per switch), 4160-byte frames, a 1-BDP buffer per port
 //! (276 × 4160 B, the inter-pod BDP rounded up as htsim does), RED at dequeue between
@@ -12,7 +12,7 @@ pub const PAYLOAD: u64 = 4096;
 pub const BUFFER: u64 = 276 * WIRE;
 pub const KMIN: u64 = 56 * WIRE;
 pub const KMAX: u64 = 221 * WIRE;
-/// The paper's fabric's unloaded RTTs, µs (docs/reproductions/smartt.md, "Common setup").
+/// The paper's fabric's unloaded RTTs, µs (docs/reproductions/smartt-paper.md, "Common setup").
 pub const BRTT_INTER_POD_US: f64 = 11.453;
 pub const BRTT_INTRA_RACK_US: f64 = 3.284;
 /// Radix 6: 3 hosts per ToR, 9 per pod.
@@ -45,7 +45,7 @@ pub fn scenario(trimming: bool, transport: &str, workloads: &str, duration: &str
     )
 }
 
-/// Ideal completion of an N:1 incast of `size` payload bytes each (docs/reproductions/smartt.md,
+/// Ideal completion of an N:1 incast of `size` payload bytes each (docs/reproductions/smartt-paper.md,
 /// A1: N·S/C + brtt), with S counted on the wire.
 pub fn ideal_incast_us(n: u64, size: u64, brtt_us: f64) -> f64 {
     let wire = size.div_ceil(PAYLOAD) * (WIRE - PAYLOAD) + size;

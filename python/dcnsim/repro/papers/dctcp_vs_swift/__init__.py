@@ -6,7 +6,7 @@ K = 20 and K = 250 packets, the Swift paper's constants); the study's numbers co
 its ns-3 profile (1 ms RTT quantisation, 1 s min RTO, no ECMP, the study's Swift
 constants), so they are printed beside ours as context, tagged "study fact, profile
 differs", and the orderings C4-C9 are printed, not asserted. The experiments, the study's
-numbers and the orderings: docs/reproductions/dctcp-vs-swift.md.
+numbers and the orderings: docs/reproductions/dctcp-vs-swift-paper.md.
 
 Results: ``table.md`` (also printed), ``runs.csv`` and ``e<N>.png``. The modules:
 ``runs`` (metrics, variants, experiments, cells), ``checks`` (the orderings), ``tables``

@@ -1,5 +1,5 @@
 """DCTCP vs Swift: the study's orderings C4-C9, evaluated on our grids and printed (not
-asserted: the study ran another profile; docs/reproductions/dctcp-vs-swift.md)."""
+asserted: the study ran another profile; docs/reproductions/dctcp-vs-swift-paper.md)."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def _cmp(values: list[float], test) -> Optional[bool]:
 
 
 def ordering_facts(grids: dict[str, Grid]) -> list[Fact]:
-    """The study's orderings C4-C9 (docs/reproductions/dctcp-vs-swift.md), evaluated on our E3-E6 grids."""
+    """The study's orderings C4-C9 (docs/reproductions/dctcp-vs-swift-paper.md), evaluated on our E3-E6 grids."""
     facts: list[Fact] = []
     four = ("D250", "Sb", "Se", "S25")
 

@@ -5,7 +5,7 @@ Every (experiment, point, variant, seed) is one run of a scenario in
 ``experiments/dctcp-vs-swift/`` with ``--set`` style overrides. The metric functions
 (:func:`flow_throughput_kbps`, :func:`study_metrics`, :func:`jain`) are plain Python,
 unit-tested on hand-computed inputs. The experiments and the study's numbers are listed in
-docs/reproductions/dctcp-vs-swift.md.
+docs/reproductions/dctcp-vs-swift-paper.md.
 """
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ def study_metrics(flows: dict[str, list[Any]], link_gbps: float = 1.0) -> dict[s
 
 
 # ---------------------------------------------------------------------------------------
-# Variants (experiments/dctcp-vs-swift/README.md, docs/reproductions/dctcp-vs-swift.md)
+# Variants (experiments/dctcp-vs-swift/README.md, docs/reproductions/dctcp-vs-swift-paper.md)
 
 _SWIFT = ("transport.cc=swift", "transport.ack_ratio=1", "switch.ecn.enabled=false")
 K20_BYTES = 20 * 1554
@@ -116,7 +116,7 @@ VARIANTS = (
 VARIANT = {v.label: v for v in VARIANTS}
 
 # ---------------------------------------------------------------------------------------
-# Experiments (docs/reproductions/dctcp-vs-swift.md)
+# Experiments (docs/reproductions/dctcp-vs-swift-paper.md)
 
 
 @dataclass(frozen=True)
@@ -181,7 +181,7 @@ EXPERIMENTS: dict[str, Experiment] = {
 }
 
 # ---------------------------------------------------------------------------------------
-# The study's numbers (docs/reproductions/dctcp-vs-swift.md). E1/E2 exact; E3-E6 read from charts (±5-10 %).
+# The study's numbers (docs/reproductions/dctcp-vs-swift-paper.md). E1/E2 exact; E3-E6 read from charts (±5-10 %).
 # Per experiment: {point: {study column: (throughput Kbps, delay ms, loss %)}}.
 
 STUDY_EXACT = {

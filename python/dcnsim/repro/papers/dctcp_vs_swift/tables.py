@@ -105,7 +105,7 @@ def header(outcome: Outcome[Cell, RunResult, Grid]) -> list[str]:
         "T − 1, measured to T + 10 s.",
         "Variants: " + "; ".join(f"{v.label} = {v.about}" for v in VARIANTS) + ".",
         "The study's numbers come from its ns-3 profile (1 ms RTT quantisation, 1 s min RTO, no ECMP, RED NIC "
-        "rings, its Swift constants): compare orderings and trends, not values (docs/reproductions/dctcp-vs-swift.md).",
+        "rings, its Swift constants): compare orderings and trends, not values (docs/reproductions/dctcp-vs-swift-paper.md).",
     ]
     if quick:
         header.append(f"--quick: T = {QUICK_T} s (one ON second), 2 points per sweep, 1 seed; the study's T is "
@@ -121,4 +121,4 @@ def block(key: str, outcome: Outcome[Cell, RunResult, Grid]) -> Optional[str]:
 
 
 def orderings(outcome: Outcome[Cell, RunResult, Grid]) -> list[tuple[str, str]]:
-    return [("Orderings C4-C9 (docs/reproductions/dctcp-vs-swift.md; printed, not asserted)", facts_block(ordering_facts(outcome.grids)))]
+    return [("Orderings C4-C9 (docs/reproductions/dctcp-vs-swift-paper.md; printed, not asserted)", facts_block(ordering_facts(outcome.grids)))]

@@ -3,7 +3,7 @@
 "LAPS: Joint Load Balancing and Congestion Control on Unequal-cost Multi-path Data Center
 Networks" (Wan et al., NAIC '25). The fabrics, the experiments, the paper's numbers,
 checks B1-B9 and the conflicts between the paper and its artefact are described in
-docs/reproductions/laps.md. This harness runs
+docs/reproductions/laps-paper.md. This harness runs
 
 - E1, E2 (Figs. 5, 6; B3, B4, B6): All2all on the 64-GPU rail fabric, DM and STR flow sizes,
   avg and P99 FCT against load;

@@ -1,5 +1,5 @@
 """LAPS: checks B1-B9, for the paper's LAPS and the artefact's, and the paper's numbers
-beside ours (docs/reproductions/laps.md)."""
+beside ours (docs/reproductions/laps-paper.md)."""
 
 from __future__ import annotations
 
@@ -271,7 +271,7 @@ def checks_block(variant_checks: list[tuple[str, list[Check]]]) -> str:
 
 
 # ---------------------------------------------------------------------------------------
-# Ours vs the paper (docs/reproductions/laps.md)
+# Ours vs the paper (docs/reproductions/laps-paper.md)
 
 PAPER_E5 = {  # Table 1 (ms): (avg, P99) at drop 0 and 1e-6
     ECMP: ((564, 617), (580, 645)), LETFLOW: ((553, 589), (578, 633)), CONGA: ((540, 628), (547, 658)),

@@ -2,7 +2,7 @@
 per-run results and what a run keeps beyond its counters (:func:`summarize`).
 
 Every (experiment, point, scheme, seed) is one run of a scenario in ``experiments/laps/``
-with ``--set`` style overrides (docs/reproductions/laps.md). The LLM flow files (63
+with ``--set`` style overrides (docs/reproductions/laps-paper.md). The LLM flow files (63
 Poisson start times per seed) are written by the harness into ``<out>/flows/``; a cell's
 cache key hashes the file's content, not its path. The metric functions
 (:func:`p99_artefact`, :func:`median`, :func:`llm_flows`, :func:`ideal_incast_ms`,
@@ -25,9 +25,9 @@ from dcnsim.repro.core import find_experiments
 from dcnsim.repro.tables import select_keys
 
 MB = 1_000_000
-LLM_BYTES = 64 * MB  # LLaMA-2-7B gradient, 64,000,000 B per flow (docs/reproductions/laps.md)
+LLM_BYTES = 64 * MB  # LLaMA-2-7B gradient, 64,000,000 B per flow (docs/reproductions/laps-paper.md)
 LLM_WINDOW_US = 10_000.0  # the 63 start times: one Poisson process of rate 63 per 10 ms
-HOST_GBPS_RAIL = 200.0  # GPU links (docs/reproductions/laps.md, the fabrics)
+HOST_GBPS_RAIL = 200.0  # GPU links (docs/reproductions/laps-paper.md, the fabrics)
 PAYLOAD = 1000  # bytes per 1048-byte packet
 HEADER = 48
 
@@ -36,13 +36,13 @@ HEADER = 48
 
 
 def median(xs: Sequence[float]) -> float:
-    """Median of the finite values (the statistic over seeds, docs/reproductions/laps.md); NaN for none."""
+    """Median of the finite values (the statistic over seeds, docs/reproductions/laps-paper.md); NaN for none."""
     v = [float(x) for x in xs if x is not None and math.isfinite(float(x))]
     return statistics.median(v) if v else math.nan
 
 
 def p99_artefact(xs: Sequence[float]) -> float:
-    """The artefact's P99: element floor(0.99 n) of the sorted values (docs/reproductions/laps.md); NaN for
+    """The artefact's P99: element floor(0.99 n) of the sorted values (docs/reproductions/laps-paper.md); NaN for
     none. For 63 flows that is the largest."""
     v = sorted(float(x) for x in xs if x is not None and math.isfinite(float(x)))
     if not v:
@@ -51,7 +51,7 @@ def p99_artefact(xs: Sequence[float]) -> float:
 
 
 def growth(points: dict[float, float], lo: float = 0.5, hi: float = 1.0) -> float:
-    """avgFCT(hi) − avgFCT(lo) (docs/reproductions/laps.md); NaN when either load is missing."""
+    """avgFCT(hi) − avgFCT(lo) (docs/reproductions/laps-paper.md); NaN when either load is missing."""
     a, b = points.get(lo, math.nan), points.get(hi, math.nan)
     return b - a
 
@@ -70,7 +70,7 @@ def llm_flows(pattern: str, seed: int, size: int, window_us: float, gpus: int = 
               ) -> list[tuple[int, int, int, float]]:
     """The E5/E6 flows (src, dst, bytes, start µs): ``allreduce`` = every other GPU to
     ``gpu``, ``allscatter`` = ``gpu`` to every other; the start times one Poisson process
-    of rate (gpus − 1) per ``window_us`` (docs/reproductions/laps.md, E5), drawn from a generator seeded by the
+    of rate (gpus − 1) per ``window_us`` (docs/reproductions/laps-paper.md, E5), drawn from a generator seeded by the
     pattern and seed (so a flow file is the same on every machine)."""
     rng = random.Random(f"laps-{pattern}-{seed}")
     n = gpus - 1
@@ -90,7 +90,7 @@ def llm_csv(flows: Sequence[tuple[int, int, int, float]]) -> str:
 
 
 # ---------------------------------------------------------------------------------------
-# Schemes (docs/reproductions/laps.md; experiments/laps/README.md "Schemes")
+# Schemes (docs/reproductions/laps-paper.md; experiments/laps/README.md "Schemes")
 
 LAPS_P = "LAPS"  # the paper's variant (default)
 LAPS_A = "LAPS [A]"  # the artefact's
@@ -146,7 +146,7 @@ SCHEMES: dict[str, tuple[str, ...]] = {
 
 
 def beta_variant(beta: float) -> tuple[str, tuple[str, ...]]:
-    """LAPS [A] with softmax sharpness ``beta`` (the B7 sweep; docs/reproductions/laps.md, B7)."""
+    """LAPS [A] with softmax sharpness ``beta`` (the B7 sweep; docs/reproductions/laps-paper.md, B7)."""
     return f"{LAPS_A} β={beta:g}", ("transport.cc=laps", "transport.lb=laps", f"transport.laps={{ beta = {beta} }}")
 
 
@@ -161,14 +161,14 @@ QUICK_BETAS = (5.0,)
 LOADS = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0)  # the paper's 11 points 0.50, 0.55, ... halved
 QUICK_LOADS = (0.5, 0.8, 1.0)
 LOSS = 1e-6  # the paper's 0.0001 %, here per switch-to-switch link crossed
-# docs/reproductions/laps.md: the artefact snapshot drops with probability about 1e-5 at every link receive
+# docs/reproductions/laps-paper.md: the artefact snapshot drops with probability about 1e-5 at every link receive
 # (host links and ACKs included). Full E5 runs it as a third point, to see whether the
 # artefact's heavier loss explains the baselines' B2 numbers.
 LOSS_A = 1e-5
 E5_POINT_A = f"drop {LOSS_A:g} every link [A]"
 QUICK_LLM_BYTES = 8 * MB
-ARTEFACT_PAIR_FACTOR = 0.0091 * 143  # the dragonfly's per-pair factor (docs/reproductions/laps.md, AL): 1.30
-ARTEFACT_PERCENT_SCALE = 0.01  # the artefact's un-normalised percent-scale CDFs (docs/reproductions/laps.md, AL)
+ARTEFACT_PAIR_FACTOR = 0.0091 * 143  # the dragonfly's per-pair factor (docs/reproductions/laps-paper.md, AL): 1.30
+ARTEFACT_PERCENT_SCALE = 0.01  # the artefact's un-normalised percent-scale CDFs (docs/reproductions/laps-paper.md, AL)
 
 
 @dataclass(frozen=True)
@@ -182,7 +182,7 @@ class Experiment:
     workload: str = ""  # its name in the paper
     window_us: float = 0.0  # All2all: arrival window, full mode
     quick_window_us: float = 0.0
-    percent_cdf: bool = False  # the artefact's CDF file is percent-scale (docs/reproductions/laps.md)
+    percent_cdf: bool = False  # the artefact's CDF file is percent-scale (docs/reproductions/laps-paper.md)
     dragonfly: bool = False
 
 
@@ -199,7 +199,7 @@ EXPERIMENTS: dict[str, Experiment] = {e.key: e for e in [
     Experiment("E6", "rail_llm.toml", "Rail, LLM 64 MB, AllScatter (1 -> 63) and AllReduce: reordering", "Fig. 9",
                "B7, B8, B9"),
     Experiment("AL", "rail_all2all.toml", "the artefact's load definition on E2-E4 at nominal 0.8",
-               "not in the paper; docs/reproductions/laps.md", "(B4, B5 context)"),
+               "not in the paper; docs/reproductions/laps-paper.md", "(B4, B5 context)"),
 ]}
 A2A = ("E1", "E2", "E3", "E4")
 AL_LOAD = 0.8
@@ -270,7 +270,7 @@ def al_runs(quick: bool) -> list[Run]:
 
 
 def artefact_load(e: Experiment, load: float) -> float:
-    """The load the artefact actually offers at nominal ``load`` (docs/reproductions/laps.md, AL)."""
+    """The load the artefact actually offers at nominal ``load`` (docs/reproductions/laps-paper.md, AL)."""
     x = load
     if e.percent_cdf:
         x *= ARTEFACT_PERCENT_SCALE

@@ -92,7 +92,7 @@ def e5_block(g: Grid, scale: float) -> list[str]:
                      fmt(g.med(p0, s, lambda r: r.repaths_per_flow()), ".2f")])
     lines += pad_rows(rows)
     if E5_POINT_A in g.points:
-        lines += ["", f"the artefact's loss model (docs/reproductions/laps.md, \"Loss model\"): {LOSS_A:g} at every link, host links and ACKs included; "
+        lines += ["", f"the artefact's loss model (docs/reproductions/laps-paper.md, \"Loss model\"): {LOSS_A:g} at every link, host links and ACKs included; "
                   "avg / P99 in ms and the change of the avg against drop 0"]
         rows = [["scheme", "avg", "P99", "avg change", "drops", "retx", "RTO timeouts"]]
         for s in list(dict.fromkeys([*E5_SCHEMES, *g.schemes])):
@@ -154,7 +154,7 @@ def run_notes(g: Grid) -> list[str]:
     false_retx = [r for r in ok if r.cell.scheme in (LAPS_P, LAPS_A, RPS) and r.stat("drops") == 0
                   and r.stat("retransmits") > 0]
     if false_retx:
-        notes.append(f"LAPS runs with retransmissions but no drop (docs/reproductions/laps.md, A6: per-path RTO under PFC, or false loss "
+        notes.append(f"LAPS runs with retransmissions but no drop (docs/reproductions/laps-paper.md, A6: per-path RTO under PFC, or false loss "
                      f"inference): {len(false_retx)}, e.g. {false_retx[0].cell.progress_label().strip()} "
                      f"({false_retx[0].stat('retransmits'):.0f} retx, {false_retx[0].stat('laps_path_timeouts'):.0f} "
                      "path timeouts)")
@@ -227,7 +227,7 @@ def header(outcome: Outcome[Cell, RunResult, Grid]) -> list[str]:
         f"# LAPS reproduction (dcnsim) — {'quick' if quick else 'full'} mode, seeds 1..{n}, medians over seeds",
         "",
         "Paper: \"LAPS: Joint Load Balancing and Congestion Control on Unequal-cost Multi-path Data Center "
-        "Networks\" (NAIC '25); experiments, checks and decisions: docs/reproductions/laps.md. Setups, schemes and every deviation: experiments/laps/README.md.",
+        "Networks\" (NAIC '25); experiments, checks and decisions: docs/reproductions/laps-paper.md. Setups, schemes and every deviation: experiments/laps/README.md.",
         "Fabrics: rail 8 x 8 GPUs (200G GPU links, 100G fabric) and dragonfly 9 x 4 x 4 (100G), 1 µs links, "
         "1048 B packets (1000 B payload), PFC on, 4 MB per port, ACKs at strict priority, RED 400/1600 KB/0.8.",
         "Schemes: LAPS = the paper's variant (softmax on raw µs latencies, one 2T gate, paper probing, no window; the "
@@ -245,7 +245,7 @@ def header(outcome: Outcome[Cell, RunResult, Grid]) -> list[str]:
         + (" with the start window scaled alike" if scale != 1 else " (the paper's)")
         + f"; loss 1e-6 per switch-to-switch link crossed; runs capped at {CAP_US / 1e6:g} s simulated.",
         "Checks are evaluated on medians over seeds; " + ("informational here (quick: toy sizes, 1 seed)."
-                                                          if quick else "docs/reproductions/laps.md asks for ≥ 3 seeds."),
+                                                          if quick else "docs/reproductions/laps-paper.md asks for ≥ 3 seeds."),
     ]
 
 
@@ -257,6 +257,6 @@ def block(key: str, outcome: Outcome[Cell, RunResult, Grid]) -> Optional[str]:
 
 
 def paper_checks(outcome: Outcome[Cell, RunResult, Grid]) -> list[tuple[str, str]]:
-    return [("Checks B1-B9 (docs/reproductions/laps.md), for the paper's LAPS and the artefact's",
+    return [("Checks B1-B9 (docs/reproductions/laps-paper.md), for the paper's LAPS and the artefact's",
              checks_block(all_checks(outcome.grids, outcome.settings.quick))),
-            ("Ours vs the paper (docs/reproductions/laps.md)", headline_table(headlines(outcome.grids)))]
+            ("Ours vs the paper (docs/reproductions/laps-paper.md)", headline_table(headlines(outcome.grids)))]

@@ -4,7 +4,7 @@
 figure is a grid of (CCA, load balancer) cells over seeds; each cell runs one scenario of
 ``experiments/mswift/`` with ``--set`` style overrides (``transport.cc=...``,
 ``workload.<sprayed>.lb=...``, ``seed=...``). The results become (the experiments and
-checks: docs/reproductions/mswift.md):
+checks: docs/reproductions/mswift-paper.md):
 
 - ``table.md``: one block per figure, CCT increase over the zero-queueing lower bound as
   mean +- SEM over seeds, rows = CCAs, columns = OPS / AR / REPS, then the paper's numbers

@@ -1,5 +1,5 @@
 """MSwift: the checks per figure (the paper's statements and the Tier B checks B1-B15,
-docs/reproductions/mswift.md) and their status."""
+docs/reproductions/mswift-paper.md) and their status."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from dcnsim.repro.papers.mswift.runs import (
 )
 
 # ---------------------------------------------------------------------------------------
-# Checks (docs/reproductions/mswift.md: the paper's statements and Tier B)
+# Checks (docs/reproductions/mswift-paper.md: the paper's statements and Tier B)
 
 TOL = 1.10  # "X <= Y" passes if mean(X) <= 1.10 * mean(Y)
 

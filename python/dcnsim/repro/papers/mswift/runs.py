@@ -5,7 +5,7 @@ Every figure is a grid of (CCA, load balancer) cells over seeds; each cell runs 
 scenario of ``experiments/mswift/`` with ``--set`` style overrides (``transport.cc=...``,
 ``workload.<sprayed>.lb=...``, ``seed=...``). The metric functions (:func:`cct_and_lb`,
 :func:`cct_increase`, :func:`incast_lb_us`) are plain Python and unit-tested against
-hand-computed numbers; the metrics are described in docs/reproductions/mswift.md.
+hand-computed numbers; the metrics are described in docs/reproductions/mswift-paper.md.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from dcnsim.repro.tables import select_keys
 from dcnsim.repro.units import rate_bps, ser_us, size_bytes, time_us
 
 # ---------------------------------------------------------------------------------------
-# Metrics (docs/reproductions/mswift.md)
+# Metrics (docs/reproductions/mswift-paper.md)
 
 
 def cct_increase(cct_us: float, lb_us: float) -> float:

@@ -2,7 +2,7 @@
 
 "Enabling Virtual Priority in Data Center Congestion Control" (Zhang et al., EuroSys 2025).
 The experiments, the paper's numbers and the acceptance checks are described in
-docs/reproductions/prioplus.md. This harness runs
+docs/reproductions/prioplus-paper.md. This harness runs
 
 - F11 (Fig. 11; AC15, H1-H4): flow scheduling on the k = 6 fat tree, WebSearch at 70 %,
   N = 2..8 size-based priorities (12 and 16 for the schemes that have that many queues);

@@ -1,5 +1,5 @@
 """PrioPlus: what each experiment's results show, the acceptance checks (AC10-AC19) and
-the paper's headline numbers beside ours (docs/reproductions/prioplus.md)."""
+the paper's headline numbers beside ours (docs/reproductions/prioplus-paper.md)."""
 
 from __future__ import annotations
 
@@ -387,7 +387,7 @@ def f12c_iterations(g: Grid, variant: str, point: str = F12C_A) -> list[dict[str
     return [dict(r.extra.get("iterations") or {}) for r in sorted(g.runs(point, variant), key=lambda r: r.cell.seed)]
 
 
-# The primary speedup per type: ResNet and VGG per job then averaged (docs/reproductions/prioplus.md); the total
+# The primary speedup per type: ResNet and VGG per job then averaged (docs/reproductions/prioplus-paper.md); the total
 # pooled over all jobs, which is what the paper's totals are: Physical+Swift's 1.16 (ResNet)
 # and 0.82 (VGG) average to 0.99, not its 1.09, while weighting by iterations (ResNet ~4.5x
 # VGG's per job) gives (4.5 x 1.16 + 0.82) / 5.5 = 1.10; PrioPlus's 1.13 fits both readings.
@@ -465,7 +465,7 @@ def f12ab_speedups(g: Optional[Grid], point: str) -> dict[str, dict[str, dict[An
 
 def f12ab_diff(g: Optional[Grid], point: str, reading: str = "means") -> tuple[float, float, float]:
     """PrioPlus+Swift minus Physical+Swift speedup (high 4, low 4, all) — the absolute
-    difference the paper's "X % higher" means (docs/reproductions/prioplus.md)."""
+    difference the paper's "X % higher" means (docs/reproductions/prioplus-paper.md)."""
     sp = f12ab_speedups(g, point)
     if PP not in sp or PHYS not in sp:
         return (math.nan, math.nan, math.nan)
@@ -497,7 +497,7 @@ def checks_f12ab(g: Optional[Grid]) -> list[Check]:
 
 
 def all_checks(grids: dict[str, Grid]) -> list[Check]:
-    """Every acceptance check this harness answers, in the order of docs/reproductions/prioplus.md (AC10, AC13-AC19)."""
+    """Every acceptance check this harness answers, in the order of docs/reproductions/prioplus-paper.md (AC10, AC13-AC19)."""
     checks = checks_f10d(grids.get("F10D"))
     micro = checks_micro(grids)
     checks += [c for c in micro if c.id == "AC13"] + [c for c in micro if c.id == "AC14"]
@@ -508,7 +508,7 @@ def all_checks(grids: dict[str, Grid]) -> list[Check]:
 
 
 def headlines(grids: dict[str, Grid]) -> list[Headline]:
-    """The paper's headline numbers (docs/reproductions/prioplus.md) beside ours (n/a when
+    """The paper's headline numbers (docs/reproductions/prioplus-paper.md) beside ours (n/a when
     the experiment did not run)."""
     out = []
     g = grids.get("F11")

@@ -195,7 +195,7 @@ def completed_groups(tags: Sequence[str], groups: Sequence[int], finished: Seque
 
 def training_speedups(base: Sequence[dict[str, int]], scheme: Sequence[dict[str, int]],
                       models: dict[str, Sequence[str]]) -> dict[str, dict[str, float]]:
-    """Training speedup per model type (docs/reproductions/prioplus.md, F12C) from {tag: iterations
+    """Training speedup per model type (docs/reproductions/prioplus-paper.md, F12C) from {tag: iterations
     completed} per seed (``base`` and ``scheme`` in the same seed order). Per type:
 
     - ``jobs``: per job (tag; each job has its own priority level), Σ_seeds scheme /
@@ -243,7 +243,7 @@ def group_ccts(tags: Sequence[str], groups: Sequence[int], priorities: Sequence[
 def coflow_speedups(base: Sequence[Sequence[tuple[str, int, int, float]]],
                     scheme: Sequence[Sequence[tuple[str, int, int, float]]],
                     levels: Sequence[int] = tuple(range(1, 9))) -> dict[str, dict[Any, float]]:
-    """CCT speedup of a scheme over the baseline (docs/reproductions/prioplus.md, F12AB) from per-seed lists
+    """CCT speedup of a scheme over the baseline (docs/reproductions/prioplus-paper.md, F12AB) from per-seed lists
     of :func:`group_ccts` rows (``base`` and ``scheme`` in the same seed order; the same
     seed gives both the same coflows, matched by (tag, group)). Per level p, pooling the
     seeds and every tag:

@@ -1,7 +1,7 @@
 """PrioPlus: the experiments, their runs and cells, and the per-run results.
 
 Every (experiment, point, variant, seed) is one run of a scenario in
-``experiments/prioplus/`` with ``--set`` style overrides (docs/reproductions/prioplus.md).
+``experiments/prioplus/`` with ``--set`` style overrides (docs/reproductions/prioplus-paper.md).
 """
 
 from __future__ import annotations
@@ -194,12 +194,12 @@ def ac14_runs(quick: bool) -> list[Run]:
 SWIFT_FLAT = "Swift (no priorities)"
 F12C_MODELS = {"ResNet": ("resnet1", "resnet2", "resnet3", "resnet4"), "VGG": ("vgg1", "vgg2", "vgg3", "vgg4")}
 F12C_MODELS_ALL = {**F12C_MODELS, "total": F12C_MODELS["ResNet"] + F12C_MODELS["VGG"]}
-# docs/reproductions/prioplus.md, H8/H9 (Fig. 12c): speedup vs Swift without priorities, ResNet / VGG / total.
+# docs/reproductions/prioplus-paper.md, H8/H9 (Fig. 12c): speedup vs Swift without priorities, ResNet / VGG / total.
 F12C_PAPER = {PP: (1.12, 1.15, 1.13), PHYS: (1.16, 0.82, 1.09)}
 F12C_TOLERANCE = 0.05  # AC17
 
 
-F12C_A = "[A] 200G 4:1"  # the default: the artefact's fabric (docs/reproductions/prioplus.md, F12C)
+F12C_A = "[A] 200G 4:1"  # the default: the artefact's fabric (docs/reproductions/prioplus-paper.md, F12C)
 F12C_P = "[P] 100G 2:1"  # the paper's rates, oversubscription and 32 MB on the same 3 x 8 layout
 F12C_P_FABRIC = ('topology.file="fig12c_leaf_spine_p.csv"', 'switch.buffer="32MB"',
                  'switch.pfc.dynamic={ buffer = "32MB" }')  # per switch, shared by dynamic threshold
@@ -215,18 +215,18 @@ def f12c_runs(quick: bool) -> list[Run]:
     return [Run(point, v, extra + o) for point, extra in fabrics for v, o in schemes]
 
 
-# Total load and arrival window (docs/reproductions/prioplus.md, F12AB, [A]).
+# Total load and arrival window (docs/reproductions/prioplus-paper.md, F12AB, [A]).
 F12AB_LOADS = {"40%": (0.4, "10ms"), "70%": (0.7, "5ms")}
 F12AB_QUICK_STOP = "0.3ms"
 # Seeds of the full run: the artefact runs one (8259); more average the few coflows of the
 # lowest levels, but a 40 % run moves 16 GB (about 10^8 events), so at most 3.
 F12AB_SEEDS = 3
-# docs/reproductions/prioplus.md, H5/H6 (Fig. 12a/b): PrioPlus+Swift minus Physical+Swift speedup, (high 4, low 4,
+# docs/reproductions/prioplus-paper.md, H5/H6 (Fig. 12a/b): PrioPlus+Swift minus Physical+Swift speedup, (high 4, low 4,
 # overall); at 70 % the paper states only the overall difference.
 F12AB_PAPER_DIFF = {"40%": (0.09, 0.15, 0.12), "70%": (math.nan, math.nan, 0.21)}
 F12AB_TOLERANCE = {"40%": 0.08, "70%": 0.10}  # AC16
 # App. A.5 / Fig. 17 (H14): the 70 % point on a lossy fabric with IRN's loss recovery
-# (docs/reproductions/prioplus.md, "IRN variant"): PFC off, so a full 2 MiB port drops; selective retransmission (the
+# (docs/reproductions/prioplus-paper.md, "IRN variant"): PFC off, so a full 2 MiB port drops; selective retransmission (the
 # transport's SACK recovery); in-flight bytes capped at the flow's BDP (IRN's BDP-FC); and
 # IRN's RTO_high of 320 us as the timer's floor (its RTO_low for tiny windows is not modelled).
 F12AB_IRN = "70% IRN"
@@ -237,7 +237,7 @@ IRN_OVERRIDES = ("switch.pfc.enabled=false", 'transport.inflight_cap="bdp"', 'tr
 SWIFT_LEVELS = "Swift (per-level targets)"
 LEDBAT = "LEDBAT"
 PP_LEDBAT = "PrioPlus+LEDBAT"
-# docs/reproductions/prioplus.md: the single-queue Swift baseline's targets, 4 ... 32 us over the base RTT from the
+# docs/reproductions/prioplus-paper.md: the single-queue Swift baseline's targets, 4 ... 32 us over the base RTT from the
 # lowest level to the highest, target scaling off; LEDBAT's are the same (its defaults).
 F12AB_SWIFT_LEVEL_TARGETS_US = tuple(4 + 4 * i for i in range(8))
 
@@ -247,7 +247,7 @@ def f12ab_runs(quick: bool) -> list[Run]:
     strict-priority queues), at 40 % (arrivals for 10 ms) and 70 % (5 ms); each workload
     (coflows, file requests) carries half the load. Quick: arrivals for 0.3 ms.
 
-    The full run adds Fig. 12's other bars (docs/reproductions/prioplus.md), each in one queue: Swift with
+    The full run adds Fig. 12's other bars (docs/reproductions/prioplus-paper.md), each in one queue: Swift with
     per-level targets, D2TCP (deadlines 1.5x the ideal FCT at the top level to 12x at the
     lowest), LEDBAT with per-level targets, and PrioPlus over LEDBAT (the artefact's
     ``filter = 1``, the top 2 levels starting at once; its W_LS preset 1 / 1 / 0.25 x 3 /

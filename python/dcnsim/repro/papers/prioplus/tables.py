@@ -131,7 +131,7 @@ def f12c_block(g: Grid) -> list[str]:
     for point in g.points:
         lines += f12c_point_block(g, point) + [""]
     lines.append("primary: ResNet and VGG per job (its iterations summed over seeds / the baseline's), averaged over "
-                 "the type's 4 jobs (docs/reproductions/prioplus.md: per priority, then across priorities); total pooled over all jobs, "
+                 "the type's 4 jobs (docs/reproductions/prioplus-paper.md: per priority, then across priorities); total pooled over all jobs, "
                  "the reading the paper's Physical total (1.09 from 1.16 and 0.82) implies. A VGG job completes about "
                  "4 iterations in 20 ms, so one iteration is ±0.25 of its speedup per seed. The checks use the "
                  f"{F12C_A} fabric.")
@@ -197,7 +197,7 @@ def f12ab_block(g: Grid) -> list[str]:
                 lines.append(f"unfinished at the {CAP_US / 1000:.0f} ms cap (left out of the speedups): "
                              f"{r.cell.variant} seed {r.cell.seed}: {len(left)} coflows ({levels})")
     lines.append("A level's speedup pools its coflows and file requests (each (pattern, level) offers 1/16 of the "
-                 "load); high 4 / low 4 / all average the levels' speedups (docs/reproductions/prioplus.md: per priority, then across "
+                 "load); high 4 / low 4 / all average the levels' speedups (docs/reproductions/prioplus-paper.md: per priority, then across "
                  "priorities). The paper's numbers are differences of speedups (its \"12 % higher\").")
     return lines
 
@@ -254,7 +254,7 @@ def run_notes(g: Grid) -> list[str]:
 
 
 def checks_block(checks: Sequence[Check]) -> str:
-    rows = [["check", "what", "ours", "target (docs/reproductions/prioplus.md)", "status"]]
+    rows = [["check", "what", "ours", "target (docs/reproductions/prioplus-paper.md)", "status"]]
     rows += [[c.id, c.name, c.ours, c.target, c.status + (f": {c.why}" if c.why else "")] for c in checks]
     return "\n".join(pad_rows(rows))
 
@@ -284,15 +284,15 @@ def header(outcome: Outcome[Cell, RunResult, Grid]) -> list[str]:
         "one run for M1, M2, M4 and AC14",
         "",
         "Paper: \"Enabling Virtual Priority in Data Center Congestion Control\" (EuroSys 2025); experiments, "
-        "checks and decisions: docs/reproductions/prioplus.md. Setups and the network model: experiments/prioplus/README.md.",
+        "checks and decisions: docs/reproductions/prioplus-paper.md. Setups and the network model: experiments/prioplus/README.md.",
         "F11/F14: k = 6 fat tree, 100 Gbps, 1 µs links, 1 KB packets, lossless (PFC on data; each switch's "
         "2.64 MB shared by its lossless ingress queues by dynamic threshold, α = 1/4, 37.5 KB of PFC headroom per "
         "lossless queue carved from it for Physical+Swift and PrioPlus, free for Physical*), ACKs at top priority. PrioPlus = PrioPlus over Swift with the "
         "artefact's stop below 0.1 packet of window; Physical(*) = Swift with base target 25 µs and target "
         "scaling, on strict-priority queues, each paused on its own by per-priority PFC.",
         "Checks are evaluated on pooled flows (F11, F14) or on the one run (others); "
-        + ("informational here (quick: small sizes, 1 seed)." if quick else "docs/reproductions/prioplus.md asks for 9 seeds in F11."),
-        "F12C: by default the artefact's training fabric (docs/reproductions/prioplus.md: 3 leaves x 8 hosts at 200 Gbps, 1 spine, 400 "
+        + ("informational here (quick: small sizes, 1 seed)." if quick else "docs/reproductions/prioplus-paper.md asks for 9 seeds in F11."),
+        "F12C: by default the artefact's training fabric (docs/reproductions/prioplus-paper.md: 3 leaves x 8 hosts at 200 Gbps, 1 spine, 400 "
         "Gbps uplinks, 1 MB per port shared per switch by dynamic threshold, lossless, 1 µs links; a topology file, leaf_spine cannot put 3 leaves on 1 "
         "spine); the full run adds the paper's 100 Gbps, 2:1, 32 MB per switch on the same layout ([P] gives no layout), "
         "one worker per leaf, ResNet jobs at levels 8-5, VGG at 4-1; PrioPlus with the top 4 levels starting "
@@ -310,5 +310,5 @@ def block(key: str, outcome: Outcome[Cell, RunResult, Grid]) -> Optional[str]:
 
 
 def paper_checks(outcome: Outcome[Cell, RunResult, Grid]) -> list[tuple[str, str]]:
-    return [("Checks (docs/reproductions/prioplus.md, AC1-AC19)", checks_block(all_checks(outcome.grids))),
-            ("Ours vs the paper (docs/reproductions/prioplus.md, H1-H26)", headline_table(headlines(outcome.grids)))]
+    return [("Checks (docs/reproductions/prioplus-paper.md, AC1-AC19)", checks_block(all_checks(outcome.grids))),
+            ("Ours vs the paper (docs/reproductions/prioplus-paper.md, H1-H26)", headline_table(headlines(outcome.grids)))]

@@ -2,7 +2,7 @@
 
 "SMaRTT: Sender-based Marked Rapidly-adapting Trimmed & Timed Transport" (Bonato et al.,
 arXiv 2404.01630 v4). This harness runs five of its experiments and evaluates six checks
-(docs/reproductions/smartt.md):
+(docs/reproductions/smartt-paper.md):
 
 - E1 (Fig. 1a; A3, A5): 8:1 oversubscribed 1024-host tree, permutation of 2 MiB flows;
 - E14 (Fig. 13d; A4, A5): the same tree, 32 MiB flows and one of 64 MiB;

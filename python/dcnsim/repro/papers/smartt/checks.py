@@ -1,5 +1,5 @@
 """SMaRTT: the scenario checks and the paper's headline numbers beside ours
-(docs/reproductions/smartt.md)."""
+(docs/reproductions/smartt-paper.md)."""
 
 from __future__ import annotations
 
@@ -189,7 +189,7 @@ CHECKS: dict[str, Callable[[Grid], list[Check]]] = {
 
 
 def headlines(grids: dict[str, Grid]) -> list[Headline]:
-    """The paper's headline numbers R2-R6 (docs/reproductions/smartt.md) beside ours."""
+    """The paper's headline numbers R2-R6 (docs/reproductions/smartt-paper.md) beside ours."""
     out = []
     g = grids.get("E1")
     sp = g.mean(g.points[0], "Swift", "spread") if g else math.nan

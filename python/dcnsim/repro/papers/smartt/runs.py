@@ -6,7 +6,7 @@ Every (experiment, point, variant, seed) is one run of a scenario in
 (:func:`base_rtt_us`, :func:`wire_bytes`, the ``ideal_*`` bounds, :func:`spread`,
 :func:`jain`, :func:`relative_performance`) are plain Python, unit-tested on
 hand-computed inputs. The experiments and their ideal times are described in
-docs/reproductions/smartt.md.
+docs/reproductions/smartt-paper.md.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ KIB = 1024
 MIB = 1024 * 1024
 
 # ---------------------------------------------------------------------------------------
-# Geometry and ideal times (docs/reproductions/smartt.md)
+# Geometry and ideal times (docs/reproductions/smartt-paper.md)
 
 
 def wire_bytes(size: int, mtu: int = 4160, header: int = 64) -> int:
@@ -40,7 +40,7 @@ def wire_bytes(size: int, mtu: int = 4160, header: int = 64) -> int:
 def base_rtt_us(links: int, switches: int, link_latency_us: float, switch_latency_us: float, mtu: int,
                 ack: int, rate: float) -> float:
     """Unloaded RTT of a path of ``links`` store-and-forward links and ``switches``
-    switches, a full data packet out and an ``ack``-byte ACK back (docs/reproductions/smartt.md):
+    switches, a full data packet out and an ``ack``-byte ACK back (docs/reproductions/smartt-paper.md):
     2·(links·latency + switches·switch latency) + links·(ser(mtu) + ser(ack))."""
     return (2 * (links * link_latency_us + switches * switch_latency_us)
             + links * (ser_us(mtu, rate) + ser_us(ack, rate)))
@@ -65,7 +65,7 @@ def jain(xs: Sequence[float]) -> float:
 
 
 def relative_performance(ideal_us: float, actual_us: float) -> float:
-    """docs/reproductions/smartt.md: ideal / actual, 1.0 = perfect; 0 for a run that did not finish
+    """docs/reproductions/smartt-paper.md: ideal / actual, 1.0 = perfect; 0 for a run that did not finish
     (``actual_us`` = inf), NaN when unknown."""
     if math.isnan(ideal_us) or math.isnan(actual_us) or actual_us <= 0:
         return math.nan
@@ -125,7 +125,7 @@ class Fabric:
     def one_way_us(self) -> float:
         """Inter-pod one-way delay of a data packet: the base RTT without the ACK's way back
         (6 links, 5 switches, 6 serialisations of a full frame: 5.850 µs in the paper's
-        setup). The ideals of docs/reproductions/smartt.md add a base RTT because their FCT ends at the last ACK; ours
+        setup). The ideals of docs/reproductions/smartt-paper.md add a base RTT because their FCT ends at the last ACK; ours
         ends when the last byte reaches the receiver, so our ideals add this instead."""
         return 6 * self.link_latency_us + 5 * self.switch_latency_us + 6 * ser_us(self.mtu, self.rate)
 
@@ -139,7 +139,7 @@ class Fabric:
 
 def ideal_flow_us(size: int, fabric: Fabric) -> float:
     """A core-crossing flow of a full permutation: its bytes at the fair share
-    link rate / oversubscription, plus the one-way delay (docs/reproductions/smartt.md adds a base RTT for an
+    link rate / oversubscription, plus the one-way delay (docs/reproductions/smartt-paper.md adds a base RTT for an
     FCT that ends at the last ACK; see :attr:`Fabric.one_way_us`)."""
     return ser_us(fabric.wire(size) * fabric.oversubscription, fabric.rate) + fabric.one_way_us
 
@@ -148,20 +148,20 @@ def ideal_reclaim_us(small: int, large: int, fabric: Fabric) -> float:
     """The large flow of E14 (A4): at the fair share until the small flows are done
     (``small`` bytes), then alone at the full link rate for the rest, plus the one-way
     delay: 2.726 ms + 0.341 ms + 5.85 µs = 3.073 ms for 32/64 MiB on the 8:1 tree (≈ 3.07
-    ms in docs/reproductions/smartt.md)."""
+    ms in docs/reproductions/smartt-paper.md)."""
     first = ser_us(fabric.wire(small) * fabric.oversubscription, fabric.rate)
     rest = ser_us(fabric.wire(large) - fabric.wire(small), fabric.rate)
     return first + rest + fabric.one_way_us
 
 
 def ideal_incast_us(senders: int, size: int, fabric: Fabric) -> float:
-    """N·bytes on the wire through the receiver's link, plus the one-way delay (docs/reproductions/smartt.md:
+    """N·bytes on the wire through the receiver's link, plus the one-way delay (docs/reproductions/smartt-paper.md:
     plus a base RTT, for an FCT to the last ACK)."""
     return ser_us(senders * fabric.wire(size), fabric.rate) + fabric.one_way_us
 
 
 def ideal_alltoall_us(size: int, fabric: Fabric) -> float:
-    """The per-node bound of an all-to-all among every host (docs/reproductions/smartt.md), plus the one-way delay:
+    """The per-node bound of an all-to-all among every host (docs/reproductions/smartt-paper.md), plus the one-way delay:
     the largest of the host link's time for its N − 1 messages, the ToR uplinks' time for
     the N − hosts-per-ToR that leave the rack (at 1/tor_ratio of a link per host) and the
     aggregation uplinks' for the N − hosts-per-pod that leave the pod (at
@@ -174,7 +174,7 @@ def ideal_alltoall_us(size: int, fabric: Fabric) -> float:
 
 
 # ---------------------------------------------------------------------------------------
-# Variants (docs/reproductions/smartt.md: SMaRTT, Swift and EQDS on REPS, MPRDMA on OPS, RoCEv2 on ECMP)
+# Variants (docs/reproductions/smartt-paper.md: SMaRTT, Swift and EQDS on REPS, MPRDMA on OPS, RoCEv2 on ECMP)
 
 
 @dataclass(frozen=True)

@@ -114,16 +114,16 @@ def header(outcome: Outcome[Cell, RunResult, Grid]) -> list[str]:
         f"# SMaRTT reproduction (dcnsim) — {'quick' if quick else 'full'} mode, seeds 1..{outcome.settings.seeds}",
         "",
         "Paper: \"SMaRTT: Sender-based Marked Rapidly-adapting Trimmed & Timed Transport\" (arXiv 2404.01630 v4); "
-        "experiments, checks and decisions: docs/reproductions/smartt.md.",
+        "experiments, checks and decisions: docs/reproductions/smartt-paper.md.",
         "Setup: 3-tier fat trees, 800 Gbps links, 600 ns per link + 400 ns per switch, 4160 B frames (4096 B "
         "payload), 1-BDP buffer per port (276 packets), RED at dequeue 20 %/80 %, trimming, high-priority "
         "ACKs/NACKs/headers, per-packet ACKs. SMaRTT = NSCC in smartt_paper mode on REPS; Swift and EQDS on "
         "REPS; MPRDMA on OPS; RoCEv2 = DCQCN + PFC + go-back-N on ECMP."
         + (f" Inter-pod base RTT {fab.brtt_us:.3f} µs, BDP {fab.bdp_bytes:,.0f} B." if fab else ""),
         "FCT runs from a flow's start to its last byte's arrival at the receiver (the checks' is to the last ACK "
-        "at the sender), so every ideal adds the inter-pod one-way delay where docs/reproductions/smartt.md adds a base RTT. Checks are evaluated on the mean over seeds; "
+        "at the sender), so every ideal adds the inter-pod one-way delay where docs/reproductions/smartt-paper.md adds a base RTT. Checks are evaluated on the mean over seeds; "
         + ("informational here (quick: smaller trees, 1 seed unless --seeds)." if quick
-           else "docs/reproductions/smartt.md asks for ≥ 3 seeds."),
+           else "docs/reproductions/smartt-paper.md asks for ≥ 3 seeds."),
     ]
 
 
@@ -133,4 +133,4 @@ def block(key: str, outcome: Outcome[Cell, RunResult, Grid]) -> Optional[str]:
 
 
 def paper_numbers(outcome: Outcome[Cell, RunResult, Grid]) -> list[tuple[str, str]]:
-    return [("Ours vs the paper (docs/reproductions/smartt.md, R1-R20)", headline_table(headlines(outcome.grids)))]
+    return [("Ours vs the paper (docs/reproductions/smartt-paper.md, R1-R20)", headline_table(headlines(outcome.grids)))]
