@@ -352,7 +352,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
             WindowCap::Bytes(b) => b.max(mtu),
         };
         flow.priority = sp.priority;
-        flow.uses_probes = flow.sender.cc.uses_probes();
+        flow.uses_probes = flow.sender.cc.profile().uses_probes;
         flow.app = sp.app.as_ref().map(|a| OnOffApp::new(a, sp.start, sp.stop));
         flow.noise = noise.clone().map(|n| Box::new(crate::noise::DelayNoise::new(n, info.seed)));
         flow.ideal_fct = if n_pkts == u64::MAX { Time::ZERO } else { ideal_fct(&hops, n_pkts) };

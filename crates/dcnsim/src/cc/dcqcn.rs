@@ -33,6 +33,7 @@
 //! bytes in flight, a fraction of the 10 MB counter.
 
 use super::{AckSample, CongestionControl, FlowInfo, LossEvent};
+use crate::cc::TransportProfile;
 use crate::units::values::{RateVal, TimeVal, WindowCap};
 use crate::units::{Rate, Time};
 
@@ -265,8 +266,8 @@ impl CongestionControl for Dcqcn {
         "dcqcn"
     }
 
-    fn ecn_capable(&self) -> bool {
-        true
+    fn profile(&self) -> TransportProfile {
+        TransportProfile { ecn_capable: true, cnp_interval: Some(self.p.cnp_interval.0), ..TransportProfile::default() }
     }
 
     fn on_ack(&mut self, a: &AckSample) {
@@ -286,10 +287,6 @@ impl CongestionControl for Dcqcn {
     fn on_loss(&mut self, _: &LossEvent) {}
 
     fn on_timeout(&mut self, _: Time, _: u32) {}
-
-    fn cnp_interval(&self) -> Option<Time> {
-        Some(self.p.cnp_interval.0)
-    }
 
     fn on_cnp(&mut self, now: Time) {
         self.cnp(now);

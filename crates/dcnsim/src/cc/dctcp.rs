@@ -25,6 +25,7 @@
 
 use super::dcqcn::NO_WINDOW;
 use super::{reno_increase, AckSample, CongestionControl, FlowInfo, LossEvent};
+use crate::cc::TransportProfile;
 use crate::units::values::RateVal;
 use crate::units::values::WindowCap;
 use crate::units::{Rate, Time};
@@ -235,8 +236,8 @@ impl CongestionControl for DctcpRate {
         "dctcp"
     }
 
-    fn ecn_capable(&self) -> bool {
-        true
+    fn profile(&self) -> TransportProfile {
+        TransportProfile { ecn_capable: true, ..TransportProfile::default() }
     }
 
     fn on_ack(&mut self, a: &AckSample) {
@@ -434,8 +435,8 @@ impl CongestionControl for Dctcp {
         }
     }
 
-    fn ecn_capable(&self) -> bool {
-        true
+    fn profile(&self) -> TransportProfile {
+        TransportProfile { ecn_capable: true, ..TransportProfile::default() }
     }
 
     fn on_ack(&mut self, a: &AckSample) {

@@ -34,6 +34,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{AckSample, CongestionControl, FlowInfo, LossEvent};
+use crate::cc::TransportProfile;
 use crate::net::int::IntHop;
 use crate::units::values::RateVal;
 use crate::units::{Rate, Time};
@@ -214,12 +215,8 @@ impl CongestionControl for Hpcc {
         "hpcc"
     }
 
-    fn ecn_capable(&self) -> bool {
-        self.ecn_capable
-    }
-
-    fn wants_int(&self) -> bool {
-        true
+    fn profile(&self) -> TransportProfile {
+        TransportProfile { ecn_capable: self.ecn_capable, wants_int: true, ..TransportProfile::default() }
     }
 
     /// NewAck (Algorithm 1, lines 23-31).

@@ -6,6 +6,7 @@
 //! is off.
 
 use super::{AckSample, CongestionControl, FlowInfo, LossEvent};
+use crate::cc::TransportProfile;
 use crate::laps::{congested, LapsParams, RateControl};
 use crate::units::{Rate, Time};
 
@@ -36,16 +37,18 @@ impl CongestionControl for Laps {
     fn name(&self) -> &'static str {
         "laps"
     }
-    /// Data carry ECT so that RED queues mark them rather than drop them; LAPS itself
-    /// reads no marks (docs/models/laps.md: no ECN processing).
-    fn ecn_capable(&self) -> bool {
-        true
+    fn profile(&self) -> TransportProfile {
+        TransportProfile {
+            // Data carry ECT so that RED queues mark them rather than drop them; LAPS itself
+            // reads no marks (docs/models/laps.md: no ECN processing).
+            ecn_capable: true,
+            sack_loss_detection: false,
+            ..TransportProfile::default()
+        }
     }
+
     fn on_ack(&mut self, _: &AckSample) {}
     fn on_loss(&mut self, _: &LossEvent) {}
-    fn sack_loss_detection(&self) -> bool {
-        false
-    }
     fn on_timeout(&mut self, _: Time, _: u32) {}
     fn on_path_latencies(&mut self, now: Time, latencies: &[Time]) {
         let largest = latencies.iter().copied().max().unwrap_or(Time::ZERO);

@@ -29,6 +29,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{AckSample, CongestionControl, FlowInfo, LossEvent};
+use crate::cc::TransportProfile;
 use crate::units::values::TimeVal;
 use crate::units::Time;
 
@@ -246,8 +247,8 @@ impl CongestionControl for Ledbat {
         "ledbat"
     }
 
-    fn ecn_capable(&self) -> bool {
-        self.p.ecn_capable
+    fn profile(&self) -> TransportProfile {
+        TransportProfile { ecn_capable: self.p.ecn_capable, ..TransportProfile::default() }
     }
 
     fn on_ack(&mut self, a: &AckSample) {

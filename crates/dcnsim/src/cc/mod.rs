@@ -226,42 +226,70 @@ pub struct FlowInfo {
     pub unified_bdp: u64,
 }
 
+/// What the shared transport reads from an algorithm once, when a flow is made: how its
+/// losses are detected and recovered, what its packets carry and what its receiver sends
+/// back (`CongestionControl::profile`). The defaults suit a window algorithm that reads
+/// SACK holes as losses, as NewReno does.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TransportProfile {
+    /// Data packets carry ECT, so RED queues mark them instead of dropping them.
+    pub ecn_capable: bool,
+    /// The transport keeps the set of losses proven by retransmission for
+    /// `on_loss_confirmed` (else it stays empty).
+    pub wants_confirmed_losses: bool,
+    /// The transport declares holes lost from selective ACKs (`on_loss`); NSCC ignores
+    /// reordering and recovers by NACK and timeout only.
+    pub sack_loss_detection: bool,
+    /// A fixed retransmission timeout replacing the transport's RTT estimator (no backoff).
+    pub fixed_rto: Option<Time>,
+    pub timeout_policy: TimeoutPolicy,
+    /// The receiver sends this flow CNPs (congestion notification packets) for ECN-marked
+    /// arrivals, at most this often (DCQCN's NP).
+    pub cnp_interval: Option<Time>,
+    /// The algorithm sends probes (the simulation then polls `probe_at`).
+    pub uses_probes: bool,
+    /// Data packets gather in-band telemetry (`net/int.rs`) for `on_int`.
+    pub wants_int: bool,
+    /// The algorithm carries a word of its own on every data packet (`stamp`), echoed back
+    /// to it on the ACK (`on_echo`).
+    pub wants_stamps: bool,
+}
+
+impl Default for TransportProfile {
+    fn default() -> Self {
+        TransportProfile {
+            ecn_capable: false,
+            wants_confirmed_losses: false,
+            sack_loss_detection: true,
+            fixed_rto: None,
+            timeout_policy: TimeoutPolicy::AllOutstanding,
+            cnp_interval: None,
+            uses_probes: false,
+            wants_int: false,
+            wants_stamps: false,
+        }
+    }
+}
+
 pub trait CongestionControl: Send {
     fn name(&self) -> &'static str;
-    /// Whether data packets carry ECT (and so get marked, not dropped, by RED queues).
-    fn ecn_capable(&self) -> bool {
-        false
+    /// The settings the transport reads once, when the flow is made (`TransportProfile`).
+    fn profile(&self) -> TransportProfile {
+        TransportProfile::default()
     }
     fn on_ack(&mut self, ack: &AckSample);
     /// Losses detected by the duplicate/selective-ACK rule (fast retransmit), once per ACK.
     fn on_loss(&mut self, ev: &LossEvent);
-    /// Losses proven by retransmission: on this ACK, each run (lo, hi inclusive) of
+    /// Losses proven by retransmission (with `TransportProfile::wants_confirmed_losses`): on this ACK, each run (lo, hi inclusive) of
     /// consecutive PSNs whose retransmission arrived before the original grew to include a
     /// new PSN. Reordering never produces these; only real loss (or a delay longer than a
     /// retransmission round trip) does. Most algorithms react in `on_loss` instead.
     fn on_loss_confirmed(&mut self, _now: Time, _runs: &[(u32, u32)]) {}
-    /// Whether `on_loss_confirmed` does anything: the transport keeps the set of confirmed
-    /// losses only for an algorithm that reads it.
-    fn wants_confirmed_losses(&self) -> bool {
-        false
-    }
-    /// Whether the transport declares holes lost from selective ACKs (`on_loss`). NSCC
-    /// ignores reordering and recovers by NACK and timeout only.
-    fn sack_loss_detection(&self) -> bool {
-        true
-    }
     /// A NACK for a trimmed packet; by default, a loss of that one packet.
     fn on_nack(&mut self, n: &NackSample) {
         let lost = [n.psn];
         let runs = [(n.psn, n.psn)];
         self.on_loss(&LossEvent { now: n.now, cum_ack: n.cum_ack, snd_nxt: n.snd_nxt, newly_lost: &lost, runs: &runs });
-    }
-    /// A fixed retransmission timeout replacing the transport's RTT estimator (no backoff).
-    fn fixed_rto(&self) -> Option<Time> {
-        None
-    }
-    fn timeout_policy(&self) -> TimeoutPolicy {
-        TimeoutPolicy::AllOutstanding
     }
     /// How long a hole must stay unfilled before it counts as lost (reordering tolerance).
     fn reorder_window(&self) -> ReorderWindow {
@@ -280,20 +308,11 @@ pub trait CongestionControl: Send {
     fn pacing_rate(&self) -> Option<Rate> {
         None
     }
-    /// Whether the receiver sends this flow CNPs (congestion notification packets) for
-    /// ECN-marked arrivals, and at most how often (DCQCN's NP).
-    fn cnp_interval(&self) -> Option<Time> {
-        None
-    }
-    /// A CNP arrived (only if `cnp_interval` asked for them).
+    /// A CNP arrived (only if `TransportProfile::cnp_interval` asked for them).
     fn on_cnp(&mut self, _now: Time) {}
     /// Internal variables for time series and tests (e.g. DCTCP's alpha).
     fn observe(&self, _out: &mut dyn FnMut(&'static str, f64)) {}
-    /// Whether the algorithm sends probes (then the simulation polls `probe_at`).
-    fn uses_probes(&self) -> bool {
-        false
-    }
-    /// When the next probe should leave (`None`: no probe wanted). Polled after every
+    /// With `TransportProfile::uses_probes`: when the next probe should leave (`None`: no probe wanted). Polled after every
     /// callback; a changed answer reschedules the one timer (lazy invalidation).
     fn probe_at(&self) -> Option<Time> {
         None
@@ -309,26 +328,17 @@ pub trait CongestionControl: Send {
     /// Source-routed flows that track their paths (LAPS): after each ACK, the latest
     /// one-way latency of every candidate path.
     fn on_path_latencies(&mut self, _now: Time, _latencies: &[Time]) {}
-    /// Whether data packets gather in-band telemetry (`net/int.rs`) for `on_int`.
-    fn wants_int(&self) -> bool {
-        false
-    }
-    /// An ACK echoed the telemetry its data packet gathered, one record per switch egress
+    /// With `TransportProfile::wants_int`: an ACK echoed the telemetry its data packet gathered, one record per switch egress
     /// port in path order; called before `on_ack` for the same ACK.
     fn on_int(&mut self, _now: Time, _cum_ack: u32, _snd_nxt: u32, _hops: &[crate::net::int::IntHop]) {}
-    /// Whether this algorithm carries a word of its own on every data packet (`stamp`),
-    /// echoed back to it on the ACK (`on_echo`). Read once, when the flow is made.
-    fn wants_stamps(&self) -> bool {
-        false
-    }
     /// The word data packet `psn` carries (a send timestamp, a byte counter, a header
     /// field the algorithm defines); it lives in the packet arena's side lane, not in
-    /// `Packet`, so no other field is re-used. Called only if `wants_stamps`.
+    /// `Packet`, so no other field is re-used. Called only with `TransportProfile::wants_stamps`.
     fn stamp(&mut self, _now: Time, _psn: u32) -> u64 {
         0
     }
     /// An ACK echoed the word its data packet carried; called before `on_ack` for the
-    /// same ACK, only if `wants_stamps`.
+    /// same ACK, only with `TransportProfile::wants_stamps`.
     fn on_echo(&mut self, _now: Time, _cum_ack: u32, _echoed: u64) {}
 }
 

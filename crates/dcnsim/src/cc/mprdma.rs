@@ -17,6 +17,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{AckSample, CongestionControl, FlowInfo, LossEvent, NackSample, TimeoutPolicy};
+use crate::cc::TransportProfile;
 use crate::units::Time;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -138,20 +139,14 @@ impl CongestionControl for Mprdma {
         }
     }
 
-    fn ecn_capable(&self) -> bool {
-        true
-    }
-
-    fn sack_loss_detection(&self) -> bool {
-        false
-    }
-
-    fn fixed_rto(&self) -> Option<Time> {
-        Some(self.rto)
-    }
-
-    fn timeout_policy(&self) -> TimeoutPolicy {
-        TimeoutPolicy::Expired
+    fn profile(&self) -> TransportProfile {
+        TransportProfile {
+            ecn_capable: true,
+            sack_loss_detection: false,
+            fixed_rto: Some(self.rto),
+            timeout_policy: TimeoutPolicy::Expired,
+            ..TransportProfile::default()
+        }
     }
 
     fn on_ack(&mut self, a: &AckSample) {

@@ -36,6 +36,7 @@ use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 use super::median::{nyquist_history, PercentileWindow};
 use super::swift::History;
 use super::{AckSample, CongestionControl, FlowInfo, LossEvent, NackSample, TimeoutPolicy};
+use crate::cc::TransportProfile;
 use crate::units::values::{BytesVal, NumberOrWord, TimeVal};
 use crate::units::{parse_time, Time};
 
@@ -800,20 +801,14 @@ impl CongestionControl for Nscc {
         }
     }
 
-    fn ecn_capable(&self) -> bool {
-        true
-    }
-
-    fn sack_loss_detection(&self) -> bool {
-        false
-    }
-
-    fn fixed_rto(&self) -> Option<Time> {
-        Some(self.rto)
-    }
-
-    fn timeout_policy(&self) -> TimeoutPolicy {
-        TimeoutPolicy::Expired
+    fn profile(&self) -> TransportProfile {
+        TransportProfile {
+            ecn_capable: true,
+            sack_loss_detection: false,
+            fixed_rto: Some(self.rto),
+            timeout_policy: TimeoutPolicy::Expired,
+            ..TransportProfile::default()
+        }
     }
 
     fn on_ack(&mut self, a: &AckSample) {

@@ -47,6 +47,7 @@ use serde::{Deserialize, Serialize};
 use super::ledbat::{Ledbat, LedbatParams};
 use super::swift::{Swift, SwiftParams, Variant};
 use super::{AckSample, CongestionControl, FlowInfo, LossEvent};
+use crate::cc::TransportProfile;
 use crate::engine::Rng;
 use crate::units::values::TimeVal;
 use crate::units::{Rate, Time};
@@ -560,8 +561,12 @@ impl CongestionControl for PrioPlus {
         "prioplus"
     }
 
-    fn ecn_capable(&self) -> bool {
-        self.inner.ecn_capable()
+    fn profile(&self) -> TransportProfile {
+        TransportProfile {
+            ecn_capable: self.inner.profile().ecn_capable,
+            uses_probes: true,
+            ..TransportProfile::default()
+        }
     }
 
     fn on_ack(&mut self, a: &AckSample) {
@@ -646,10 +651,6 @@ impl CongestionControl for PrioPlus {
         }
         let bps = self.cwnd_bytes() * 8.0 / self.base_rtt.as_secs_f64();
         Some(Rate((bps as u64).max(1)))
-    }
-
-    fn uses_probes(&self) -> bool {
-        true
     }
 
     fn probe_at(&self) -> Option<Time> {

@@ -23,6 +23,7 @@ use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 
 use super::median::{nyquist_history, PercentileWindow};
 use super::{AckSample, CongestionControl, FlowInfo, LossEvent, ReorderWindow};
+use crate::cc::TransportProfile;
 use crate::units::values::{NumberOrWord, TimeVal};
 use crate::units::{parse_time, Rate, Time};
 
@@ -426,8 +427,12 @@ impl CongestionControl for Swift {
         }
     }
 
-    fn ecn_capable(&self) -> bool {
-        self.p.ecn_capable
+    fn profile(&self) -> TransportProfile {
+        TransportProfile {
+            ecn_capable: self.p.ecn_capable,
+            wants_confirmed_losses: self.variant != Variant::Swift && self.p.loss_evidence == LossEvidence::Confirmed,
+            ..TransportProfile::default()
+        }
     }
 
     fn reorder_window(&self) -> ReorderWindow {
@@ -482,10 +487,6 @@ impl CongestionControl for Swift {
             self.loss_md += 1;
         }
         self.finish(before, ev.now, self.srtt);
-    }
-
-    fn wants_confirmed_losses(&self) -> bool {
-        self.variant != Variant::Swift && self.p.loss_evidence == LossEvidence::Confirmed
     }
 
     fn on_loss_confirmed(&mut self, now: Time, runs: &[(u32, u32)]) {

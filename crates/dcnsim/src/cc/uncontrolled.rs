@@ -5,6 +5,7 @@
 //! transport's retransmission.
 
 use super::{AckSample, CongestionControl, LossEvent};
+use crate::cc::TransportProfile;
 use crate::units::Time;
 
 pub struct Uncontrolled;
@@ -13,11 +14,15 @@ impl CongestionControl for Uncontrolled {
     fn name(&self) -> &'static str {
         "none"
     }
-    /// A line-rate sender ignores marks; carrying ECT keeps RED from dropping its packets
-    /// (a lossless fabric must not lose them to marking, and EQDS relies on trimming).
-    fn ecn_capable(&self) -> bool {
-        true
+    fn profile(&self) -> TransportProfile {
+        TransportProfile {
+            // A line-rate sender ignores marks; carrying ECT keeps RED from dropping its packets
+            // (a lossless fabric must not lose them to marking, and EQDS relies on trimming).
+            ecn_capable: true,
+            ..TransportProfile::default()
+        }
     }
+
     fn on_ack(&mut self, _: &AckSample) {}
     fn on_loss(&mut self, _: &LossEvent) {}
     fn on_timeout(&mut self, _: Time, _: u32) {}

@@ -318,7 +318,7 @@ impl Simulation {
         if flow.sender.cc.probe_at().is_some_and(|t| t <= now) {
             let cc = &mut flow.sender.cc;
             let size = cc.probe_bytes();
-            let ect = if cc.ecn_capable() { flags::ECT } else { 0 };
+            let ect = if cc.profile().ecn_capable { flags::ECT } else { 0 };
             cc.on_probe_sent(now);
             let (entropy, routed) = self.source_routes.route(f, flow.entropy, !flow.lb.sprays());
             let pkt = Packet {

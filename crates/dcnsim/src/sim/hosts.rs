@@ -163,7 +163,7 @@ impl Simulation {
             let mut pkt = self.flows[f as usize].emit(now, entropy);
             pkt.flags |= routed;
             pkt.ext = ext;
-            if self.int.is_some() && self.flows[f as usize].sender.cc.wants_int() {
+            if self.int.is_some() && self.flows[f as usize].sender.int {
                 pkt.flags |= flags::INT;
             }
             if laps {

@@ -130,9 +130,10 @@ fn every_stamp_is_echoed_once_and_unchanged() {
         fn cwnd(&self) -> u64 {
             16 * 1500
         }
-        fn wants_stamps(&self) -> bool {
-            true
+        fn profile(&self) -> crate::cc::TransportProfile {
+            crate::cc::TransportProfile { wants_stamps: true, ..crate::cc::TransportProfile::default() }
         }
+
         fn stamp(&mut self, _now: Time, psn: u32) -> u64 {
             (psn as u64).wrapping_mul(MAGIC) ^ 0x5a5a
         }

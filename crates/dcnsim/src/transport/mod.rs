@@ -124,12 +124,14 @@ pub struct Sender {
     /// When each of those PSNs was last transmitted (ages for `TimeoutPolicy::Expired`,
     /// and telling a NACK of an old transmission from one of the current).
     sent_at: VecDeque<Time>,
-    /// The algorithm's choices, read once: SACK-hole loss detection, fixed RTO, timeout scope,
+    /// The algorithm's choices, read once from its `TransportProfile`: SACK-hole loss detection, fixed RTO, timeout scope,
     /// and whether it wants the runs of confirmed losses (else `confirmed` stays empty).
     sack_loss: bool,
     confirms_losses: bool,
     /// The algorithm stamps its data packets and reads the ACKs' echo (`CongestionControl::stamp`).
     pub stamps: bool,
+    /// Its data packets gather in-band telemetry (`TransportProfile::wants_int`).
+    pub int: bool,
     /// Go-back-N recovery (`LossRecovery::GoBackN`): a NAK resends from its PSN on.
     go_back_n: bool,
     fixed_rto: Option<Time>,
@@ -414,11 +416,13 @@ impl Flow {
         };
         let go_back_n = cfg.loss_recovery == LossRecovery::GoBackN;
         // Go-back-N receivers never report out-of-order arrivals, so there are no holes.
-        let sack_loss = cc.sack_loss_detection() && !go_back_n;
-        let confirms_losses = cc.wants_confirmed_losses();
-        let stamps = cc.wants_stamps();
-        let (fixed_rto, timeout_policy, cnp_interval) = (cc.fixed_rto(), cc.timeout_policy(), cc.cnp_interval());
-        let ect = cc.ecn_capable();
+        let profile = cc.profile();
+        let sack_loss = profile.sack_loss_detection && !go_back_n;
+        let confirms_losses = profile.wants_confirmed_losses;
+        let (stamps, int) = (profile.wants_stamps, profile.wants_int);
+        let (fixed_rto, timeout_policy, cnp_interval) =
+            (profile.fixed_rto, profile.timeout_policy, profile.cnp_interval);
+        let ect = profile.ecn_capable;
         Flow {
             id,
             src,
@@ -445,6 +449,7 @@ impl Flow {
                 sack_loss,
                 confirms_losses,
                 stamps,
+                int,
                 go_back_n,
                 fixed_rto,
                 timeout_policy,

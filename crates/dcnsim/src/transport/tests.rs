@@ -168,14 +168,13 @@ fn expired_policy_times_out_each_packet_an_rto_after_it_left() {
         fn cwnd(&self) -> u64 {
             (4 - self.0.lock().unwrap().0.min(3)) * 1064
         }
-        fn fixed_rto(&self) -> Option<Time> {
-            Some(Time::from_us(100))
-        }
-        fn timeout_policy(&self) -> TimeoutPolicy {
-            TimeoutPolicy::Expired
-        }
-        fn sack_loss_detection(&self) -> bool {
-            false
+        fn profile(&self) -> crate::cc::TransportProfile {
+            crate::cc::TransportProfile {
+                fixed_rto: Some(Time::from_us(100)),
+                timeout_policy: TimeoutPolicy::Expired,
+                sack_loss_detection: false,
+                ..crate::cc::TransportProfile::default()
+            }
         }
     }
     let c = cfg(1);
@@ -219,9 +218,10 @@ impl CongestionControl for Recorder {
     fn on_loss_confirmed(&mut self, _: Time, runs: &[(u32, u32)]) {
         self.0.lock().unwrap().extend_from_slice(runs);
     }
-    fn wants_confirmed_losses(&self) -> bool {
-        true
+    fn profile(&self) -> crate::cc::TransportProfile {
+        crate::cc::TransportProfile { wants_confirmed_losses: true, ..crate::cc::TransportProfile::default() }
     }
+
     fn on_timeout(&mut self, _: Time, _: u32) {}
     fn cwnd(&self) -> u64 {
         1 << 30

@@ -194,9 +194,18 @@ impl CongestionControl for ProbeAudit {
     fn name(&self) -> &'static str {
         self.inner.name()
     }
-    fn ecn_capable(&self) -> bool {
-        self.inner.ecn_capable()
+    fn profile(&self) -> dcnsim::cc::TransportProfile {
+        dcnsim::cc::TransportProfile {
+            ecn_capable: self.inner.profile().ecn_capable,
+            sack_loss_detection: self.inner.profile().sack_loss_detection,
+            fixed_rto: self.inner.profile().fixed_rto,
+            timeout_policy: self.inner.profile().timeout_policy,
+            cnp_interval: self.inner.profile().cnp_interval,
+            uses_probes: self.inner.profile().uses_probes,
+            ..dcnsim::cc::TransportProfile::default()
+        }
     }
+
     fn on_ack(&mut self, a: &AckSample) {
         self.inner.on_ack(a)
     }
@@ -206,17 +215,8 @@ impl CongestionControl for ProbeAudit {
     fn on_loss_confirmed(&mut self, now: Time, runs: &[(u32, u32)]) {
         self.inner.on_loss_confirmed(now, runs)
     }
-    fn sack_loss_detection(&self) -> bool {
-        self.inner.sack_loss_detection()
-    }
     fn on_nack(&mut self, n: &dcnsim::cc::NackSample) {
         self.inner.on_nack(n)
-    }
-    fn fixed_rto(&self) -> Option<Time> {
-        self.inner.fixed_rto()
-    }
-    fn timeout_policy(&self) -> dcnsim::cc::TimeoutPolicy {
-        self.inner.timeout_policy()
     }
     fn reorder_window(&self) -> dcnsim::cc::ReorderWindow {
         self.inner.reorder_window()
@@ -230,17 +230,11 @@ impl CongestionControl for ProbeAudit {
     fn pacing_rate(&self) -> Option<dcnsim::Rate> {
         self.inner.pacing_rate()
     }
-    fn cnp_interval(&self) -> Option<Time> {
-        self.inner.cnp_interval()
-    }
     fn on_cnp(&mut self, now: Time) {
         self.inner.on_cnp(now)
     }
     fn observe(&self, out: &mut dyn FnMut(&'static str, f64)) {
         self.inner.observe(out)
-    }
-    fn uses_probes(&self) -> bool {
-        self.inner.uses_probes()
     }
     fn probe_at(&self) -> Option<Time> {
         self.inner.probe_at()
