@@ -30,12 +30,7 @@ pub(super) fn validate_numbers(s: &Scenario) -> Result<(), ScenarioError> {
     }
     let ecn = sw.ecn.clone().unwrap_or_default();
     if ecn.enabled {
-        if ecn.kmin.0 > ecn.kmax.0 {
-            return err("switch.ecn.kmin", format!("{} is above kmax ({})", ecn.kmin.0, ecn.kmax.0));
-        }
-        if !(ecn.pmax > 0.0 && ecn.pmax <= 1.0) {
-            return err("switch.ecn.pmax", format!("{}: allowed 0 < pmax <= 1", ecn.pmax));
-        }
+        ecn.red().validate("switch.ecn")?;
     }
     if tr.ack_ratio == 0 {
         return err("transport.ack_ratio", "0: allowed 1 (per-packet ACKs) or more");

@@ -37,6 +37,20 @@ pub(super) fn default_mark_if() -> MarkIf {
     MarkIf::Above
 }
 
+impl EcnCfg {
+    /// The RED marker this table describes (`net/aqm/red.rs`, whose `[switch.aqm]` form
+    /// has the same fields and defaults).
+    pub fn red(&self) -> crate::net::aqm::red::RedParams {
+        crate::net::aqm::red::RedParams {
+            kmin: self.kmin,
+            kmax: self.kmax,
+            pmax: self.pmax,
+            on: self.on,
+            mark_if: self.mark_if,
+        }
+    }
+}
+
 impl Default for EcnCfg {
     fn default() -> Self {
         EcnCfg {
@@ -459,14 +473,6 @@ impl SwitchCfg {
             return Some(aqm.build());
         }
         let ecn = self.ecn.clone().unwrap_or_default();
-        ecn.enabled.then(|| {
-            AnyAqm::Red(crate::net::aqm::red::Red {
-                kmin: ecn.kmin.0,
-                kmax: ecn.kmax.0,
-                pmax: ecn.pmax,
-                at: ecn.on,
-                mark_if: ecn.mark_if,
-            })
-        })
+        ecn.enabled.then(|| AnyAqm::Red(crate::net::aqm::red::Red::new(&ecn.red())))
     }
 }
