@@ -103,6 +103,32 @@ impl Packet {
     }
 }
 
+/// One value per arena slot beside the packet, for what only some runs need; empty (and
+/// free) until the first `set`, then grown to the arena's size.
+#[derive(Default)]
+struct SideLane<T> {
+    values: Vec<T>,
+}
+
+impl<T: Copy + Default> SideLane<T> {
+    #[inline]
+    fn get(&self, h: u32) -> T {
+        self.values.get(h as usize).copied().unwrap_or_default()
+    }
+
+    #[inline]
+    fn set(&mut self, h: u32, value: T, slots: usize) {
+        if self.values.len() <= h as usize {
+            self.values.resize(slots.max(h as usize + 1), T::default());
+        }
+        self.values[h as usize] = value;
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.values.capacity() * std::mem::size_of::<T>()
+    }
+}
+
 /// Slab of packets with a free list.
 #[derive(Default)]
 pub struct PacketArena {
@@ -116,10 +142,10 @@ pub struct PacketArena {
     /// see `CongestionControl::stamp`. Empty until the first `set_stamp`, so runs whose
     /// algorithms stamp nothing pay neither memory nor time for it. A value outlives its
     /// slot's free until the slot is reused, as INT records do (`net/int.rs`).
-    stamps: Vec<u64>,
+    stamps: SideLane<u64>,
     /// A second lane: when each packet joined the queue it waits in, for delay-based
     /// queue management (`net::aqm::Aqm::wants_sojourn`). Empty unless such an AQM runs.
-    entered: Vec<Time>,
+    entered: SideLane<Time>,
     /// Issue 10: the data bytes ever allocated, the source side of byte conservation.
     #[cfg(any(debug_assertions, feature = "invariants"))]
     data_bytes_created: u64,
@@ -176,30 +202,24 @@ impl PacketArena {
     /// The side-lane word of slot `h` (0 if nothing was ever stamped there).
     #[inline]
     pub fn stamp(&self, h: u32) -> u64 {
-        self.stamps.get(h as usize).copied().unwrap_or(0)
+        self.stamps.get(h)
     }
 
-    /// Sets the side-lane word of slot `h`, growing the lane to the arena's size.
+    /// Sets the side-lane word of slot `h`.
     #[inline]
     pub fn set_stamp(&mut self, h: u32, value: u64) {
-        if self.stamps.len() <= h as usize {
-            self.stamps.resize(self.slots.len().max(h as usize + 1), 0);
-        }
-        self.stamps[h as usize] = value;
+        self.stamps.set(h, value, self.slots.len());
     }
 
     /// When packet `h` joined its current queue (zero if never recorded).
     #[inline]
     pub fn entered(&self, h: u32) -> Time {
-        self.entered.get(h as usize).copied().unwrap_or(Time::ZERO)
+        self.entered.get(h)
     }
 
     #[inline]
     pub fn set_entered(&mut self, h: u32, at: Time) {
-        if self.entered.len() <= h as usize {
-            self.entered.resize(self.slots.len().max(h as usize + 1), Time::ZERO);
-        }
-        self.entered[h as usize] = at;
+        self.entered.set(h, at, self.slots.len());
     }
 
     #[inline]
@@ -236,8 +256,8 @@ impl PacketArena {
     pub fn heap_bytes(&self) -> u64 {
         (self.slots.capacity() * std::mem::size_of::<Packet>()
             + self.free.capacity() * 4
-            + self.stamps.capacity() * 8
-            + self.entered.capacity() * 8) as u64
+            + self.stamps.heap_bytes()
+            + self.entered.heap_bytes()) as u64
     }
 }
 
