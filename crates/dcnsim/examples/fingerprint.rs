@@ -6,10 +6,12 @@
 //! which a refactoring may resize without changing what is simulated; `--memory` puts
 //! them back in.
 //!
-//! `cargo run --release --example fingerprint -- [--memory] [--base DIR] [--until-us T] FILE...`
+//! `cargo run --release --example fingerprint -- [--memory] [--skip PREFIX]... [--base DIR] [--until-us T] FILE...`
 //! (a `.json` file is read as the scenario's JSON form, anything else as TOML; relative
 //! paths in a scenario resolve against `--base`, else its file's folder; `--until-us` stops
-//! each run at that simulated time, as the reproductions cap theirs).
+//! each run at that simulated time, as the reproductions cap theirs; `--skip` leaves out
+//! the counters whose names start with PREFIX, to compare against a run from before a
+//! change that added counters).
 
 use dcnsim::stats::{Column, Table};
 
@@ -49,10 +51,12 @@ fn main() {
     let mut base_dir: Option<std::path::PathBuf> = None;
     let mut until = dcnsim::Time::MAX;
     let mut files = Vec::new();
+    let mut skip: Vec<String> = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--memory" => with_memory = true,
+            "--skip" => skip.extend(args.next()),
             "--base" => base_dir = args.next().map(Into::into),
             "--until-us" => {
                 let us: f64 = args.next().and_then(|v| v.parse().ok()).expect("--until-us takes microseconds");
@@ -84,7 +88,7 @@ fn main() {
         sim.run_until(until);
         let mut h = Fnv::new();
         for (k, v) in sim.stats() {
-            if k.starts_with("memory") && !with_memory {
+            if k.starts_with("memory") && !with_memory || skip.iter().any(|p| k.starts_with(p.as_str())) {
                 continue;
             }
             h.text(k);

@@ -248,6 +248,10 @@ pub struct Reps {
     cursor: usize,
     explore_left: u32,
     pub freezes: u32,
+    /// Entropy choices: fresh random draws, and reuses of an entropy from the buffer
+    /// (recycled by an unmarked ACK, or cycled while frozen): the recycle ratio.
+    pub fresh: u64,
+    pub reused: u64,
 }
 
 impl Reps {
@@ -282,16 +286,28 @@ impl Reps {
         self.thaw(now, p);
         if self.explore_left > 0 {
             self.explore_left -= 1;
+            self.fresh += 1;
             return fresh;
         }
         if self.frozen(now) {
             if self.buf.is_empty() {
+                self.fresh += 1;
                 return fresh;
             }
+            self.reused += 1;
             self.cursor = (self.cursor + 1) % self.buf.len();
             return self.buf[self.cursor];
         }
-        self.buf.pop_front().unwrap_or(fresh)
+        match self.buf.pop_front() {
+            Some(ev) => {
+                self.reused += 1;
+                ev
+            }
+            None => {
+                self.fresh += 1;
+                fresh
+            }
+        }
     }
 
     /// An ACK for EV `ev`; `good` = not ECN-marked.

@@ -165,6 +165,77 @@ pub(super) fn dcqcn_unified_bdp(
     best
 }
 
+/// The fabric's largest unloaded round trip, a full `mtu` packet out and a `header`-byte
+/// ACK back, and the BDP of that path at its bottleneck rate (bytes): NSCC's network-wide
+/// constants (`docs/models/nscc.md`, "Network-wide constants"; uet-htsim sets them once
+/// from the fabric's largest RTT). Measured over the routed paths from a few probe hosts
+/// (the first, the middle and the last host, and up to 8 distinct flow sources) to every
+/// host, both ways: exact on the regular fabrics, where every host sees the same set of
+/// distances, and on any fabric at least every probed flow's own path. `(0, 0)` when no
+/// flow runs NSCC.
+pub(super) fn network_rtt(
+    ports: &[Port],
+    routing: &Routing,
+    n_hosts: u32,
+    specs: &[crate::workload::FlowSpec],
+    mtu: u64,
+    header: u32,
+) -> (Time, u64) {
+    use crate::scenario::CcName;
+    if !specs.iter().any(|f| matches!(f.cc, CcName::Nscc | CcName::Mnscc)) {
+        return (Time::ZERO, 0);
+    }
+    let mut probes = vec![0, n_hosts / 2, n_hosts - 1];
+    for sp in specs {
+        if probes.len() >= 11 {
+            break;
+        }
+        if !probes.contains(&sp.src) {
+            probes.push(sp.src);
+        }
+    }
+    let mut best = (Time::ZERO, 0u64);
+    for &a in &probes {
+        for b in 0..n_hosts {
+            if a == b {
+                continue;
+            }
+            for (src, dst) in [(a, b), (b, a)] {
+                let (rtt, rate) = unloaded_rtt(ports, routing, n_hosts, src, dst, mtu, header);
+                if rtt > best.0 {
+                    best = (rtt, rate.bytes_in(rtt) as u64);
+                }
+            }
+        }
+    }
+    best
+}
+
+/// The unloaded round trip of the routed path `src` → `dst`: a full `mtu` packet stored
+/// and forwarded at every hop, then a `header`-byte ACK back; and the path's bottleneck rate.
+pub(super) fn unloaded_rtt(
+    ports: &[Port],
+    routing: &Routing,
+    n_hosts: u32,
+    src: u32,
+    dst: u32,
+    mtu: u64,
+    header: u32,
+) -> (Time, crate::units::Rate) {
+    let fwd = path(ports, routing, n_hosts, src, dst);
+    let rev = path(ports, routing, n_hosts, dst, src);
+    let out = fwd
+        .iter()
+        .map(|&p| ports[p as usize].serialization(mtu as u32) + ports[p as usize].latency)
+        .fold(Time::ZERO, |a, b| a + b);
+    let back = rev
+        .iter()
+        .map(|&p| ports[p as usize].serialization(header) + ports[p as usize].latency)
+        .fold(Time::ZERO, |a, b| a + b);
+    let rate = fwd.iter().map(|&p| ports[p as usize].rate).min().unwrap();
+    (out + back, rate)
+}
+
 pub(super) fn build_topology(s: &Scenario, base_dir: &Path) -> Result<Topology, ScenarioError> {
     let t = &s.topology;
     if t.hosts < 2 {

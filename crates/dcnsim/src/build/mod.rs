@@ -5,7 +5,7 @@ mod fabric;
 mod switch;
 mod validate;
 
-use self::fabric::{build_topology, check_fraction, dcqcn_unified_bdp, laps_paths, path, source_routes};
+use self::fabric::{build_topology, check_fraction, dcqcn_unified_bdp, laps_paths, network_rtt, path, source_routes};
 use self::switch::{build_pfc, fault_plan};
 use self::validate::validate_numbers;
 
@@ -57,6 +57,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
                 p.aqm = aqm.clone();
                 p.ack_priority = s.switch.ack_priority;
                 p.trimming = s.switch.trimming;
+                p.trim_tail = s.switch.trimming && s.trims_tail();
                 if s.switch.scheduler == Scheduler::Drr {
                     let w = s.switch.drr.weights;
                     p.drr = Some(Box::new(Drr::new(s.switch.drr.quantum.0, [w[0] as u64, w[1] as u64], p.buffer)));
@@ -108,11 +109,12 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
     })?;
 
     let tr = &s.transport;
+    let (ack_policy, ack_ratio) = s.ack_settings();
     let cfg = TransportConfig {
         header_bytes: tr.header.0 as u32,
         mtu: s.topology.mtu.0 as u32,
-        ack_ratio: tr.ack_ratio,
-        ack_policy: tr.ack_policy,
+        ack_ratio,
+        ack_policy,
         delayed_ack_timeout: tr.delayed_ack_timeout.0,
         dupack_threshold: tr.dupack_threshold,
         loss_rule: tr.loss_rule,
@@ -245,6 +247,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
     let mtu = cfg.mtu as u64;
     let laps = laps_paths(&source_routes, &specs, &tr.laps, mtu);
     let unified_bdp = dcqcn_unified_bdp(s, &source_routes, &ports, &routing, n_hosts, &specs, mtu);
+    let (network_rtt, network_bdp) = network_rtt(&ports, &routing, n_hosts, &specs, mtu, cfg.header_bytes);
     let mut ecmp_rng = Rng::stream(s.seed, "ecmp");
     let cc_seed = Rng::stream(s.seed, "cc").next_u64();
     let mut flows = Vec::with_capacity(specs.len());
@@ -309,6 +312,8 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
             }),
             nic_rate: ports[routing.host_up_port[sp.src as usize] as usize].rate,
             unified_bdp,
+            network_rtt,
+            network_bdp,
         };
         if (sp.cc == crate::scenario::CcName::Laps) != (sp.lb == LbName::Laps) {
             return err(
@@ -498,6 +503,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         rng_spray: Rng::stream(s.seed, "spray"),
         rng_loss: Rng::stream(s.seed, "loss"),
         rng_red: Rng::stream(s.seed, "red"),
+        rng_trim: Rng::stream(s.seed, "trim"),
         rng_ar: Rng::stream(s.seed, "ar"),
         ar: ArRule {
             levels: s.switch.ar.levels.clone(),

@@ -32,7 +32,8 @@ pub(super) fn validate_numbers(s: &Scenario) -> Result<(), ScenarioError> {
     if ecn.enabled {
         ecn.red().validate("switch.ecn")?;
     }
-    if tr.ack_ratio == 0 {
+    let (ack_policy, ack_ratio) = s.ack_settings();
+    if ack_ratio == 0 {
         return err("transport.ack_ratio", "0: allowed 1 (per-packet ACKs) or more");
     }
     if tr.dupack_threshold == 0 {
@@ -100,18 +101,18 @@ pub(super) fn validate_numbers(s: &Scenario) -> Result<(), ScenarioError> {
             "LAPS resends what its per-path loss inference finds lost (selective); allowed with lb = \"laps\": \"sack\"",
         );
     }
-    if laps_used && tr.ack_ratio != 1 {
-        return err(
-            "transport.ack_ratio",
-            format!("{}: LAPS acknowledges every data packet (its latency samples and loss inference need it); allowed with lb = \"laps\": 1", tr.ack_ratio),
-        );
-    }
-    if laps_used && tr.ack_policy != crate::transport::AckPolicy::Tcp {
+    if laps_used && ack_policy != crate::transport::AckPolicy::Tcp {
         // A LAPS ACK carries a one-way latency where others carry the cumulative ACK, so a
         // bitmap relative to the cumulative ACK would mean nothing to its sender.
         return err(
             "transport.ack_policy",
             "LAPS acknowledges every data packet with its latency; allowed with lb = \"laps\": \"tcp\"",
+        );
+    }
+    if laps_used && ack_ratio != 1 {
+        return err(
+            "transport.ack_ratio",
+            format!("{}: LAPS acknowledges every data packet (its latency samples and loss inference need it); allowed with lb = \"laps\": 1", ack_ratio),
         );
     }
     if sw.trimming && !sw.ack_priority {

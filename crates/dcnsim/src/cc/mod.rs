@@ -224,6 +224,12 @@ pub struct FlowInfo {
     /// some flow runs DCQCN with `window = "bdp"` or the rate-based DCTCP with
     /// `rate.window = "bdp"`, zero otherwise.
     pub unified_bdp: u64,
+    /// The fabric's largest unloaded RTT (a full data packet out, its ACK back) and the
+    /// BDP of that path (bytes): NSCC's network-wide target and scaling
+    /// (`docs/models/nscc.md`, "Network-wide constants"); computed only when some flow runs
+    /// NSCC, zero otherwise.
+    pub network_rtt: Time,
+    pub network_bdp: u64,
 }
 
 /// What the shared transport reads from an algorithm once, when a flow is made: how its
@@ -399,6 +405,8 @@ pub(crate) fn test_info(mtu: u64, initial_window: u64, base_rtt: Time, hops: u32
         path_target: Time::ZERO,
         nic_rate: rate,
         unified_bdp: 0,
+        network_rtt: Time::ZERO,
+        network_bdp: 0,
     }
 }
 

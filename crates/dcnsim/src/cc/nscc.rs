@@ -18,7 +18,7 @@
 //! last target RTT after a trim (NACK), or after a very high delay when switches do not
 //! trim, then ignores the feedback of the packets already in flight; **FastIncrease**
 //! (§III-F) adds 2 MTU per ACK once a window's worth of bytes came back uncongested.
-//! Increase constants scale with the path BDP over a 150 KB reference (§III-J).
+//! Increase constants scale with the network BDP (or the path's) over a reference BDP (§III-J).
 //!
 //! Two modes (`docs/models/nscc.md`, "Modes and variants"): `smartt_paper` (default)
 //! follows the paper's pseudocode with dcnsim's readings of what it leaves open
@@ -37,12 +37,13 @@ use super::median::{nyquist_history, PercentileWindow};
 use super::swift::History;
 use super::{AckSample, CongestionControl, FlowInfo, LossEvent, NackSample, TimeoutPolicy};
 use crate::cc::TransportProfile;
-use crate::units::values::{BytesVal, NumberOrWord, TimeVal};
-use crate::units::{parse_time, Time};
+use crate::units::values::{scalar, NumberOrWord, Scalar, TimeVal};
+use crate::units::{parse_bytes, parse_time, Time};
 
 /// htsim's reference round trip for its scaling constants (uet-htsim's NSCC: 100 Gbps,
-/// 12 µs).
+/// 12 µs), and the BDP of that reference.
 const REFERENCE_RTT: Time = Time::from_us(12);
+const HTSIM_REFERENCE_BDP: f64 = 150_000.0;
 
 /// Which description of the algorithm a flow follows (`docs/models/nscc.md`, "Modes and
 /// variants").
@@ -136,6 +137,82 @@ pub enum Case2 {
     Decrease,
 }
 
+/// Where the target and the BDP-scaled constants come from (`docs/models/nscc.md`,
+/// "Network-wide constants").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scope {
+    /// The fabric's largest unloaded RTT and its BDP, the same for every flow (uet-htsim
+    /// sets them once per network; SMaRTT §III-J ties 1.5 × base RTT to half-full queues,
+    /// which holds for the network's BDP).
+    #[default]
+    Network,
+    /// Each flow's own path: trtt = 1.5 × its base RTT, constants scaled by its path BDP.
+    Path,
+}
+
+/// What an ECN-marked ACK with a high delay does (paper mode; `docs/models/nscc.md`,
+/// "Fair Decrease").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decrease {
+    /// Eq. 1: W ×= max(1 − β·(avg − trtt)/avg, 1 − max_mdf), at most once per base RTT.
+    #[default]
+    Multiplicative,
+    /// The pre-v4 SMaRTT's Fair Decrease (the v4 paper's §I: FI "increased or decreased more
+    /// conservatively, proportionally to the acknowledged packet size"; the MSwift paper's
+    /// appendix models it with fd = 0.8 and wait-to-decrease): on every ECN-marked ACK,
+    /// W −= `fair_decrease_gain` · W · acked / BDP (the scope's), while the moving average of the
+    /// marked share exceeds `wait_to_decrease`.
+    Fair,
+}
+
+/// Which congestion signals drive the core cases (SMaRTT Fig. 5's ablation;
+/// `docs/models/nscc.md`, "Signal variants").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Signals {
+    /// ECN and delay together (Algorithm 1).
+    #[default]
+    Both,
+    /// ECN alone: a marked ACK takes half its bytes off the window (MPRDMA's −MTU/2 per
+    /// marked packet), an unmarked one increases as if the RTT were the base RTT.
+    EcnOnly,
+    /// Delay alone: RTT ≥ trtt decreases (Eq. 1), below it increases (Eq. 3 then Eq. 2).
+    DelayOnly,
+}
+
+/// A size derived from the fabric unless given (`bdp_ref`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AutoBytes {
+    Auto,
+    Fixed(u64),
+}
+
+impl Serialize for AutoBytes {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            AutoBytes::Auto => s.serialize_str("auto"),
+            AutoBytes::Fixed(b) => s.serialize_u64(*b),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for AutoBytes {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        const ALLOWED: &str = "allowed: \"auto\" or a size such as \"150KB\"";
+        match scalar(d, ALLOWED)? {
+            Scalar::Str(s) if s == "auto" => Ok(AutoBytes::Auto),
+            Scalar::Str(s) => {
+                parse_bytes(&s).map(AutoBytes::Fixed).map_err(|e| de::Error::custom(format!("{e}; {ALLOWED}")))
+            }
+            Scalar::Int(v) if v >= 0 => Ok(AutoBytes::Fixed(v as u64)),
+            Scalar::UInt(v) => Ok(AutoBytes::Fixed(v)),
+            _ => Err(de::Error::custom(ALLOWED)),
+        }
+    }
+}
+
 /// Parameters of NSCC and MNSCC. Defaults: the SMaRTT paper where it gives a value, else
 /// uet-htsim's value or a dcnsim choice (`docs/models/nscc.md`, "Parameters";
 /// `docs/reproductions/smartt-paper.md`, "Decisions and errata").
@@ -143,18 +220,21 @@ pub enum Case2 {
 #[serde(deny_unknown_fields, default)]
 pub struct NsccParams {
     pub mode: NsccMode,
+    /// Where the target and the scaling constants come from: `network` (the fabric's
+    /// largest unloaded RTT and BDP, every flow alike; the default) or `path` (each flow's
+    /// own; `docs/models/nscc.md`, "Network-wide constants").
+    pub scope: Scope,
     /// Paper: target RTT = `target_ratio` × base RTT (1.5, §III-J).
     pub target_ratio: f64,
     /// Paper mode: the RTT whose (`target_ratio` − 1) share is the queueing the flow aims
-    /// at, trtt = base RTT + (target_ratio − 1) × this. `auto`: the flow's own base RTT
-    /// (the paper's trtt = 1.5 × brtt); one fixed value gives every flow the same
-    /// queueing target whatever its path (`docs/models/nscc.md`, "Known deviations"; what
-    /// Fair Increase needs to equalise throughput across RTTs,
-    /// `docs/reproductions/smartt-paper.md`, A7).
+    /// at, trtt = base RTT + (target_ratio − 1) × this. `auto`: the network RTT (`scope =
+    /// "network"`: every flow aims at the same queueing) or the flow's own base RTT
+    /// (`scope = "path"`: the paper's trtt = 1.5 × brtt).
     pub target_queue_rtt: AutoTime,
     /// htsim: queueing-delay target; `auto` = 0.75 × network RTT with trimming, 1 × without.
     pub target_qdelay: AutoTime,
-    /// htsim: the network RTT its constants scale with; `auto` = the flow's unloaded RTT.
+    /// htsim: the network RTT its constants scale with; `auto` = the fabric's largest
+    /// unloaded RTT (`scope = "network"`) or the flow's own (`scope = "path"`).
     pub network_rtt: AutoTime,
     /// Largest window, in BDPs of the flow's path (1.5, §III-J; Alg. 4 says 1).
     pub max_cwnd_bdp: f64,
@@ -171,8 +251,10 @@ pub struct NsccParams {
     pub pi: Option<f64>,
     /// Paper: the fair increase also follows the proportional increase (§III-I4; htsim removed it).
     pub fi_after_pi: bool,
-    /// BDP the increase constants are scaled against (htsim's 100 Gbps × 12 µs).
-    pub bdp_ref: BytesVal,
+    /// BDP the increase constants are scaled against. `auto`: in paper mode the network
+    /// BDP (so the network's own paths get the paper's unscaled constants: fi MTU per RTT),
+    /// in htsim mode uet-htsim's reference, 100 Gbps × 12 µs = 150 KB.
+    pub bdp_ref: AutoBytes,
     /// Paper: scale fi and pi by the path's BDP (§III-J, Fair Increase); `false` leaves
     /// them unscaled, so FI is plain additive increase, +MTU²/cwnd per packet at fi = 1
     /// (the SMaRTT paper's Fig. 6 ablation).
@@ -183,6 +265,15 @@ pub struct NsccParams {
     pub fast_increase: bool,
     /// Case 2's reaction: `noop` (paper) or `decrease` (Fig. 11's alternative).
     pub case2: Case2,
+    /// Paper mode: Eq. 1's `multiplicative` decrease or the per-ACK `fair` decrease.
+    pub decrease: Decrease,
+    /// Fair Decrease's gain fd (0.8: the MSwift paper's appendix, after SMaRTT's authors).
+    pub fair_decrease_gain: f64,
+    /// Wait-to-decrease: Fair Decrease acts only while the moving average of the marked
+    /// share of acknowledged bytes exceeds this (0.25: the MSwift paper's appendix).
+    pub wait_to_decrease: f64,
+    /// Paper mode: `both` signals, `ecn_only` or `delay_only` (Fig. 5).
+    pub signals: Signals,
     /// Paper: FastIncrease step, MTU per ACK (2, §III-F).
     pub fast_increase_k: f64,
     /// "RTT ≈ base RTT" for FastIncrease: RTT − base RTT below this (uet-htsim's threshold;
@@ -198,9 +289,10 @@ pub struct NsccParams {
     pub qa_delay_factor: f64,
     /// ...and fewer than maxwnd / 2^qa_gate bytes arrived in the window (htsim's 3).
     pub qa_gate: u32,
-    /// Paper mode: Algorithm 4 exactly during the ignore phase (the QuickAdapt window does
-    /// not roll and NACKs still arm it) instead of dcnsim's reading (`docs/models/nscc.md`,
-    /// "Known deviations").
+    /// Paper mode: Algorithm 4 exactly during the ignore phase (a NACK still takes its
+    /// bytes off the window, still arms QuickAdapt, and the QuickAdapt window does not roll)
+    /// instead of §III-E's text, which uet-htsim follows: ignore all the feedback of the
+    /// bytes in flight at the cut (`docs/models/nscc.md`, "QuickAdapt").
     pub qa_literal: bool,
     /// Fixed retransmission timeout; `auto` = 15 µs + 6 × one switch buffer's drain time at
     /// the bottleneck rate (htsim's formula, ≈ 84 µs in the paper, §III-D).
@@ -222,6 +314,7 @@ impl Default for NsccParams {
     fn default() -> Self {
         NsccParams {
             mode: NsccMode::SmarttPaper,
+            scope: Scope::Network,
             target_ratio: 1.5,
             target_queue_rtt: AutoTime::Auto,
             target_qdelay: AutoTime::Auto,
@@ -234,7 +327,7 @@ impl Default for NsccParams {
             fi: 1.0,
             pi: None,
             fi_after_pi: true,
-            bdp_ref: BytesVal(150_000),
+            bdp_ref: AutoBytes::Auto,
             bdp_scaling: true,
             ewma_gain: 0.0125,
             fast_increase: true,
@@ -242,6 +335,10 @@ impl Default for NsccParams {
             fast_increase_delay: TimeVal(Time::from_us(1)),
             quick_adapt: true,
             case2: Case2::Noop,
+            decrease: Decrease::Multiplicative,
+            fair_decrease_gain: 0.8,
+            wait_to_decrease: 0.25,
+            signals: Signals::Both,
             qa_scaling: 1.0,
             qa_ignore: true,
             qa_delay_factor: 4.0,
@@ -272,7 +369,11 @@ impl NsccParams {
                 return Err((name, format!("{v}: must be positive")));
             }
         }
-        let non_negative = [("fi", self.fi), ("fast_increase_k", self.fast_increase_k)];
+        let non_negative = [
+            ("fi", self.fi),
+            ("fast_increase_k", self.fast_increase_k),
+            ("fair_decrease_gain", self.fair_decrease_gain),
+        ];
         for (name, v) in non_negative {
             if !(v >= 0.0 && v.is_finite()) {
                 return Err((name, format!("{v}: must be 0 or more")));
@@ -295,8 +396,11 @@ impl NsccParams {
                 return Err(("pi", format!("{pi}: must be 0 or more")));
             }
         }
-        if self.bdp_ref.0 == 0 {
-            return Err(("bdp_ref", "must be positive".into()));
+        if self.bdp_ref == AutoBytes::Fixed(0) {
+            return Err(("bdp_ref", "must be positive (or \"auto\")".into()));
+        }
+        if !(0.0..1.0).contains(&self.wait_to_decrease) {
+            return Err(("wait_to_decrease", format!("{}: allowed 0 <= wait_to_decrease < 1", self.wait_to_decrease)));
         }
         if self.qa_gate > 30 {
             return Err(("qa_gate", format!("{}: allowed 0 to 30", self.qa_gate)));
@@ -332,6 +436,20 @@ pub struct Nscc {
     trimming: bool,
     /// Unloaded RTT; lowered by any smaller sample (`docs/models/nscc.md`).
     brtt: Time,
+    /// The fabric's largest unloaded RTT and its BDP (bytes): the network-wide scope's
+    /// target and scaling (the flow's own path when the fabric's is unknown).
+    net_rtt: Time,
+    net_bdp: f64,
+    /// The BDP the paper mode's increase constants are scaled against (`bdp_ref`).
+    bdp_ref: f64,
+    /// Fair Decrease's denominator, bytes: the network BDP (`scope = "network"`) or the
+    /// path's, bottleneck rate × base RTT (`scope = "path"`).
+    decrease_bdp: f64,
+    /// Fair Decrease's wait-to-decrease: moving average of the marked share of the ACKs
+    /// over about one network RTT, when it last moved, and the decreases it let through.
+    ecn_share: f64,
+    ecn_share_at: Time,
+    fair_decreases: u64,
     // Derived from `brtt` (`set_base_rtt`).
     trtt: Time,
     maxwnd: f64,
@@ -385,11 +503,22 @@ impl Nscc {
     pub fn new(p: &NsccParams, median: bool, info: &FlowInfo) -> Nscc {
         let mtu = info.mtu as f64;
         let rate = info.bottleneck.bps() as f64 / 8.0;
-        let network_rtt = p.network_rtt.or(info.base_rtt);
+        let (net_rtt, net_bdp) = if info.network_rtt > Time::ZERO {
+            (info.network_rtt, info.network_bdp as f64)
+        } else {
+            (info.base_rtt, rate * info.base_rtt.as_secs_f64())
+        };
+        let network_wide = p.scope == Scope::Network;
+        let network_rtt = p.network_rtt.or(if network_wide { net_rtt } else { info.base_rtt });
+        let bdp_ref = match (p.bdp_ref, p.mode) {
+            (AutoBytes::Fixed(b), _) => b as f64,
+            (AutoBytes::Auto, NsccMode::SmarttPaper) => net_bdp,
+            (AutoBytes::Auto, NsccMode::NsccHtsim) => HTSIM_REFERENCE_BDP,
+        };
         let auto_q = if info.trimming { network_rtt.mul_f64(0.75) } else { network_rtt };
         let target_q = p.target_qdelay.or(auto_q);
         let mss = (info.mtu - info.header.min(info.mtu - 1)) as f64;
-        let sa = rate * network_rtt.as_secs_f64() / p.bdp_ref.0 as f64;
+        let sa = rate * network_rtt.as_secs_f64() / bdp_ref;
         let sb = target_q.as_secs_f64() / REFERENCE_RTT.as_secs_f64();
         let drain = Time::from_secs_f64(info.switch_buffer as f64 / rate);
         let window = median.then(|| {
@@ -405,6 +534,13 @@ impl Nscc {
             rate,
             trimming: info.trimming,
             brtt: info.base_rtt,
+            net_rtt,
+            net_bdp,
+            bdp_ref,
+            decrease_bdp: 0.0,
+            ecn_share: 0.0,
+            ecn_share_at: Time::ZERO,
+            fair_decreases: 0,
             trtt: Time::ZERO,
             maxwnd: 0.0,
             scale: 0.0,
@@ -457,9 +593,13 @@ impl Nscc {
     fn set_base_rtt(&mut self, brtt: Time) {
         self.brtt = brtt;
         let bdp = self.rate * brtt.as_secs_f64();
-        self.trtt = brtt + self.p.target_queue_rtt.or(brtt).mul_f64(self.p.target_ratio - 1.0);
+        let network_wide = self.p.scope == Scope::Network;
+        let queue_rtt = self.p.target_queue_rtt.or(if network_wide { self.net_rtt } else { brtt });
+        self.trtt = brtt + queue_rtt.mul_f64(self.p.target_ratio - 1.0);
         self.maxwnd = (self.p.max_cwnd_bdp * bdp).max(self.min_cwnd);
-        self.scale = if self.p.bdp_scaling { bdp / self.p.bdp_ref.0 as f64 } else { 1.0 };
+        let scaled = if network_wide { self.net_bdp } else { bdp };
+        self.decrease_bdp = scaled;
+        self.scale = if self.p.bdp_scaling { scaled / self.bdp_ref } else { 1.0 };
         let headroom = (self.trtt - brtt).as_secs_f64();
         self.pi = self.p.pi.unwrap_or(if headroom > 0.0 { brtt.as_secs_f64() / headroom } else { 0.0 });
     }
@@ -565,34 +705,82 @@ impl Nscc {
         false
     }
 
-    /// Algorithm 1 / Eqs. 1–3.
+    /// Algorithm 1 / Eqs. 1–3, or one signal alone (`signals`, Fig. 5).
     fn core_cases(&mut self, now: Time, rtt: Time, ece: bool, newly: f64) {
         let trtt = self.trtt.as_secs_f64();
-        let fair = newly / self.cwnd * self.mtu * self.p.fi * self.scale;
-        match (ece, rtt >= self.trtt) {
-            (true, true) => self.multiplicative_decrease(now, trtt),
-            // Case 2: the window stays; REPS does not recycle a marked entropy.
-            (true, false) => {
-                if self.p.case2 == Case2::Decrease {
-                    self.cwnd -= newly / 2.0;
-                }
-            }
-            (false, true) => self.increase(fair),
-            (false, false) => {
-                let r = rtt.as_secs_f64().max(1e-12);
-                let proportional = (trtt - r) / r * (newly / self.cwnd) * self.mtu * self.pi * self.scale;
-                self.increase(proportional.min(newly));
-                if self.p.fi_after_pi {
-                    self.increase(fair);
-                }
-            }
+        if ece && self.p.decrease == Decrease::Fair && self.p.signals != Signals::DelayOnly {
+            self.fair_decrease(newly);
+            return;
         }
+        match self.p.signals {
+            Signals::Both => match (ece, rtt >= self.trtt) {
+                (true, true) => self.multiplicative_decrease(now, trtt),
+                // Case 2: the window stays; REPS does not recycle a marked entropy.
+                (true, false) => {
+                    if self.p.case2 == Case2::Decrease {
+                        self.cwnd -= newly / 2.0;
+                    }
+                }
+                (false, true) => self.increase(self.fair_step(newly)),
+                (false, false) => self.proportional_then_fair(rtt, newly),
+            },
+            Signals::EcnOnly if ece => self.cwnd -= newly / 2.0,
+            Signals::EcnOnly => self.proportional_then_fair(self.brtt, newly),
+            Signals::DelayOnly if rtt >= self.trtt => self.multiplicative_decrease(now, trtt),
+            Signals::DelayOnly => self.proportional_then_fair(rtt, newly),
+        }
+    }
+
+    /// Eq. 2: about `fi` × scale MTU per window of acknowledged bytes.
+    fn fair_step(&self, newly: f64) -> f64 {
+        newly / self.cwnd * self.mtu * self.p.fi * self.scale
+    }
+
+    /// Case 4: Eq. 3 (at most one MTU per RTT before scaling), then (`fi_after_pi`) Eq. 2.
+    fn proportional_then_fair(&mut self, rtt: Time, newly: f64) {
+        let trtt = self.trtt.as_secs_f64();
+        let r = rtt.as_secs_f64().max(1e-12);
+        let proportional = (trtt - r) / r * (newly / self.cwnd) * self.mtu * self.pi * self.scale;
+        // Both terms are computed on the window before either is added.
+        let fair = self.fair_step(newly);
+        self.increase(proportional.min(newly));
+        if self.p.fi_after_pi {
+            self.increase(fair);
+        }
+    }
+
+    /// Fair Decrease (`decrease = "fair"`): W −= fd · W · acked / BDP, once the marked
+    /// share has passed the wait-to-decrease threshold. The BDP is a constant of the
+    /// network in the MSwift paper's model of it (its appendix), so the scope's: the
+    /// network's, or with `scope = "path"` the path's, as the increase constants are.
+    fn fair_decrease(&mut self, newly: f64) {
+        if self.ecn_share <= self.p.wait_to_decrease {
+            return;
+        }
+        self.cwnd -= self.p.fair_decrease_gain * self.cwnd * newly / self.decrease_bdp.max(self.mtu);
+        self.fair_decreases += 1;
+    }
+
+    /// Wait-to-decrease's moving average of the marked share, over time: each ACK moves it
+    /// towards 1 (marked) or 0 by the time since the previous ACK over the network RTT,
+    /// so every flow averages over the same span whatever its own RTT or window (an
+    /// average over a flow's own window would let a short-RTT flow cross the threshold
+    /// more often than a long one on the same queue).
+    fn track_ecn_share(&mut self, now: Time, ece: bool) {
+        let span = self.net_rtt.as_secs_f64().max(1e-12);
+        let gain = (now.saturating_sub(self.ecn_share_at).as_secs_f64() / span).min(1.0);
+        self.ecn_share_at = now;
+        let marked = if ece { 1.0 } else { 0.0 };
+        self.ecn_share += gain * (marked - self.ecn_share);
     }
 
     fn on_ack_paper(&mut self, a: &AckSample, rtt: Time, raw: Time) {
         let newly = a.newly_acked as f64;
         let feed = if self.p.median_feeds_ewma { rtt } else { raw };
         self.ewma(feed.as_secs_f64());
+        if self.p.decrease == Decrease::Fair {
+            self.track_ecn_share(a.now, a.ece);
+        }
         self.acked += newly;
         self.bytes_ignored += newly;
         if self.ignoring() {
@@ -670,10 +858,14 @@ impl Nscc {
     }
 
     fn on_nack_paper(&mut self, now: Time, bytes: f64) {
+        // §III-E: the feedback of the bytes in flight at a QuickAdapt cut is ignored, a
+        // NACK's included (uet-htsim skips the decrease too); Algorithm 4's line 16
+        // subtracts it anyway (`qa_literal`).
+        let pre_cut = self.ignoring();
         self.bytes_ignored += bytes;
-        // Algorithm 4 line 16 subtracts the trimmed packet even while ignoring (a known
-        // deviation from §III-E's text, `docs/models/nscc.md`).
-        self.cwnd -= bytes;
+        if !pre_cut || self.p.qa_literal {
+            self.cwnd -= bytes;
+        }
         if !self.ignoring() {
             self.trigger_qa = true;
             self.quick_adapt(now, false);
@@ -879,6 +1071,7 @@ impl CongestionControl for Nscc {
         out("avg_us", self.avg.unwrap_or(0.0) * 1e6);
         out("decision_delay_us", self.last_decision_delay.as_us_f64());
         out("md", self.md_count as f64);
+        out("fair_decreases", self.fair_decreases as f64);
         out("quick_adapt", self.qa_count as f64);
         out("fast_increase_acks", self.fast_increase_acks as f64);
         out("ignored_acks", self.ignored_acks as f64);

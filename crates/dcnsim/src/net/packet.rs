@@ -146,6 +146,10 @@ pub struct PacketArena {
     /// A second lane: when each packet joined the queue it waits in, for delay-based
     /// queue management (`net::aqm::Aqm::wants_sojourn`). Empty unless such an AQM runs.
     entered: SideLane<Time>,
+    /// A third lane: a UEC ACK's cumulative count of the wire bytes its receiver has taken
+    /// in (`transport.ack_policy = "uec"`, uet-htsim's `recvd_bytes`;
+    /// `docs/models/transport.md`). Empty unless UEC ACKs run.
+    recvd: SideLane<u64>,
     /// Issue 10: the data bytes ever allocated, the source side of byte conservation.
     #[cfg(any(debug_assertions, feature = "invariants"))]
     data_bytes_created: u64,
@@ -211,6 +215,17 @@ impl PacketArena {
         self.stamps.set(h, value, self.slots.len());
     }
 
+    /// The received-bytes counter UEC ACK `h` carries (0 if none).
+    #[inline]
+    pub fn recvd(&self, h: u32) -> u64 {
+        self.recvd.get(h)
+    }
+
+    #[inline]
+    pub fn set_recvd(&mut self, h: u32, bytes: u64) {
+        self.recvd.set(h, bytes, self.slots.len());
+    }
+
     /// When packet `h` joined its current queue (zero if never recorded).
     #[inline]
     pub fn entered(&self, h: u32) -> Time {
@@ -257,7 +272,8 @@ impl PacketArena {
         (self.slots.capacity() * std::mem::size_of::<Packet>()
             + self.free.capacity() * 4
             + self.stamps.heap_bytes()
-            + self.entered.heap_bytes()) as u64
+            + self.entered.heap_bytes()
+            + self.recvd.heap_bytes()) as u64
     }
 }
 

@@ -133,6 +133,9 @@ pub struct Port {
     pub ack_priority: bool,
     /// Data that does not fit is trimmed to its header instead of dropped.
     pub trimming: bool,
+    /// Trimming cuts the arrival or, with equal odds, the last data packet queued
+    /// (`switch.trim_victim`, `docs/models/trimming.md`).
+    pub trim_tail: bool,
     /// Adaptive routing: the quantised queue level and when it was last read.
     pub ar_level: u8,
     pub ar_at: Time,
@@ -185,6 +188,7 @@ impl Port {
             prio: None,
             ack_priority: false,
             trimming: false,
+            trim_tail: false,
             ar_level: 0,
             ar_at: Time::ZERO,
             loss_rate: 0.0,

@@ -98,9 +98,25 @@ pub struct SwitchCfg {
     /// NACKs it.
     #[serde(default)]
     pub trimming: bool,
+    /// Which packet a full trimming queue cuts: `"arrival"` (the SMaRTT paper: the one
+    /// that does not fit), `"arrival_or_tail"` (uet-htsim, after NDP: the arrival or the
+    /// last packet queued, with equal odds) or `"auto"`: uet-htsim's choice where a flow
+    /// runs NSCC in `nscc_htsim` mode, else the arrival (`docs/models/trimming.md`).
+    #[serde(default)]
+    pub trim_victim: TrimVictim,
     /// Priority flow control; absent: off (`net/pfc.rs`).
     #[serde(default)]
     pub pfc: Option<PfcCfg>,
+}
+
+/// `switch.trim_victim`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TrimVictim {
+    #[default]
+    Auto,
+    Arrival,
+    ArrivalOrTail,
 }
 
 /// A PFC priority class (`net::pfc`): the data queue or the priority queue.
@@ -198,6 +214,7 @@ impl Default for SwitchCfg {
             priority: PriorityQueuesCfg::default(),
             ar: ArCfg::default(),
             trimming: false,
+            trim_victim: TrimVictim::Auto,
             pfc: None,
         }
     }

@@ -45,12 +45,14 @@ macro_rules! transport_cfg {
         /// Header bytes of every packet; an ACK is a bare header.
         #[serde(default = "default_header")]
         pub header: BytesVal,
-        /// Data packets per ACK (1 = per-packet ACKs).
-        #[serde(default = "default_one")]
-        pub ack_ratio: u32,
+        /// Data packets per ACK (1 = per-packet ACKs). Unset: 16 KiB of payload under the
+        /// UEC policy (uet-htsim's receiver), else 1 (`Scenario::ack_settings`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub ack_ratio: Option<u32>,
         /// When the receiver acknowledges at once: `"tcp"` (RFC 5681) or `"uec"` (uet-htsim).
-        #[serde(default)]
-        pub ack_policy: crate::transport::AckPolicy,
+        /// Unset: `"uec"` where a flow runs NSCC in `nscc_htsim` mode, else `"tcp"`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub ack_policy: Option<crate::transport::AckPolicy>,
         #[serde(default = "default_delack")]
         pub delayed_ack_timeout: TimeVal,
         #[serde(default = "default_dupack")]
@@ -163,5 +165,44 @@ pub(super) fn default_lb() -> LbName {
 impl Default for TransportCfg {
     fn default() -> Self {
         toml::from_str("").expect("transport defaults")
+    }
+}
+
+/// uet-htsim's receiver acknowledges every 16 KiB of data (`docs/models/transport.md`).
+const UEC_ACK_BYTES: u64 = 16 * 1024;
+
+impl Scenario {
+    /// Some flow runs NSCC (or MNSCC) in `nscc_htsim` mode: the defaults that follow
+    /// uet-htsim (its receiver, its trim victim) apply.
+    pub fn runs_nscc_htsim(&self) -> bool {
+        let nscc = |cc: CcName| matches!(cc, CcName::Nscc | CcName::Mnscc);
+        self.transport.nscc.mode == crate::cc::nscc::NsccMode::NsccHtsim
+            && (nscc(self.transport.cc) || self.workload.iter().any(|w| w.cc.is_some_and(nscc)))
+    }
+
+    /// Whether a full trimming queue may cut its tail instead of the arrival.
+    pub fn trims_tail(&self) -> bool {
+        match self.switch.trim_victim {
+            TrimVictim::Arrival => false,
+            TrimVictim::ArrivalOrTail => true,
+            TrimVictim::Auto => self.runs_nscc_htsim(),
+        }
+    }
+
+    /// The receiver's ACK policy and data packets per ACK: as given; unset, uet-htsim's
+    /// receiver (the UEC policy, an ACK per 16 KiB of payload) wherever a flow runs NSCC in
+    /// `nscc_htsim` mode, which is that mode's receiver, else RFC 5681's rules with an ACK
+    /// per packet (`docs/models/transport.md`, ACK policies).
+    pub fn ack_settings(&self) -> (crate::transport::AckPolicy, u32) {
+        use crate::transport::AckPolicy;
+        let t = &self.transport;
+        let htsim_receiver = self.runs_nscc_htsim();
+        let policy = t.ack_policy.unwrap_or(if htsim_receiver { AckPolicy::Uec } else { AckPolicy::Tcp });
+        let payload = self.topology.mtu.0.saturating_sub(t.header.0).max(1);
+        let ratio = t.ack_ratio.unwrap_or(match policy {
+            AckPolicy::Uec => UEC_ACK_BYTES.div_ceil(payload).max(1) as u32,
+            AckPolicy::Tcp => 1,
+        });
+        (policy, ratio)
     }
 }

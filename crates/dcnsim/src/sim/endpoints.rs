@@ -67,6 +67,7 @@ impl Simulation {
                 entropy: pkt.entropy,
                 retx: false,
                 sack_bits: 0,
+                recvd: 0,
             };
             self.counters.cnps += 1;
             self.send_reply(f, cnp, PacketKind::Cnp, 0);
@@ -158,6 +159,7 @@ impl Simulation {
                 entropy,
                 retx: false,
                 sack_bits: 0,
+                recvd: 0,
             };
             self.send_reply(f, pull, PacketKind::Pull, 0);
         }
@@ -226,6 +228,9 @@ impl Simulation {
             // A reply echoes no word unless its data packet's is copied in (`accept_data`).
             self.arena.set_stamp(h, 0);
         }
+        if kind == PacketKind::Ack && self.cfg.ack_policy == AckPolicy::Uec {
+            self.arena.set_recvd(h, a.recvd);
+        }
         h
     }
 
@@ -259,7 +264,8 @@ impl Simulation {
             self.make_ready(f);
             return;
         }
-        let out = flow.on_ack(now, pkt, &self.cfg);
+        let recvd = (self.cfg.ack_policy == AckPolicy::Uec).then(|| self.arena.recvd(h));
+        let out = flow.on_ack_counted(now, pkt, recvd, &self.cfg);
         if flow.uses_probes {
             self.arm_probe(f);
         }

@@ -50,6 +50,8 @@ pub struct Counters {
     pub timeouts: u64,
     /// Data packets cut to their header by a switch (trimming).
     pub trims: u64,
+    /// Of those, the trims that cut the queue's tail for an arrival (`switch.trim_victim`).
+    pub tail_trims: u64,
     /// NACKs the receivers sent for trimmed headers.
     pub nacks: u64,
     /// Congestion notification packets the receivers sent (DCQCN).
@@ -129,6 +131,8 @@ pub struct Simulation {
     pub(crate) rng_spray: Rng,
     pub(crate) rng_loss: Rng,
     pub(crate) rng_red: Rng,
+    /// `switch.trim_victim`'s coin: the arrival or the queue's tail.
+    pub(crate) rng_trim: Rng,
     pub(crate) rng_ar: Rng,
     pub(crate) ar: ArRule,
     /// `[observe]`: the time-series sampler, driven by `Sample` events only.

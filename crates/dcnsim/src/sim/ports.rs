@@ -316,8 +316,11 @@ impl Simulation {
                     self.refuse(p, h);
                     return;
                 }
-                size = self.trim(p, h);
-                priority = true;
+                let tail = port.trim_tail && port.drr.is_none() && port.prio.is_none();
+                if !(tail && self.rng_trim.next_u64() & 1 == 1 && self.trim_queue_tail(p, size)) {
+                    size = self.trim(p, h);
+                    priority = true;
+                }
             } else if port.aqm.as_ref().is_some_and(|a| a.point() == MarkPoint::Enqueue) {
                 // Priority queues share the buffer but mark on their own occupancy.
                 let marked_on = match &port.prio {
@@ -392,6 +395,27 @@ impl Simulation {
             self.trace_at(p, h, EventKind::Enqueue, self.ports[p as usize].queued_bytes);
         }
         header as u64
+    }
+
+    /// uet-htsim's other trim victim (after NDP): cut the last data packet queued at port
+    /// `p` to its header and move it to the priority queue, so that an arrival of
+    /// `arriving` bytes fits. False (nothing cut) when no queued packet would make room.
+    #[cold]
+    fn trim_queue_tail(&mut self, p: u32, arriving: u64) -> bool {
+        let now = self.now();
+        let port = &self.ports[p as usize];
+        let Some(&tail) = port.queue.back() else { return false };
+        let tail_size = self.arena.get(tail).size as u64;
+        if self.arena.get(tail).has(flags::TRIMMED) || port.queued_bytes + arriving > port.buffer + tail_size {
+            return false;
+        }
+        let port = &mut self.ports[p as usize];
+        port.queue.pop_back();
+        port.change_occupancy(now, -(tail_size as i64));
+        self.trim(p, tail);
+        self.counters.tail_trims += 1;
+        self.ports[p as usize].ctrl.push_back(tail);
+        true
     }
 
     /// Packet `h` is lost at port `p` (RED at dequeue, a lossy link).

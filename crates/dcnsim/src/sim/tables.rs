@@ -59,6 +59,24 @@ impl Simulation {
         ]
     }
 
+    /// REPS's entropy choices (docs/models/reps.md): how many reused a recycled entropy and
+    /// the ratio of those to all choices, and its freezes; only when some flow runs REPS.
+    pub(super) fn reps_stats(&self) -> Vec<(&'static str, f64)> {
+        let reps: Vec<_> = self.flows.iter().filter(|f| f.lb == LbName::Reps).map(|f| &f.reps).collect();
+        if reps.is_empty() {
+            return Vec::new();
+        }
+        let reused: u64 = reps.iter().map(|r| r.reused).sum();
+        let fresh: u64 = reps.iter().map(|r| r.fresh).sum();
+        let ratio = if reused + fresh == 0 { 0.0 } else { reused as f64 / (reused + fresh) as f64 };
+        vec![
+            ("reps_reused_entropies", reused as f64),
+            ("reps_fresh_entropies", fresh as f64),
+            ("reps_recycle_ratio", ratio),
+            ("reps_freezes", reps.iter().map(|r| r.freezes as f64).sum()),
+        ]
+    }
+
     /// The path policies' counters (`PathPolicy::observe`, e.g. LetFlow's
     /// `letflow_flowlets`), summed over the flows that run them, in the order the flows
     /// first report them; then the flowlets CONGA's flows started (each one a fresh path
@@ -291,6 +309,7 @@ impl Simulation {
             ("ecn_marks", c.ecn_marks as f64),
             ("timeouts", c.timeouts as f64),
             ("trims", c.trims as f64),
+            ("tail_trims", c.tail_trims as f64),
             ("nacks", c.nacks as f64),
             ("cnps", c.cnps as f64),
             ("probe_packets", c.probe_packets as f64),
@@ -320,6 +339,7 @@ impl Simulation {
         .chain(self.trace.iter().flat_map(|t| [("trace_events", t.len() as f64), ("trace_events_lost", t.lost as f64)]))
         .chain(self.laps.iter().flat_map(|t| self.laps_stats(t)))
         .chain(self.plb_stats())
+        .chain(self.reps_stats())
         .chain(self.flowlet_stats())
         .chain(self.conweave_stats())
         .chain(

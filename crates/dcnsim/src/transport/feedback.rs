@@ -59,8 +59,17 @@ impl Flow {
         s.rto = s.fixed_rto.unwrap_or(Time(base).max(cfg.rto_min).min(cfg.rto_max));
     }
 
-    /// Processes an ACK at the sender.
+    /// Processes an ACK that carries no received-bytes counter.
     pub fn on_ack(&mut self, now: Time, ack: &Packet, cfg: &TransportConfig) -> AckOutcome {
+        self.on_ack_counted(now, ack, None, cfg)
+    }
+
+    /// Processes an ACK at the sender; `recvd`: the receiver's byte counter a UEC ACK
+    /// carries. With it, the bytes the algorithm hears of are the counter's growth, not
+    /// the PSNs this ACK happens to name, and the window counts the reported but still
+    /// unnamed bytes as delivered (`docs/models/transport.md`, "The received-bytes
+    /// counter"): coalesced and lost ACKs lose nothing.
+    pub fn on_ack_counted(&mut self, now: Time, ack: &Packet, recvd: Option<u64>, cfg: &TransportConfig) -> AckOutcome {
         // LAPS's ACKs carry a one-way latency where others carry the cumulative ACK
         // (LAPS paper §3.5; `docs/models/laps.md`); its sender advances over the PSNs
         // acknowledged in a row.
@@ -135,6 +144,12 @@ impl Flow {
             progressed = true;
         }
         let s = &mut self.sender;
+        if let Some(counter) = recvd {
+            s.acked_identified += newly;
+            newly = counter.saturating_sub(s.recvd_heard);
+            s.recvd_heard = s.recvd_heard.max(counter);
+            s.reported_unnamed = s.recvd_heard.saturating_sub(s.acked_identified);
+        }
         s.highest_acked = s.highest_acked.max(sacked + 1).max(s.cum_acked);
         if progressed {
             s.backoff = 0;
@@ -174,7 +189,7 @@ impl Flow {
             rtt,
             cum_ack: s.cum_acked,
             snd_nxt: s.next_new,
-            in_flight: s.in_flight,
+            in_flight: s.in_flight.saturating_sub(s.reported_unnamed),
             in_flight_before,
         };
         s.cc.on_ack(&sample);

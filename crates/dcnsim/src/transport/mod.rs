@@ -150,6 +150,14 @@ pub struct Sender {
     confirmed_runs: Vec<(u32, u32)>,
     retx: VecDeque<u32>,
     pub in_flight: u64,
+    /// UEC ACKs (`docs/models/transport.md`, "The received-bytes counter"): the largest
+    /// receiver byte count heard, the wire bytes the sender has itself identified as
+    /// acknowledged (PSN by PSN), and the bytes the counter reports that no ACK has named
+    /// yet (coalescing, a lost ACK, a bitmap too short), which the window treats as out
+    /// of the network.
+    recvd_heard: u64,
+    acked_identified: u64,
+    pub reported_unnamed: u64,
     srtt: Option<Time>,
     rttvar: Time,
     min_rtt: Time,
@@ -275,6 +283,9 @@ pub struct Receiver {
     /// New data packets that arrived above `rcv_next` (reordered or after a loss).
     pub reordered: u64,
     pub delivered: u64,
+    /// Wire bytes of the distinct data packets taken in (duplicates not counted): the
+    /// counter UEC ACKs carry, uet-htsim's `recvd_bytes`.
+    pub recvd_bytes: u64,
     ce_state: bool,
     pending: u32,
     /// Arrival of the oldest packet `pending` counts: the delayed ACK is due a timeout
@@ -370,6 +381,9 @@ pub struct AckToSend {
     pub retx: bool,
     /// `Packet::sack_bits`: which of the 16 PSNs above `cum` have arrived (UEC policy).
     pub sack_bits: u16,
+    /// The receiver's count of the wire bytes of distinct data packets it has taken in
+    /// (UEC ACKs carry it; `Receiver::recvd_bytes`).
+    pub recvd: u64,
 }
 
 /// What a delayed-ACK timer's firing calls for.
@@ -464,6 +478,9 @@ impl Flow {
                 confirmed_runs: Vec::new(),
                 retx: VecDeque::new(),
                 in_flight: 0,
+                recvd_heard: 0,
+                acked_identified: 0,
+                reported_unnamed: 0,
                 srtt: None,
                 rttvar: Time::ZERO,
                 min_rtt: Time::MAX,
@@ -493,6 +510,7 @@ impl Flow {
                 ooo_held: 0,
                 reordered: 0,
                 delivered: 0,
+                recvd_bytes: 0,
                 ce_state: false,
                 pending: 0,
                 pending_since: Time::ZERO,

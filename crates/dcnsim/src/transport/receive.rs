@@ -18,6 +18,7 @@ impl Flow {
             entropy: pkt.entropy,
             retx: false,
             sack_bits: 0,
+            recvd: r.recvd_bytes,
         };
         (reply, !have)
     }
@@ -46,6 +47,7 @@ impl Flow {
                     entropy: pkt.entropy,
                     retx: false,
                     sack_bits: 0,
+                    recvd: r.recvd_bytes,
                 });
             }
             return out;
@@ -66,6 +68,7 @@ impl Flow {
             } else {
                 r.ooo[i] = true;
                 r.delivered += payload;
+                r.recvd_bytes += pkt.size as u64;
                 r.ooo_held += 1;
                 if !in_order {
                     r.reordered += 1;
@@ -89,6 +92,7 @@ impl Flow {
                     entropy: r.last_entropy,
                     retx: r.last_retx,
                     sack_bits: 0,
+                    recvd: r.recvd_bytes,
                 });
                 r.pending = 0;
             }
@@ -121,6 +125,7 @@ impl Flow {
                 entropy: pkt.entropy,
                 retx: r.last_retx,
                 sack_bits: if uec { r.sack_bits() } else { 0 },
+                recvd: r.recvd_bytes,
             });
             r.pending = 0;
         } else if !r.delayed_ack_pending {
@@ -164,6 +169,7 @@ impl Flow {
             entropy: r.last_entropy,
             retx: r.last_retx,
             sack_bits: r.sack_bits(),
+            recvd: r.recvd_bytes,
         })
     }
 }

@@ -47,7 +47,10 @@ impl Flow {
         // Always allow one packet when nothing is in flight, so a window below one packet
         // still makes progress; a window of exactly 0 is an algorithm that has stopped
         // (PrioPlus above its delay limit) and sends nothing until it restarts.
-        if cwnd == 0 || s.in_flight > 0 && s.in_flight + size > cwnd {
+        // UEC ACKs: bytes the receiver's counter reports are out of the network even
+        // before an ACK names their PSNs.
+        let in_flight = s.in_flight.saturating_sub(s.reported_unnamed);
+        if cwnd == 0 || in_flight > 0 && in_flight + size > cwnd {
             return SendState::Blocked;
         }
         if s.credit.as_ref().is_some_and(|c| !c.may_send()) {

@@ -507,3 +507,105 @@ fn reps_recycles_unmarked_entropies_and_forgets_marked_ones() {
     assert_eq!(f.next_entropy(Time::ZERO, 999, &c), 40);
     assert_eq!(f.next_entropy(Time::ZERO, 999, &c), 999);
 }
+
+/// What an algorithm hears of through UEC ACKs: every ACK's newly acknowledged bytes and
+/// the bytes in flight it reports.
+struct Counting(std::sync::Arc<std::sync::Mutex<Vec<(u64, u64)>>>);
+
+impl CongestionControl for Counting {
+    fn name(&self) -> &'static str {
+        "counting"
+    }
+    fn on_ack(&mut self, a: &AckSample) {
+        self.0.lock().unwrap().push((a.newly_acked, a.in_flight));
+    }
+    fn on_loss(&mut self, _: &LossEvent) {}
+    fn on_timeout(&mut self, _: Time, _: u32) {}
+    fn cwnd(&self) -> u64 {
+        1 << 30
+    }
+    fn profile(&self) -> crate::cc::TransportProfile {
+        crate::cc::TransportProfile { sack_loss_detection: false, ..crate::cc::TransportProfile::default() }
+    }
+}
+
+/// The received-bytes counter of UEC ACKs (`docs/models/transport.md`): 40 packets of
+/// 1,064 wire bytes arrive as 0, then 20..39 (beyond the 16-PSN bitmap of cumulative ACK
+/// 1), then 1..19, ACKed every 4 packets, and every other ACK but the last is lost. The
+/// bytes the algorithm hears of add up to the 42,560 bytes delivered, each once; at every
+/// ACK the bytes in flight it sees are the bytes sent less the receiver's count at that
+/// ACK (nothing is lost), however few PSNs the ACKs named; at the end, zero.
+#[test]
+fn uec_byte_counter_conserves_bytes_across_coalesced_and_lost_acks() {
+    let c = uec(4);
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let mut f = Flow::new(
+        0,
+        0,
+        1,
+        40 * 1000,
+        Time::ZERO,
+        Time::MAX,
+        0,
+        Box::new(Counting(seen.clone())),
+        &c,
+        7,
+        LbName::Ops,
+        8,
+    );
+    f.started = true;
+    let sent: Vec<Packet> = (0..40).map(|_| f.emit(Time::ZERO, 0)).collect();
+    let order: Vec<usize> = std::iter::once(0).chain(20..40).chain(1..20).collect();
+    let mut expected_in_flight = Vec::new();
+    let mut acks = 0;
+    for (k, &p) in order.iter().enumerate() {
+        for a in f.on_data(Time(1), &sent[p], &c).acks.into_iter().flatten() {
+            acks += 1;
+            let last = k + 1 == order.len();
+            if acks % 2 == 0 && !last {
+                continue;
+            }
+            let ack = Packet {
+                psn: a.cum,
+                sacked_psn: a.sacked_psn,
+                ext: a.sack_bits,
+                kind: PacketKind::Ack,
+                flags: 0,
+                ..sent[p]
+            };
+            f.on_ack_counted(Time(2), &ack, Some(a.recvd), &c);
+            expected_in_flight.push(40 * 1064 - a.recvd);
+        }
+    }
+    assert!(f.sender_done());
+    let seen = seen.lock().unwrap();
+    assert!(acks >= 10 && seen.len() < acks, "coalesced ({acks} ACKs for 40 packets) and some lost");
+    assert_eq!(seen.iter().map(|&(newly, _)| newly).sum::<u64>(), 40 * 1064);
+    let in_flight: Vec<u64> = seen.iter().map(|&(_, inf)| inf).collect();
+    assert_eq!(in_flight, expected_in_flight);
+    assert_eq!(*in_flight.last().unwrap(), 0);
+}
+
+/// REPS's recycle ratio under coalescing (`docs/models/reps.md`): a flow sends 100
+/// packets, and an unmarked ACK comes back after every 4th, naming that packet's entropy.
+/// The first 4 choices are fresh; from then on each group of 4 reuses the one recycled
+/// entropy and draws 3 fresh: 24 reuses in 100 choices, a ratio of 0.24. With an ACK per
+/// packet every choice after the first reuses: 99 of 100.
+#[test]
+fn reps_recycle_ratio_under_coalesced_acks() {
+    for (every, reused) in [(4u32, 24u64), (1, 99)] {
+        let c = cfg(1);
+        let cc = Box::new(NewReno::new(&NewRenoParams::default(), c.mtu as u64, 1000 * c.mtu as u64));
+        let mut f = Flow::new(0, 0, 1, 100_000, Time::ZERO, Time::MAX, 0, cc, &c, 7, LbName::Reps, 256);
+        f.started = true;
+        for k in 0..100u32 {
+            let e = f.next_entropy(Time::ZERO, 1000 + k, &c);
+            let p = f.emit(Time::ZERO, e);
+            if (k + 1) % every == 0 {
+                let ack = Packet { psn: p.psn + 1, sacked_psn: p.psn, kind: PacketKind::Ack, flags: 0, ..p };
+                f.on_ack(Time(1), &ack, &c);
+            }
+        }
+        assert_eq!((f.reps.reused, f.reps.fresh), (reused, 100 - reused), "an ACK per {every}");
+    }
+}

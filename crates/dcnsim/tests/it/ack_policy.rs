@@ -91,3 +91,29 @@ fn sprayed_permutation_coalesces_without_spurious_resends() {
     assert!(acks[0] <= 0.5, "uec: {:.3} ACKs per data packet", acks[0]);
     assert!(acks[1] > 0.5, "tcp: {:.3} ACKs per data packet", acks[1]);
 }
+
+/// The receiver's defaults (`Scenario::ack_settings`, docs/models/transport.md): unset, a
+/// scenario whose flows run NSCC in `nscc_htsim` mode gets uet-htsim's receiver, the UEC
+/// policy with an ACK per 16 KiB (4 packets of 4,096 payload bytes; 5 of 4,000); every
+/// other scenario RFC 5681's rules with an ACK per packet; what is given stands.
+#[test]
+fn nscc_htsim_mode_brings_htsim_receiver_by_default() {
+    use dcnsim::transport::AckPolicy;
+    let base = |transport: &str, mtu: &str| {
+        let toml = format!(
+            "[topology]\nkind = \"star\"\nhosts = 3\nmtu = \"{mtu}\"\n[transport]\n{transport}\n[[workload]]\nkind = \"incast\"\nreceiver = 0\nsenders = 2\nsize = \"1MB\""
+        );
+        let s = common::sim(&toml);
+        (s.cfg.ack_policy, s.cfg.ack_ratio)
+    };
+    assert_eq!(base("cc = \"nscc\"\nnscc = { mode = \"nscc_htsim\" }", "4160B"), (AckPolicy::Uec, 4));
+    assert_eq!(base("cc = \"nscc\"\nnscc = { mode = \"nscc_htsim\" }", "4064B"), (AckPolicy::Uec, 5));
+    assert_eq!(base("cc = \"nscc\"", "4160B"), (AckPolicy::Tcp, 1));
+    assert_eq!(base("cc = \"swift\"\nnscc = { mode = \"nscc_htsim\" }", "4160B"), (AckPolicy::Tcp, 1));
+    assert_eq!(base("cc = \"swift\"\nack_policy = \"uec\"", "4160B"), (AckPolicy::Uec, 4));
+    assert_eq!(base("cc = \"nscc\"\nnscc = { mode = \"nscc_htsim\" }\nack_ratio = 1", "4160B"), (AckPolicy::Uec, 1));
+    assert_eq!(
+        base("cc = \"nscc\"\nnscc = { mode = \"nscc_htsim\" }\nack_policy = \"tcp\"", "4160B"),
+        (AckPolicy::Tcp, 1)
+    );
+}

@@ -67,5 +67,16 @@ fn every_trimmed_packet_is_nacked_and_retransmitted_and_every_byte_delivered() {
             assert!(f.receiver.finish.is_some(), "{cc}: flow {} unfinished", f.id);
             assert_eq!(f.receiver.delivered, f.size, "{cc}: flow {} delivered bytes", f.id);
         }
+        // `switch.trim_victim = "auto"`: uet-htsim's coin (the arrival or the queue's
+        // tail, equal odds; every tail here makes room, as all packets are full-size) under
+        // `nscc_htsim`, the arrival otherwise. The tail's share of n trims is binomial(n,
+        // 1/2): within 5 standard deviations of a half.
+        let n = c.trims as f64;
+        let share = c.tail_trims as f64 / n;
+        if transport.contains("nscc_htsim") {
+            assert!((share - 0.5).abs() <= 5.0 * (0.25 / n).sqrt(), "{cc}: tail share {share:.3} of {n} trims");
+        } else {
+            assert_eq!(c.tail_trims, 0, "{cc}: the paper trims the arrival");
+        }
     }
 }

@@ -37,12 +37,13 @@ fn us(v: f64) -> Time {
 
 /// Increase constants at scale 1 (the reference BDP is the path's).
 fn unscaled() -> NsccParams {
-    NsccParams { bdp_ref: BytesVal((800e9 / 8.0 * 11.453e-6) as u64), ..NsccParams::default() }
+    NsccParams { bdp_ref: AutoBytes::Fixed((800e9 / 8.0 * 11.453e-6) as u64), ..NsccParams::default() }
 }
 
 /// The paper setup's derived quantities (`docs/reproductions/smartt-paper.md`, "Common setup"):
 /// trtt = 1.5 brtt = 17.18 µs, maxwnd = 1.5 BDP ≈ 1.72 MB ≈ 413 packets, mincwnd = 1 MTU,
-/// initial window = maxwnd; scale = BDP / 150 000 B ≈ 7.64 (SMaRTT §III-J).
+/// initial window = maxwnd; scale = 1 against the network's own BDP (the default
+/// reference), BDP / 150 000 B ≈ 7.64 against htsim's (SMaRTT §III-J).
 #[test]
 fn derived_quantities_of_the_paper_setup() {
     let n = nscc(NsccParams::default(), true);
@@ -50,7 +51,9 @@ fn derived_quantities_of_the_paper_setup() {
     assert!((n.maxwnd - 1.5 * 1_145_300.0).abs() < 1.5 * 100.0, "{}", n.maxwnd);
     assert!((n.maxwnd / MTU as f64 - 413.0).abs() < 1.0);
     assert_eq!(n.cwnd, n.maxwnd);
-    assert!((n.scale - 7.636).abs() < 0.001, "{}", n.scale);
+    assert!((n.scale - 1.0).abs() < 1e-9, "{}", n.scale);
+    let htsim_ref = nscc(NsccParams { bdp_ref: AutoBytes::Fixed(150_000), ..NsccParams::default() }, true);
+    assert!((htsim_ref.scale - 7.636).abs() < 0.001, "{}", htsim_ref.scale);
     assert!((n.pi - 2.0).abs() < 1e-9, "Eq. 3: brtt / (trtt - brtt) = 2");
     // U9: htsim's RTO, 15 µs + 6 × (276 × 4160 B at 800 Gbps) = 83.9 µs.
     assert!((n.rto.as_us_f64() - 83.9).abs() < 0.05, "{}", n.rto);
@@ -141,7 +144,11 @@ fn u1_case_routing() {
     let mut n = fresh();
     n.on_ack(&ack(us(2.0), lo, false));
     let pi = ((trtt - 12.0) / 12.0 * MTU as f64 / n_cwnd0() * MTU as f64 * 2.0 * n.scale).min(MTU as f64);
-    assert!((n.cwnd - 100.0 * MTU as f64 - pi - fi).abs() < 1e-6, "case 4: PI + FI");
+    assert!(
+        (n.cwnd - 100.0 * MTU as f64 - pi - fi).abs() < 1e-6,
+        "case 4: PI + FI: {} vs {pi} + {fi}",
+        n.cwnd - 100.0 * MTU as f64
+    );
 }
 
 fn n_cwnd0() -> f64 {
@@ -435,4 +442,131 @@ fn mnscc_ignores_a_minority_of_delayed_samples() {
     }
     assert_eq!(m.md_count, 0);
     assert!(n.md_count > 0);
+}
+
+/// A flow on a 3.284 µs intra-rack path of a fabric whose largest unloaded RTT is the
+/// 11.453 µs inter-pod one (BDP 1,145,300 B at 800 Gbps).
+fn intra_rack_info() -> FlowInfo {
+    FlowInfo { network_rtt: us(11.453), network_bdp: 1_145_300, ..paper_info(true) }.with_base_rtt(us(3.284))
+}
+
+impl FlowInfo {
+    fn with_base_rtt(self, base_rtt: Time) -> FlowInfo {
+        FlowInfo { base_rtt, ..self }
+    }
+}
+
+/// Network-wide constants (the default): the intra-rack flow aims at the fabric's queueing
+/// target, trtt = 3.284 + 0.5 × 11.453 = 9.0105 µs, and its increase constants are
+/// scaled by the network BDP over the reference (the network BDP itself: scale 1), while
+/// its largest window stays 1.5 × its own BDP (1.5 × 800 Gbps × 3.284 µs = 492,600 B).
+/// Per path: trtt = 1.5 × 3.284 = 4.926 µs, scale = 3.284 / 11.453.
+#[test]
+fn network_scope_gives_every_path_the_fabric_target() {
+    let n = Nscc::new(&NsccParams::default(), false, &intra_rack_info());
+    assert!((n.trtt.as_us_f64() - 9.0105).abs() < 1e-3, "{}", n.trtt);
+    assert!((n.scale - 1.0).abs() < 1e-6, "{}", n.scale);
+    assert!((n.maxwnd - 492_600.0).abs() < 1.0, "{}", n.maxwnd);
+    let p = NsccParams { scope: Scope::Path, ..NsccParams::default() };
+    let n = Nscc::new(&p, false, &intra_rack_info());
+    assert!((n.trtt.as_us_f64() - 4.926).abs() < 1e-3, "{}", n.trtt);
+    assert!((n.scale - 3.284 / 11.453).abs() < 1e-4, "{}", n.scale);
+    // htsim mode: target 0.75 × 11.453 = 8.59 µs with trimming, sa = 1,145,300 / 150,000.
+    let h = NsccParams { mode: NsccMode::NsccHtsim, ..NsccParams::default() };
+    let n = Nscc::new(&h, false, &intra_rack_info());
+    assert!((n.target_q.as_us_f64() - 8.58975).abs() < 1e-3, "{}", n.target_q);
+    assert!((n.h_fi_scale - 0.25 * 1_145_300.0 / 150_000.0).abs() < 1e-3, "{}", n.h_fi_scale);
+    let n = Nscc::new(&NsccParams { scope: Scope::Path, ..h }, false, &intra_rack_info());
+    assert!((n.target_q.as_us_f64() - 0.75 * 3.284).abs() < 1e-3, "{}", n.target_q);
+}
+
+/// Puts a flow in QuickAdapt's ignore phase: a window of 20 delivered MTUs, then NACKs
+/// that fire QuickAdapt with 280 MTUs in flight. Returns the window after the cut.
+fn in_ignore_phase(n: &mut Nscc) -> f64 {
+    let trtt = n.trtt.as_us_f64();
+    n.on_ack(&ack(us(1.0), Time::from_us(20), false));
+    let start = 1.0 + trtt;
+    for i in 0..20 {
+        n.on_ack(&ack(us(start + 0.1 * i as f64), Time::from_us(20), false));
+    }
+    n.on_nack(&nack(us(start + 5.0), 300 * MTU));
+    let end = n.qa_end.as_us_f64();
+    n.on_nack(&nack(us(end + 0.1), 280 * MTU));
+    assert_eq!(n.qa_count, 1);
+    assert!(n.ignoring());
+    n.cwnd
+}
+
+/// §III-E: during the ignore phase the NACKs of the packets that were in flight at the cut
+/// change nothing; Algorithm 4 read literally (`qa_literal`) takes each one's 4,160 bytes
+/// off the window. After 10 such NACKs: the window of the cut, or 10 MTUs less.
+#[test]
+fn ignore_phase_nacks_leave_the_window_alone() {
+    for (literal, cut) in [(false, 0.0), (true, 10.0 * MTU as f64)] {
+        let p = NsccParams { fast_increase: false, qa_literal: literal, ..NsccParams::default() };
+        let mut n = nscc(p, true);
+        let w = in_ignore_phase(&mut n);
+        let t = n.qa_end.as_us_f64();
+        for i in 0..10 {
+            n.on_nack(&nack(us(t - 5.0 + 0.1 * i as f64), 270 * MTU));
+        }
+        assert!(n.ignoring());
+        assert_eq!(n.cwnd, (w - cut).max(MTU as f64), "qa_literal = {literal}");
+    }
+}
+
+/// Fair Decrease's per-ACK step, W −= 0.8 · W · acked / path BDP, once the marked share
+/// passes 25 %. The share is a moving average over the network RTT (11.453 µs here): an
+/// ACK every 1 µs moves it by 1/11.453 towards 1 when marked, so after n marked ACKs it is
+/// 1 − (1 − 1/11.453)^n: 0.240 at n = 3, 0.306 at n = 4. The first 3 wait; the 4th cuts
+/// 0.8 × 416,000 × 4,160 / 1,145,300 = 1,208.8 bytes off W = 100 MTU.
+#[test]
+fn fair_decrease_per_ack_step_after_the_wait() {
+    let p = NsccParams { decrease: Decrease::Fair, fast_increase: false, quick_adapt: false, ..unscaled() };
+    let mut n = nscc(p, true);
+    let bdp = 800e9 / 8.0 * 11.453e-6;
+    n.cwnd = 100.0 * MTU as f64;
+    let high = us(20.0);
+    for i in 1..=3 {
+        n.on_ack(&ack(us(i as f64), high, true));
+        assert_eq!(n.cwnd, 100.0 * MTU as f64, "ACK {i}: waiting (share {})", n.ecn_share);
+    }
+    assert!((n.ecn_share - 0.240).abs() < 1e-3, "{}", n.ecn_share);
+    let w = n.cwnd;
+    n.on_ack(&ack(us(4.0), high, true));
+    let expected = w - 0.8 * w * MTU as f64 / bdp;
+    assert!((n.cwnd - expected).abs() < 1e-6, "{} vs {expected}", n.cwnd);
+    assert!((w - n.cwnd - 1208.8).abs() < 0.5, "{}", w - n.cwnd);
+    assert_eq!(n.fair_decreases, 1);
+    // A marked ACK below the target RTT decreases too (every marked ACK), and Eq. 1's MD
+    // never acts.
+    let w = n.cwnd;
+    n.on_ack(&ack(us(5.0), us(12.0), true));
+    assert!((n.cwnd - (w - 0.8 * w * MTU as f64 / bdp)).abs() < 1e-6);
+    assert_eq!(n.md_count, 0);
+}
+
+/// Fig. 5's single-signal variants: ECN alone takes half a packet off per marked ACK
+/// whatever the RTT and treats an unmarked ACK as RTT = brtt; delay alone ignores ECN.
+#[test]
+fn single_signal_variants_route_on_one_signal() {
+    let quiet = NsccParams { fast_increase: false, quick_adapt: false, ..unscaled() };
+    let w0 = 100.0 * MTU as f64;
+    let mut n = nscc(NsccParams { signals: Signals::EcnOnly, ..quiet.clone() }, true);
+    n.cwnd = w0;
+    n.on_ack(&ack(us(1.0), us(12.0), true));
+    assert_eq!(n.cwnd, w0 - MTU as f64 / 2.0, "ECN-only: marked at low RTT still cuts");
+    n.cwnd = w0;
+    n.on_ack(&ack(us(1.1), us(40.0), false));
+    // PI at rtt = brtt: (trtt − brtt)/brtt · (MTU/W) · MTU · pi = 0.5 · 41.6 · 2 = 41.6 B, then FI 41.6 B.
+    assert!((n.cwnd - w0 - 2.0 * MTU as f64 / 100.0).abs() < 0.01, "{}", n.cwnd - w0);
+    let mut n = nscc(NsccParams { signals: Signals::DelayOnly, ..quiet }, true);
+    n.cwnd = w0;
+    n.on_ack(&ack(us(1.0), us(12.0), true));
+    assert!(n.cwnd > w0, "delay-only: a marked ACK below target increases");
+    n.cwnd = w0;
+    // The sample equals the average, so the EWMA stays at 2 × trtt: factor 1 − 0.8 × 0.5.
+    n.avg = Some(2.0 * n.trtt.as_secs_f64());
+    n.on_ack(&ack(us(30.0), n.trtt.mul_f64(2.0), false));
+    assert!((n.cwnd - 0.6 * w0).abs() < 1e-6, "delay-only: unmarked above target is Eq. 1's MD: {}", n.cwnd / w0);
 }
