@@ -215,7 +215,10 @@ impl Nscc {
         let network_wide = self.p.scope == Scope::Network;
         let queue_rtt = self.p.target_queue_rtt.or(if network_wide { self.net_rtt } else { brtt });
         self.trtt = brtt + queue_rtt.mul_f64(self.p.target_ratio - 1.0);
-        self.maxwnd = (self.p.max_cwnd_bdp * bdp).max(self.min_cwnd);
+        // uet-htsim caps every flow's window at 1.5 × the network BDP; the paper's cap is
+        // the flow's own path BDP.
+        let capped = if network_wide && self.p.mode == NsccMode::NsccHtsim { self.net_bdp } else { bdp };
+        self.maxwnd = (self.p.max_cwnd_bdp * capped).max(self.min_cwnd);
         let scaled = if network_wide { self.net_bdp } else { bdp };
         self.decrease_bdp = scaled;
         self.scale = if self.p.bdp_scaling { scaled / self.bdp_ref } else { 1.0 };

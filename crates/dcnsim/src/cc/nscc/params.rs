@@ -198,7 +198,9 @@ pub struct NsccParams {
     /// htsim: the network RTT its constants scale with; `auto` = the fabric's largest
     /// unloaded RTT (`scope = "network"`) or the flow's own (`scope = "path"`).
     pub network_rtt: AutoTime,
-    /// Largest window, in BDPs of the flow's path (1.5, §III-J; Alg. 4 says 1).
+    /// Largest window, in BDPs of the flow's path (1.5, §III-J; Alg. 4 says 1); in
+    /// `nscc_htsim` mode with `scope = "network"`, of the network BDP, as uet-htsim caps
+    /// every flow alike.
     pub max_cwnd_bdp: f64,
     /// Smallest window, in MTUs (1, §III-J).
     pub min_cwnd_pkts: f64,

@@ -476,8 +476,11 @@ fn network_scope_gives_every_path_the_fabric_target() {
     let n = Nscc::new(&h, false, &intra_rack_info());
     assert!((n.target_q.as_us_f64() - 8.58975).abs() < 1e-3, "{}", n.target_q);
     assert!((n.h_fi_scale - 0.25 * 1_145_300.0 / 150_000.0).abs() < 1e-3, "{}", n.h_fi_scale);
+    // ...and, as uet-htsim, caps every flow's window at 1.5 × the network BDP (1,717,950 B).
+    assert!((n.maxwnd - 1_717_950.0).abs() < 1.0, "{}", n.maxwnd);
     let n = Nscc::new(&NsccParams { scope: Scope::Path, ..h }, false, &intra_rack_info());
     assert!((n.target_q.as_us_f64() - 0.75 * 3.284).abs() < 1e-3, "{}", n.target_q);
+    assert!((n.maxwnd - 492_600.0).abs() < 1.0, "{}", n.maxwnd);
 }
 
 /// Puts a flow in QuickAdapt's ignore phase: a window of 20 delivered MTUs, then NACKs
