@@ -121,6 +121,17 @@ NSCC_AS_IN_PAPER = 'transport.nscc={ mode = "nscc_htsim", target_qdelay = "1us",
 NSCC = Row("NSCC", "nscc", (NSCC_AS_IN_PAPER,))
 MNSCC = Row("MNSCC", "mnscc", (NSCC_AS_IN_PAPER,))
 C5 = (SWIFT, LSWIFT, MSWIFT, NSCC, MNSCC)
+# REPS is fed as uet-htsim's receiver feeds it (docs/reproductions/mswift-paper.md,
+# "REPS feedback"): an ACK per 4 packets (16 KiB), at once on an ECN-marked packet, so
+# REPS recycles one entropy per ACK. The OPS and AR cells keep per-packet ACKs.
+REPS_ACKS = ('transport.ack_policy="uec"', "transport.ack_ratio=4")
+
+
+def lb_overrides(lb: str) -> tuple[str, ...]:
+    """The transport settings a load balancer's cells add: the UEC receiver for REPS."""
+    return REPS_ACKS if lb == "reps" else ()
+
+
 C4 = (LSWIFT, MSWIFT, NSCC, MNSCC)
 
 
@@ -280,6 +291,7 @@ def build_cells(
                         *(fig.quick_overrides if quick else ()),
                         f"transport.cc={row.cc}",
                         *row.overrides,
+                        *lb_overrides(lb),
                         f"workload.{sprayed}.lb={lb}",
                         f"seed={seed}",
                     ]
@@ -311,6 +323,22 @@ class RunResult(cells.RunResult[Cell]):
     def stat(self, name: str) -> Any:
         """A counter as the record has it (None when absent)."""
         return self.record.get("stats", {}).get(name)
+
+    @property
+    def recycle_ratio(self) -> float:
+        """REPS's recycle ratio: the share of its entropy choices that reused a recycled
+        entropy (the core's ``reps_recycle_ratio``); NaN when the run has none (another
+        balancer, a failed run, or a core that does not report it)."""
+        return finite_or_nan(self.stat("reps_recycle_ratio"))
+
+
+def finite_or_nan(value: Any) -> float:
+    """``value`` as a float, or NaN when it is absent or not a finite number."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return math.nan
+    return x if math.isfinite(x) else math.nan
 
 
 def evaluate(cell: Cell, record: dict[str, Any]) -> RunResult:
@@ -356,6 +384,11 @@ class Grid(cells.Grid[RunResult]):
 
     def mean(self, row: str, lb: str) -> float:
         return self.stat(row, lb).mean
+
+    def recycle_ratio(self, row: str, lb: str = "reps") -> float:
+        """Mean over seeds of REPS's recycle ratio in a cell; NaN when no run reports it."""
+        vals = [r.recycle_ratio for r in self.by.get((row, lb), [])]
+        return mean_sem([v for v in vals if math.isfinite(v)])[0]
 
     def available_rows(self) -> list[str]:
         return [r.label for r in self.fig.rows if r.cc is not None]
