@@ -64,3 +64,97 @@ def test_recycle_ratio_mean_and_table_line() -> None:
     row = tb.run_row(results[0])
     assert row[tb.RUNS_COLUMNS.index("reps_recycle_ratio")] == "0.2000"
     assert tb.run_row(results[3])[tb.RUNS_COLUMNS.index("reps_recycle_ratio")] == ""
+
+
+# --- more seeds for noisy cells -----------------------------------------------------------
+
+
+def test_a_cell_is_noisy_when_its_sem_exceeds_a_third_of_its_mean() -> None:
+    # [10, 50]: mean 30, stdev 28.28, SEM 20 > 10
+    assert rp.is_noisy([10.0, 50.0])
+    # [28, 32]: mean 30, SEM 2 < 10
+    assert not rp.is_noisy([28.0, 32.0])
+    # [20, 40, 60]: mean 40, stdev 20, SEM 11.547 < 13.33; [10, 40, 70]: SEM 17.32 > 13.33
+    assert not rp.is_noisy([20.0, 40.0, 60.0]) and rp.is_noisy([10.0, 40.0, 70.0])
+    # one finite value has no SEM; NaN (unfinished seeds) are left out
+    assert not rp.is_noisy([10.0]) and not rp.is_noisy([10.0, math.nan]) and rp.is_noisy([10.0, 50.0, math.nan])
+    assert not rp.is_noisy([])
+
+
+def test_cell_seeds_tops_up_noisy_cells_in_full_runs_only() -> None:
+    noisy, calm = [10.0, 50.0, 30.0, 90.0, 20.0], [30.0, 31.0, 29.0, 30.0, 30.5]
+    assert rp.cell_seeds(noisy, 5, quick=False) == rp.NOISY_SEEDS == 10
+    assert rp.cell_seeds(calm, 5, quick=False) == 5
+    assert rp.cell_seeds(noisy, 2, quick=True) == 2  # --quick unchanged
+    assert rp.cell_seeds(noisy, 12, quick=False) == 12  # already enough
+
+
+def _settings(quick: bool, seeds: int, keys: list[str]) -> rp.Settings:
+    return rp.Settings(quick, keys, seeds)
+
+
+def test_more_cells_adds_seeds_to_the_noisy_cells_only() -> None:
+    exp = rp.experiments_dir()
+    results = []
+    for seed, (ms, ls) in enumerate([(10.0, 200.0), (50.0, 210.0), (90.0, 190.0)], start=1):
+        results.append(_result("7", rp.MSWIFT, "ops", seed, 100.0 + ms))
+        results.append(_result("7", rp.LSWIFT, "ops", seed, 100.0 + ls))
+    extra = rp.more_cells(_settings(False, 3, ["7"]), results, exp, "fp")
+    assert [(c.fig, c.row.label, c.lb, c.seed) for c in extra] == [("7", "MSwift", "ops", s) for s in range(4, 11)]
+    base = rp.build_cells(["7"], 10, False, exp, "fp")
+    want = {(c.row.label, c.lb, c.seed): c.key for c in base}
+    assert all(c.key == want[(c.row.label, c.lb, c.seed)] for c in extra)  # the same runs a 10-seed run makes
+    assert rp.more_cells(_settings(True, 3, ["7"]), results, exp, "fp") == []
+
+    # the grid expects 10 seeds of the noisy cell: 3 of 10 so far are "missing"
+    g = rp.Grid(rp.FIGURES["7"], results, 3, quick=False)
+    assert g.expected("MSwift", "ops") == 10 and g.expected("LSwift", "ops") == 3
+    st = g.stat("MSwift", "ops")
+    assert (st.n, st.missing, st.seeds) == (3, 7, 10)
+    full = results + [_result("7", rp.MSWIFT, "ops", s, 140.0) for s in range(4, 11)]
+    st = rp.Grid(rp.FIGURES["7"], full, 3, quick=False).stat("MSwift", "ops")
+    assert (st.n, st.missing, st.seeds) == (10, 0, 10)
+    assert st.fmt(3).endswith("[10]") and "*" not in st.fmt(3)
+    assert rp.Grid(rp.FIGURES["7"], results, 3).expected("MSwift", "ops") == 3  # quick grid
+
+
+def test_drive_runs_the_second_pass_of_more_cells(tmp_path) -> None:
+    """The shared driver asks ``more_cells`` once the first pass ran and runs what it adds;
+    the records come from the cache here, so nothing is simulated."""
+    import io
+    import json
+    from dataclasses import dataclass
+
+    from dcnsim.repro.core import Reproduction, drive
+
+    @dataclass
+    class C:
+        key: str
+        seed: int
+        spec: dict
+
+        def progress_label(self) -> str:
+            return f"seed {self.seed}"
+
+        def cache_meta(self) -> dict:
+            return {"seed": self.seed}
+
+    out = tmp_path / "out"
+    (out / "cache").mkdir(parents=True)
+    for seed in range(1, 5):
+        (out / "cache" / f"k{seed}.json").write_text(json.dumps({"record": {"v": seed}}))
+    asked = []
+
+    def more(settings, results, exp_dir, fp):
+        asked.append([r[0].seed for r in results])
+        return [C(f"k{s}", s, {}) for s in range(settings.seeds + 1, 5)]
+
+    repro = Reproduction(
+        "fake", seeds=2, quick_seeds=1, select=lambda only: ["x"], experiments_dir=lambda: tmp_path,
+        cells=lambda keys, seeds, quick, exp_dir, fp: [C(f"k{s}", s, {}) for s in range(1, seeds + 1)],
+        flow_columns=(), evaluate=lambda c, rec: (c, rec["v"]), grids=lambda s, rs: {"x": rs},
+        header=lambda o: ["seeds " + ",".join(str(r[1]) for r in o.results)], block=lambda k, o: None,
+        runs_columns=("seed",), run_row=lambda r: [r[1]], figures=lambda out, grids: [], more_cells=more,
+    )
+    code, table = drive(repro, out=str(out), jobs=1, stream=io.StringIO())
+    assert code == 0 and asked == [[1, 2]] and table.startswith("seeds 1,2,3,4")

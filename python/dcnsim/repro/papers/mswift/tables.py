@@ -14,6 +14,7 @@ from dcnsim.repro.papers.mswift.runs import (
     FIGURES,
     LBS,
     LB_LABEL,
+    NOISY_SEEDS,
     NOT_IMPLEMENTED,
     QUICK_NOTE,
     Cell,
@@ -67,10 +68,13 @@ def figure_block(fig: Figure, grid: Optional[Grid], grids: dict[str, Grid], quic
             if row.cc is None:
                 rows.append([row.label] + [NOT_IMPLEMENTED] * 3)
             else:
-                rows.append([row.label] + [grid.stat(row.label, lb).fmt() for lb in LBS])
+                rows.append([row.label] + [grid.stat(row.label, lb).fmt(n_seeds) for lb in LBS])
         lines += pad_rows(rows)
         if any(grid.stat(r, lb).missing for r in grid.available_rows() for lb in LBS):
             lines.append("  * some seeds missing (interrupted) or unfinished; mean over the rest")
+        if any(grid.stat(r, lb).seeds > n_seeds for r in grid.available_rows() for lb in LBS):
+            lines.append(f"  [n]: a noisy cell (SEM over its first {n_seeds} seeds above a third of the mean), "
+                         f"run over n seeds")
         lines.append(recycle_line(grid))
     checks = [finalise_status(c, tier_b_binding, fig.key) for c in checks_for(fig.key, grids)]
     if checks:
@@ -159,8 +163,10 @@ def header(outcome: Outcome[Cell, RunResult, Grid], scale: float) -> list[str]:
     quick, n_seeds = outcome.settings.quick, outcome.settings.seeds
     tier_b_binding = tier_b_binds(outcome, scale)
     mode = "quick" if quick else "full"
+    more = "" if quick or n_seeds >= NOISY_SEEDS else \
+        f"; a cell whose SEM over these exceeds a third of its mean: seeds 1..{NOISY_SEEDS}"
     header = [
-        f"# MSwift reproduction (dcnsim) — {mode} mode, seeds 1..{n_seeds}",
+        f"# MSwift reproduction (dcnsim) — {mode} mode, seeds 1..{n_seeds}{more}",
         "",
         "Paper: \"Congestion Control for Spraying with Congested Paths\" (arXiv 2509.07907 v2).",
         "Setup: 3-tier fat tree (k = 8, 128 hosts; k = 10 for Fig. 8), 800 Gbps, 0.5 µs links, 4160 B packets, "
