@@ -158,3 +158,59 @@ def test_drive_runs_the_second_pass_of_more_cells(tmp_path) -> None:
     )
     code, table = drive(repro, out=str(out), jobs=1, stream=io.StringIO())
     assert code == 0 and asked == [[1, 2]] and table.startswith("seeds 1,2,3,4")
+
+
+# --- restated checks B6, B10, B15 ---------------------------------------------------------
+
+
+def test_b6_highest_from_the_median_up() -> None:
+    # quantiles p50, p60, p70, p80, p90, p99 of LSwift and two others
+    ls = [60.0, 70.0, 80.0, 90.0, 100.0, 140.0]
+    ms = [55.0, 60.0, 62.0, 64.0, 66.0, 70.0]
+    ns = [50.0, 58.0, 66.0, 80.0, 95.0, 130.0]
+    assert ck.highest_at_every_quantile(ls, [ms, ns]) is True
+    # ties count as highest
+    assert ck.highest_at_every_quantile(ls, [ls]) is True
+    # another CCA above LSwift at one quantile (p90: 101 > 100)
+    assert ck.highest_at_every_quantile(ls, [ms, ns[:4] + [101.0, 130.0]]) is False
+    # a missing quantile (no finished flows) or nothing to compare with: no verdict
+    assert ck.highest_at_every_quantile(ls, [ms[:5] + [math.nan]]) is None
+    assert ck.highest_at_every_quantile(ls, []) is None
+
+
+def test_b6_tail_order_with_reps() -> None:
+    p99 = {"LSwift": 169.5, "MSwift": 111.4, "NSCC": 127.0, "MNSCC": 122.0}
+    assert ck.tail_order(p99, "LSwift", "MSwift") is True
+    assert ck.tail_order({**p99, "MNSCC": 111.4}, "LSwift", "MSwift") is False  # MSwift must be strictly lowest
+    assert ck.tail_order({**p99, "NSCC": 170.0}, "LSwift", "MSwift") is False  # LSwift not the highest
+    assert ck.tail_order({**p99, "NSCC": math.nan}, "LSwift", "MSwift") is None
+
+
+def test_b10_compares_the_absolute_inflation() -> None:
+    # RESULTS.md's LSwift: 219.8 / 189.0 / 84.7 % at 8 MiB (LB 88.405 us), 179.5 / 158.2 / 72.3 % at
+    # 16 MiB (LB 173.602 us): lower in %, higher in us (194.3 / 167.1 / 74.9 against 311.6 / 274.6 / 125.5)
+    pct8, pct16 = (219.8, 189.0, 84.7), (179.5, 158.2, 72.3)
+    us8 = {lb: p / 100 * 88.405 for lb, p in zip(rp.LBS, pct8)}
+    us16 = {lb: p / 100 * 173.602 for lb, p in zip(rp.LBS, pct16)}
+    assert us16["ops"] == pytest.approx(311.62, abs=0.01) and us8["ops"] == pytest.approx(194.31, abs=0.01)
+    assert ck.worse_everywhere(us16, us8) is True
+    assert ck.worse_everywhere(dict(zip(rp.LBS, pct16)), dict(zip(rp.LBS, pct8))) is False
+    assert ck.worse_everywhere({**us16, "reps": math.nan}, us8) is None
+
+
+def test_grid_excess_is_the_mean_of_cct_minus_lb() -> None:
+    results = [_result("9", rp.LSWIFT, "ops", 1, 400.0, 173.6), _result("9", rp.LSWIFT, "ops", 2, 500.0, 173.6),
+               _result("9", rp.LSWIFT, "ops", 3, math.nan, 173.6)]  # unfinished: left out
+    g = rp.Grid(rp.FIGURES["9"], results, 3)
+    assert g.excess_us("LSwift", "ops") == pytest.approx(450.0 - 173.6)
+    assert math.isnan(g.excess_us("LSwift", "ar"))
+
+
+def test_b15_slightly_worse() -> None:
+    # small increases: within 1 percentage point, whatever the ratio (0.68 against 0.50 is 1.36x)
+    assert ck.slightly_worse(0.68, 0.50) is True
+    assert ck.slightly_worse(1.49, 0.50) is True and ck.slightly_worse(1.51, 0.50) is False
+    # larger ones: within 25 % of the base (8 % above 1 pp)
+    assert ck.slightly_worse(10.0, 8.0) is True and ck.slightly_worse(10.1, 8.0) is False
+    # better is always fine; a missing cell gives no verdict
+    assert ck.slightly_worse(0.3, 0.8) is True and ck.slightly_worse(math.nan, 0.5) is None

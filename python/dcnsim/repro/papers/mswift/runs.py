@@ -448,6 +448,11 @@ class Grid(cells.Grid[RunResult]):
     def mean(self, row: str, lb: str) -> float:
         return self.stat(row, lb).mean
 
+    def excess_us(self, row: str, lb: str) -> float:
+        """Mean over the finished seeds of the absolute inflation CCT - LB, in microseconds."""
+        runs = self.by.get((row, lb), [])
+        return mean_sem([r.cct_us - r.lb_us for r in runs if math.isfinite(r.increase)])[0]
+
     def recycle_ratio(self, row: str, lb: str = "reps") -> float:
         """Mean over seeds of REPS's recycle ratio in a cell; NaN when no run reports it."""
         vals = [r.recycle_ratio for r in self.by.get((row, lb), [])]
