@@ -177,7 +177,7 @@ def test_quick_fig4_table_structure(tmp_path: Path, child_env: dict[str, str]) -
     assert "B1 " in block and "B2 " in block and "B3 " in block and "B4 " in block and "B5 " in block
     assert "needs NSCC" not in block and "INFO" in block and "PASS" not in block.replace("INFO (pass)", "")
     assert "unfinished 0; errors 0" in block
-    assert "## Fig. 5" in table and "B6 " in table
+    assert "## Fig. 5" in table and "B6.1 " in table and "B6.2 " in table
 
     with (out / "runs.csv").open() as f:
         runs = list(csv.DictReader(f))

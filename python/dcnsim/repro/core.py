@@ -325,6 +325,10 @@ class Reproduction(Generic[C, R, G]):
     cap_us: Optional[float] = None  # a run stops unfinished at this simulated time
     summarize: Optional[Callable[[Any], dict[str, Any]]] = None  # see simulate
     runs_noun: str = "runs"  # how the closing line counts the results
+    # A second pass: once the cells have run, the cells to add (say more seeds for the noisy
+    # ones), from the settings, the results so far, exp_dir and the core fingerprint. Not
+    # asked when Ctrl-C stopped the first pass.
+    more_cells: Optional[Callable[[Settings, list[R], Path, str], list[C]]] = None
 
 
 def drive(
@@ -345,6 +349,13 @@ def drive(
                                      stream, dask=dask, summarize=repro.summarize)
     results = [repro.evaluate(c, records[c.key]) for c in cells if c.key in records]
     settings = Settings(quick, keys, n_seeds)
+    extra = repro.more_cells(settings, results, exp_dir, fingerprint) if repro.more_cells and not interrupted else []
+    if extra:
+        more, interrupted = run_cells(extra, out_dir / "cache", exp_dir, n_jobs, repro.flow_columns, repro.cap_us,
+                                      stream, dask=dask, summarize=repro.summarize)
+        records.update(more)
+        cells = cells + list(extra)
+        results = [repro.evaluate(c, records[c.key]) for c in cells if c.key in records]
     outcome = Outcome(settings, cells, results, repro.grids(settings, results), interrupted)
     return _write_files(repro, outcome, out_dir, started, stream)
 

@@ -7,7 +7,8 @@ figure is a grid of (CCA, load balancer) cells over seeds; each cell runs one sc
 checks: docs/reproductions/mswift-paper.md):
 
 - ``table.md``: one block per figure, CCT increase over the zero-queueing lower bound as
-  mean +- SEM over seeds, rows = CCAs, columns = OPS / AR / REPS, then the paper's numbers
+  mean +- SEM over seeds (in a full run, a cell whose SEM exceeds a third of its mean gets
+  a second pass up to 10 seeds, :func:`more_cells`), rows = CCAs, columns = OPS / AR / REPS, then the paper's numbers
   beside ours and the Tier B checks;
 - ``runs.csv``: one row per (figure, cell, seed) with drops, timeouts, retransmits;
 - ``fig<N>.png``: bar charts with SEM error bars, and ``fig5_fct_cdf.png``.
@@ -33,6 +34,7 @@ from dcnsim.repro.papers.mswift.runs import (
     evaluate,
     experiments_dir,
     figure_grids,
+    more_cells,
     parse_only,
     repro_scale,
 )
@@ -50,6 +52,7 @@ def reproduction() -> Reproduction:
         cells=partial(build_cells, scale=scale), flow_columns=_FLOW_COLUMNS, evaluate=evaluate, grids=figure_grids,
         header=partial(header, scale=scale), block=partial(block, scale=scale), runs_columns=RUNS_COLUMNS,
         run_row=run_row, figures=write_plots, heading="Fig. {key}", cap_us=SIM_CAP_US, runs_noun="cell runs",
+        more_cells=partial(more_cells, scale=scale),
     )
 
 

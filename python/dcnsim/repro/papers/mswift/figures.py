@@ -29,7 +29,7 @@ def write_plots(out: Path, grids: dict[str, Grid]) -> list[Path]:
                     ax.grid(alpha=0.3)
                 axes[0].set_ylabel("CDF of sprayed flows")
                 axes[0].legend()
-                f.suptitle("Fig. 5 — FCT CDFs, E1 baseline (NSCC, MNSCC not implemented)", fontsize=10)
+                f.suptitle("Fig. 5 — FCT CDFs of the sprayed flows, E1 baseline", fontsize=10)
             continue
         if not avail:
             continue

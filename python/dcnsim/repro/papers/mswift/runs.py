@@ -121,6 +121,17 @@ NSCC_AS_IN_PAPER = 'transport.nscc={ mode = "nscc_htsim", target_qdelay = "1us",
 NSCC = Row("NSCC", "nscc", (NSCC_AS_IN_PAPER,))
 MNSCC = Row("MNSCC", "mnscc", (NSCC_AS_IN_PAPER,))
 C5 = (SWIFT, LSWIFT, MSWIFT, NSCC, MNSCC)
+# REPS is fed as uet-htsim's receiver feeds it (docs/reproductions/mswift-paper.md,
+# "REPS feedback"): an ACK per 4 packets (16 KiB), at once on an ECN-marked packet, so
+# REPS recycles one entropy per ACK. The OPS and AR cells keep per-packet ACKs.
+REPS_ACKS = ('transport.ack_policy="uec"', "transport.ack_ratio=4")
+
+
+def lb_overrides(lb: str) -> tuple[str, ...]:
+    """The transport settings a load balancer's cells add: the UEC receiver for REPS."""
+    return REPS_ACKS if lb == "reps" else ()
+
+
 C4 = (LSWIFT, MSWIFT, NSCC, MNSCC)
 
 
@@ -258,35 +269,89 @@ SIM_CAP_US = 100_000.0
 _FLOW_COLUMNS = ("tag", "src", "dst", "size", "fct_us", "ideal_fct_us", "finished", "retransmits", "drops")
 
 
+def make_cell(key: str, row: Row, lb: str, seed: int, quick: bool, exp_dir: Path, fingerprint: str,
+              scale: float = 1.0) -> Cell:
+    """One run of figure ``key``: its scenario file plus the overrides of the figure (and of
+    --quick), the CCA row, the load balancer and the seed."""
+    from dcnsim._scenario import load_scenario
+
+    fig = FIGURES[key]
+    assert fig.toml is not None
+    sprayed = sprayed_index(load_scenario(exp_dir / fig.toml)[0])
+    overrides = [
+        *fig.overrides,
+        *(fig.quick_overrides if quick else ()),
+        f"transport.cc={row.cc}",
+        *row.overrides,
+        *lb_overrides(lb),
+        f"workload.{sprayed}.lb={lb}",
+        f"seed={seed}",
+    ]
+    spec, _ = load_scenario(exp_dir / fig.toml, overrides)
+    if scale != 1.0:
+        _scale_sizes(spec, scale, Geometry.of(spec).payload)
+    return Cell.of(key, row, lb, seed, spec).keyed(fingerprint)
+
+
 def build_cells(
     figs: Iterable[str], seeds: int, quick: bool, exp_dir: Path, fingerprint: str, scale: float = 1.0
 ) -> list[Cell]:
-    from dcnsim._scenario import load_scenario
-
     out = []
     for key in figs:
         fig = FIGURES[key]
         if fig.toml is None or fig.not_run:
             continue
         n = seeds if not (quick and fig.quick_seeds) else min(seeds, fig.quick_seeds)
-        sprayed = sprayed_index(load_scenario(exp_dir / fig.toml)[0])
         for row in fig.rows:
             if row.cc is None:
                 continue
             for lb in LBS:
                 for seed in range(1, n + 1):
-                    overrides = [
-                        *fig.overrides,
-                        *(fig.quick_overrides if quick else ()),
-                        f"transport.cc={row.cc}",
-                        *row.overrides,
-                        f"workload.{sprayed}.lb={lb}",
-                        f"seed={seed}",
-                    ]
-                    spec, _ = load_scenario(exp_dir / fig.toml, overrides)
-                    if scale != 1.0:
-                        _scale_sizes(spec, scale, Geometry.of(spec).payload)
-                    out.append(Cell.of(key, row, lb, seed, spec).keyed(fingerprint))
+                    out.append(make_cell(key, row, lb, seed, quick, exp_dir, fingerprint, scale))
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# More seeds for noisy cells (full runs only; docs/reproductions/mswift-paper.md, "Noisy
+# cells")
+
+NOISY_SEEDS = 10  # seeds of a noisy cell in a full run
+
+
+def is_noisy(increases: Sequence[float]) -> bool:
+    """Whether a cell is noisy: the SEM of its finite CCT increases exceeds a third of
+    their mean (at least two values)."""
+    mean, sem = mean_sem([x for x in increases if math.isfinite(x)])
+    return math.isfinite(sem) and math.isfinite(mean) and sem > abs(mean) / 3
+
+
+def cell_seeds(first: Sequence[float], seeds: int, quick: bool) -> int:
+    """The seeds a cell runs: ``seeds``, or in a full run NOISY_SEEDS when the CCT
+    increases of its first ``seeds`` seeds (``first``) are noisy."""
+    if quick or seeds >= NOISY_SEEDS or not is_noisy(first):
+        return seeds
+    return NOISY_SEEDS
+
+
+def more_cells(settings: Settings, results: list[RunResult], exp_dir: Path, fingerprint: str,
+               scale: float = 1.0) -> list[Cell]:
+    """The second pass of a full run: seeds ``settings.seeds + 1 .. NOISY_SEEDS`` for every
+    (figure, CCA, LB) cell whose first seeds are noisy (:func:`cell_seeds`). Nothing in
+    --quick, so quick runs are what they were."""
+    if settings.quick:
+        return []
+    first: dict[tuple[str, str, str], list[float]] = {}
+    rows: dict[tuple[str, str, str], Row] = {}
+    for r in results:
+        c = r.cell
+        if c.seed <= settings.seeds:
+            first.setdefault((c.fig, c.row.label, c.lb), []).append(r.increase)
+            rows[(c.fig, c.row.label, c.lb)] = c.row
+    out = []
+    for (key, label, lb), vals in first.items():
+        n = cell_seeds(vals, settings.seeds, settings.quick)
+        for seed in range(settings.seeds + 1, n + 1):
+            out.append(make_cell(key, rows[(key, label, lb)], lb, seed, False, exp_dir, fingerprint, scale))
     return out
 
 
@@ -312,6 +377,22 @@ class RunResult(cells.RunResult[Cell]):
         """A counter as the record has it (None when absent)."""
         return self.record.get("stats", {}).get(name)
 
+    @property
+    def recycle_ratio(self) -> float:
+        """REPS's recycle ratio: the share of its entropy choices that reused a recycled
+        entropy (the core's ``reps_recycle_ratio``); NaN when the run has none (another
+        balancer, a failed run, or a core that does not report it)."""
+        return finite_or_nan(self.stat("reps_recycle_ratio"))
+
+
+def finite_or_nan(value: Any) -> float:
+    """``value`` as a float, or NaN when it is absent or not a finite number."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return math.nan
+    return x if math.isfinite(x) else math.nan
+
 
 def evaluate(cell: Cell, record: dict[str, Any]) -> RunResult:
     if "error" in record:
@@ -327,35 +408,55 @@ class Stat:
     sem: float
     n: int  # seeds with a finished collective
     missing: int  # seeds whose run is absent (interrupted) or unfinished
+    seeds: int = 0  # seeds the cell runs
 
-    def fmt(self) -> str:
+    def fmt(self, base_seeds: int = 0) -> str:
+        """``mean ± SEM``; ``*`` when seeds are missing, ``[n]`` when the cell runs n seeds
+        instead of the figure's ``base_seeds`` (a noisy cell)."""
         if self.n == 0:
             return "no data" if self.missing else "-"
         sem = "-" if math.isnan(self.sem) else f"{self.sem:.1f}"
         star = "*" if self.missing else ""
-        return f"{self.mean:.1f} ± {sem}{star}"
+        more = f" [{self.seeds}]" if base_seeds and self.seeds > base_seeds else ""
+        return f"{self.mean:.1f} ± {sem}{star}{more}"
 
 
 class Grid(cells.Grid[RunResult]):
     """One figure's results: run results per (row label, lb); ``seeds`` is the number
     each cell expects."""
 
-    def __init__(self, fig: Figure, results: list[RunResult], seeds: int) -> None:
+    def __init__(self, fig: Figure, results: list[RunResult], seeds: int, quick: bool = True) -> None:
         super().__init__(fig, results)
         self.fig = fig
         self.seeds = seeds
+        self.quick = quick
         self.by: dict[tuple[str, str], list[RunResult]] = {}
         for r in results:
             self.by.setdefault((r.cell.row.label, r.cell.lb), []).append(r)
+
+    def expected(self, row: str, lb: str) -> int:
+        """The seeds a cell runs: ``seeds``, or NOISY_SEEDS for a noisy cell of a full run."""
+        first = [r.increase for r in self.by.get((row, lb), []) if r.cell.seed <= self.seeds]
+        return cell_seeds(first, self.seeds, self.quick)
 
     def stat(self, row: str, lb: str) -> Stat:
         runs = self.by.get((row, lb), [])
         vals = [r.increase for r in runs if math.isfinite(r.increase)]
         mean, sem = mean_sem(vals)
-        return Stat(mean, sem, len(vals), self.seeds - len(vals))
+        return Stat(mean, sem, len(vals), max(0, self.expected(row, lb) - len(vals)), self.expected(row, lb))
 
     def mean(self, row: str, lb: str) -> float:
         return self.stat(row, lb).mean
+
+    def excess_us(self, row: str, lb: str) -> float:
+        """Mean over the finished seeds of the absolute inflation CCT - LB, in microseconds."""
+        runs = self.by.get((row, lb), [])
+        return mean_sem([r.cct_us - r.lb_us for r in runs if math.isfinite(r.increase)])[0]
+
+    def recycle_ratio(self, row: str, lb: str = "reps") -> float:
+        """Mean over seeds of REPS's recycle ratio in a cell; NaN when no run reports it."""
+        vals = [r.recycle_ratio for r in self.by.get((row, lb), [])]
+        return mean_sem([v for v in vals if math.isfinite(v)])[0]
 
     def available_rows(self) -> list[str]:
         return [r.label for r in self.fig.rows if r.cc is not None]
@@ -466,5 +567,5 @@ def figure_grids(settings: Settings, results: list[RunResult]) -> dict[str, Grid
             continue
         if key == "5":
             res = [r for r in res if r.cell.row.label in {x.label for x in fig.rows}]
-        grids[key] = Grid(fig, res, n)
+        grids[key] = Grid(fig, res, n, settings.quick)
     return grids

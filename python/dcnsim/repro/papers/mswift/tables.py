@@ -14,6 +14,7 @@ from dcnsim.repro.papers.mswift.runs import (
     FIGURES,
     LBS,
     LB_LABEL,
+    NOISY_SEEDS,
     NOT_IMPLEMENTED,
     QUICK_NOTE,
     Cell,
@@ -67,10 +68,14 @@ def figure_block(fig: Figure, grid: Optional[Grid], grids: dict[str, Grid], quic
             if row.cc is None:
                 rows.append([row.label] + [NOT_IMPLEMENTED] * 3)
             else:
-                rows.append([row.label] + [grid.stat(row.label, lb).fmt() for lb in LBS])
+                rows.append([row.label] + [grid.stat(row.label, lb).fmt(n_seeds) for lb in LBS])
         lines += pad_rows(rows)
         if any(grid.stat(r, lb).missing for r in grid.available_rows() for lb in LBS):
             lines.append("  * some seeds missing (interrupted) or unfinished; mean over the rest")
+        if any(grid.stat(r, lb).seeds > n_seeds for r in grid.available_rows() for lb in LBS):
+            lines.append(f"  [n]: a noisy cell (SEM over its first {n_seeds} seeds above a third of the mean), "
+                         f"run over n seeds")
+        lines.append(recycle_line(grid))
     checks = [finalise_status(c, tier_b_binding, fig.key) for c in checks_for(fig.key, grids)]
     if checks:
         lines.append("")
@@ -81,6 +86,17 @@ def figure_block(fig: Figure, grid: Optional[Grid], grids: dict[str, Grid], quic
     if fig.key != "5":
         lines += _run_notes(fig, grid)
     return "\n".join(lines)
+
+
+def recycle_line(grid: Grid) -> str:
+    """REPS's recycle ratio per CCA in the REPS cells (mean over seeds; n/a where the runs
+    do not report it)."""
+    parts = []
+    for row in grid.available_rows():
+        x = grid.recycle_ratio(row)
+        parts.append(f"{row} {'n/a' if not math.isfinite(x) else f'{x:.2f}'}")
+    return "REPS recycle ratio (share of entropy choices reusing a recycled entropy), mean over seeds: " \
+        + ", ".join(parts)
 
 
 def _run_notes(fig: Figure, grid: Grid) -> list[str]:
@@ -114,7 +130,7 @@ def _run_notes(fig: Figure, grid: Grid) -> list[str]:
 
 RUNS_COLUMNS = ("figure", "experiment", "cca", "cc", "lb", "seed", "key", "cct_us", "lb_us", "cct_increase_pct",
                 "sprayed_flows", "sprayed_finished", "complete", "sim_time_us", "wall_seconds", "drops", "timeouts",
-                "retransmits", "data_packets", "ecn_marks", "failed_links", "error")
+                "retransmits", "data_packets", "ecn_marks", "reps_recycle_ratio", "failed_links", "error")
 
 
 def run_row(r: RunResult) -> list[Any]:
@@ -127,7 +143,8 @@ def run_row(r: RunResult) -> list[Any]:
         c.fig, FIGURES[c.fig].exp, c.row.label, c.row.cc, c.lb, c.seed, c.key, _csv_num(r.cct_us), _csv_num(r.lb_us),
         _csv_num(r.increase), r.total, r.done, r.record.get("complete", False),
         r.record.get("sim_time_us", ""), f"{r.record.get('wall_seconds', 0):.2f}", r.stat("drops"),
-        r.stat("timeouts"), r.stat("retransmits"), r.stat("data_packets"), r.stat("ecn_marks"), failed,
+        r.stat("timeouts"), r.stat("retransmits"), r.stat("data_packets"), r.stat("ecn_marks"),
+        _csv_num(r.recycle_ratio), failed,
         r.record.get("error", ""),
     ]
 
@@ -146,12 +163,15 @@ def header(outcome: Outcome[Cell, RunResult, Grid], scale: float) -> list[str]:
     quick, n_seeds = outcome.settings.quick, outcome.settings.seeds
     tier_b_binding = tier_b_binds(outcome, scale)
     mode = "quick" if quick else "full"
+    more = "" if quick or n_seeds >= NOISY_SEEDS else \
+        f"; a cell whose SEM over these exceeds a third of its mean: seeds 1..{NOISY_SEEDS}"
     header = [
-        f"# MSwift reproduction (dcnsim) — {mode} mode, seeds 1..{n_seeds}",
+        f"# MSwift reproduction (dcnsim) — {mode} mode, seeds 1..{n_seeds}{more}",
         "",
         "Paper: \"Congestion Control for Spraying with Congested Paths\" (arXiv 2509.07907 v2).",
         "Setup: 3-tier fat tree (k = 8, 128 hosts; k = 10 for Fig. 8), 800 Gbps, 0.5 µs links, 4160 B packets, "
-        "800 KB buffers, ECN step 40 KB at dequeue, per-packet ACKs, initial window = BDP.",
+        "800 KB buffers, ECN step 40 KB at dequeue, initial window = BDP; per-packet ACKs with OPS and AR, "
+        "uet-htsim's receiver with REPS (an ACK per 4 packets, at once on ECN).",
         "CCT increase = (CCT − LB) / LB · 100 per seed, LB = zero-queueing lower bound "
         "(max ideal FCT; for the incast the receiver link's bound).",
         "Tier B: " + ("binding (≥ 5 seeds, full sizes)" if tier_b_binding else
