@@ -177,7 +177,8 @@ def test_series_metrics_on_hand_computed_series():
     delivered = ([600.0, 800.0, 1000.0] * 2, [0] * 3 + [1] * 3, [0.0, 1e6, 2e6, 1e6, 1.5e6, 2e6])
     queue = ([0.0, 400.0, 800.0, 1000.0], [0.0, 1000.0, 2000.0, 9000.0])
     trims = ([50.0, 400.0, 700.0, 850.0], [3.0, 2.0, 1.0, 5.0])
-    m = rs.series_metrics(f, 1000.0, [800.0, 900.0], 2, cwnd, delivered, queue, trims)
+    m = rs.series_metrics(f.trtt_us, rs.ideal_cwnd_bytes(2, f), 1000.0, [800.0, 900.0], 2, cwnd, delivered, queue,
+                          trims)
     assert m["ss_nacks"] == 3.0  # trims at 400 and 700: after 343.6 us, before the first finish (800)
     # Steady windows (400-800 us): flow 0 flat (CV 0), flow 1 250/500/750 kB (CV 0.4082)
     assert m["ss_cwnd_cv"] == pytest.approx((0 + math.sqrt(2 / 3) * 0.5) / 2)
@@ -189,7 +190,8 @@ def test_series_metrics_on_hand_computed_series():
     assert m["late_gbps_0"] == pytest.approx(40.0) and m["late_gbps_1"] == pytest.approx(20.0)
     assert m["trace_t0"] == t and m["trace_q"] == [0.0, 1000.0, 2000.0, 9000.0]
     # An incast that ends before steady state has no steady numbers; no trims, no undershoot.
-    m = rs.series_metrics(f, 300.0, [300.0], 40, cwnd, delivered, queue, ([10.0], [0.0]))
+    m = rs.series_metrics(f.trtt_us, rs.ideal_cwnd_bytes(40, f), 300.0, [300.0], 40, cwnd, delivered, queue,
+                          ([10.0], [0.0]))
     assert math.isnan(m["ss_nacks"]) and math.isnan(m["ss_cwnd_cv"]) and "undershoot" not in m
     assert "late_cwnd_0" not in m  # more than LATE_FLOWS flows
 

@@ -19,8 +19,8 @@ checks (docs/reproductions/smartt-paper.md):
 - E17 (§III-G; A9): window adjustment per packet, every 8th ACK or accumulated.
 
 Results: ``table.md`` (also printed), ``runs.csv`` and PNG figures. The modules: ``runs``
-(geometry, ideal times, variants, experiments, cells, metrics), ``checks``, ``tables``
-and ``figures``; their public names are importable from here.
+(geometry, ideal times, variants, experiments, cells, metrics), ``series`` (the numbers
+taken from time series), ``checks``, ``tables`` and ``figures``; their public names are importable from here.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from dcnsim.repro.papers.smartt.checks import *  # noqa: F401,F403
 from dcnsim.repro.papers.smartt.figures import *  # noqa: F401,F403
 from dcnsim.repro.papers.smartt.figures import write_plots
 from dcnsim.repro.papers.smartt.runs import *  # noqa: F401,F403
+from dcnsim.repro.papers.smartt.series import *  # noqa: F401,F403
 from dcnsim.repro.papers.smartt.runs import (
     _FLOW_COLUMNS,
     EXPERIMENTS,
