@@ -365,3 +365,42 @@ def test_two_point_e12_end_to_end(tmp_path, monkeypatch):
     _, again = rs.reproduce(quick=True, only="E12", jobs=1, out=str(tmp_path), stream=err)
     assert "10 cached, 0 to run" in err.getvalue()
     assert again == table
+
+
+# ---------------------------------------------------------------------------------------
+# Checks on hand-made results
+
+
+def _grid(exp: str, values: dict[str, dict[str, float]]) -> rs.Grid:
+    """A grid of the quick cells of ``exp``, each run's metrics NaN but for ``values``
+    (per variant)."""
+    results = []
+    for c in rs.build_cells([exp], 1, True, rs.experiments_dir(), "test"):
+        metrics = {m: math.nan for m in rs.METRICS} | {"finished": 1.0, "flows": 1.0}
+        results.append(rs.RunResult(c, {"flows": {}}, metrics | values.get(c.variant, {})))
+    return rs.Grid(rs.EXPERIMENTS[exp], results)
+
+
+def test_a7_check_on_hand_made_ratios():
+    ok = _grid("E6", {"FI": {"brtt_ratio": 3.5, "cwnd_ratio": 3.2, "thr_ratio": 0.66},
+                      "AI": {"brtt_ratio": 3.5, "cwnd_ratio": 1.05, "thr_ratio": 0.52}})
+    assert [c.status for c in rs.checks_e6(ok)] == ["holds"] * 4
+    # FI's windows equal (0.29 x the RTT ratio), AI's throughput fairer than FI's: three fail.
+    bad = _grid("E6", {"FI": {"brtt_ratio": 3.5, "cwnd_ratio": 1.0, "thr_ratio": 0.60},
+                       "AI": {"brtt_ratio": 3.5, "cwnd_ratio": 1.4, "thr_ratio": 0.7}})
+    assert [c.status for c in rs.checks_e6(bad)] == ["fails", "holds", "fails", "fails"]
+
+
+def test_a8_and_a9_checks_on_hand_made_numbers():
+    g = _grid("E5", {"SMaRTT": {"ss_nacks": 0.0, "ss_cwnd_cv": 0.1}, "delay-only": {"ss_nacks": 2.0, "ss_cwnd_cv": 0.2},
+                     "ECN-only": {"ss_nacks": 40.0, "ss_cwnd_cv": 0.5}})
+    assert [c.status for c in rs.checks_e5(g)] == ["holds", "holds"]
+    g = _grid("E17", {"per-packet": {"max_fct_us": 100.0}, "sample-8": {"max_fct_us": 109.0},
+                      "accumulate": {"max_fct_us": 111.0}})
+    assert [c.status for c in rs.checks_e17(g)] == ["holds", "fails"]
+
+
+def test_every_check_without_data_says_so():
+    for key, check in rs.CHECKS.items():
+        for c in check(_grid(key, {})):
+            assert c.status.startswith("n/a"), (key, c.name, c.status)

@@ -154,7 +154,8 @@ def checks_e12(g: Grid) -> list[Check]:
         trims, drops = sum(r.metrics["trims"] for r in roce), sum(r.metrics["drops"] for r in roce)
         out.append(Check("A11 lossless RoCEv2 shows no trims or drops",
                          f"{trims:.0f} trims, {drops:.0f} drops over {len(roce)} runs", "0, 0",
-                         _status(trims == 0 and drops == 0)))
+                         _status(trims == 0 and drops == 0 if _finite(trims, drops) else None,
+                                 g.why_missing(["RoCEv2"]))))
     else:
         out.append(Check("A11 lossless RoCEv2 shows no trims or drops", "n/a", "0, 0",
                          _status(None, g.why_missing(["RoCEv2"]))))
