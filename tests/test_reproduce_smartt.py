@@ -288,6 +288,8 @@ def test_quick_and_full_grids():
     assert e5["workload"][0]["receiver"] == 0 and e5["observe"]["ports"] == ["*->h0"]
     fi, ai = by[("E6", "2ms", "FI")], by[("E6", "2ms", "AI")]
     assert fi.spec["transport"]["nscc"]["decrease"] == "fair" and "bdp_scaling" not in fi.spec["transport"]["nscc"]
+    assert fi.spec["transport"]["nscc"]["scope"] == "path"
+    assert fi.spec["transport"]["nscc"]["target_queue_rtt"] == "11.45344us"
     assert ai.spec["transport"]["nscc"]["decrease"] == "fair" and ai.spec["transport"]["nscc"]["bdp_scaling"] is False
     assert math.isnan(fi.ideal_us) and fi.spec["duration"] == "2ms"  # long flows: the file's duration, halved
     assert rs.build_cells(["E6"], 1, False, exp_dir, "test")[0].spec["duration"] == "4ms"

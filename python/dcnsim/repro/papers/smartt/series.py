@@ -93,8 +93,9 @@ def series_metrics(trtt_us: float, ideal_cwnd: float, end_us: float, finish_us: 
                    trims: tuple[Sequence[float], Sequence[float]]) -> dict[str, Any]:
     """What the checks read from a run's time series (flow series as (times, ids, values)
     as :func:`dcnsim._timeseries.select` gives them, the observed port's as (times,
-    values); empty when not sampled). The incast's active part ends when its first flow
-    finishes (``finish_us``; else at ``end_us``):
+    values); empty when not sampled). The incast's active part ends when half its flows have
+    finished (the lower median of ``finish_us``; else at ``end_us``): a sender whose whole
+    message fits its first window may finish long before the others:
 
     - ``ss_nacks``: trims at the observed port in steady state, from STEADY_TRTTS target
       RTTs on (A8; every trimmed packet is NACKed); ``ss_cwnd_cv``: :func:`mean_cv` of the
@@ -110,7 +111,7 @@ def series_metrics(trtt_us: float, ideal_cwnd: float, end_us: float, finish_us: 
     c_t, c_id, c_v = cwnd
     q_t, q_v = queue
     x_t, x_v = trims
-    active = min(finish_us) if finish_us else end_us
+    active = sorted(finish_us)[(len(finish_us) - 1) // 2] if finish_us else end_us
     steady = STEADY_TRTTS * trtt_us
     if x_t:
         out["ss_nacks"] = sum(window(x_t, x_v, steady, active)) if active > steady else math.nan

@@ -50,7 +50,8 @@ def _variant_table(g: Grid) -> list[str]:
     cols = _COLUMNS[g.exp.key]
     lines = []
     for p in g.points:
-        ideal = mean_sem([r.cell.ideal_us for r in g.results if r.cell.point == p])[0]
+        ideals = [r.cell.ideal_us for r in g.results if r.cell.point == p]
+        ideal = sum(ideals) / len(ideals) if ideals else math.nan
         lines.append(f"{p}: ideal {ideal:.1f} µs" if math.isfinite(ideal) else
                      f"{p}: long flows, measured over the second half of the run")
         rows = [["variant"] + [c[1] for c in cols]]
