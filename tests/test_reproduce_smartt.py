@@ -103,6 +103,8 @@ def test_run_metrics_on_a_hand_computed_table():
     assert m["spread"] == pytest.approx(3.0)
     assert m["jain"] == pytest.approx(rs.jain([10.0, 5.0, 5.0]))  # bytes per us
     assert m["large_fct_us"] == 40.0 and m["trims"] == 7 and m["timeouts"] == 1
+    assert math.isnan(m["reps_recycle_ratio"])  # no REPS
+    assert rs.run_metrics(flows, {"reps_recycle_ratio": 0.25}, 20.0)["reps_recycle_ratio"] == 0.25
     # Flows started later (a windowed all-to-all): completion runs from the first start
     # to the last finish, not the largest FCT.
     later = {**flows, "start_us": [0.0, 5.0, 30.0], "finish_us": [10.0, 25.0, 70.0]}

@@ -545,7 +545,8 @@ class RunResult(cells.RunResult[Cell]):
 METRICS = ("completion_us", "ideal_us", "rel_perf", "max_fct_us", "min_fct_us", "mean_fct_us", "spread", "jain",
            "large_fct_us", "agg_cwnd_mb", "trims", "drops", "nacks", "timeouts", "finished", "flows",
            "ss_nacks", "ss_cwnd_cv", "undershoot", "mean_queue_kb", "max_queue_kb",
-           "brtt_ratio", "cwnd_short_kb", "cwnd_long_kb", "gbps_short", "gbps_long", "cwnd_ratio", "thr_ratio")
+           "brtt_ratio", "cwnd_short_kb", "cwnd_long_kb", "gbps_short", "gbps_long", "cwnd_ratio", "thr_ratio",
+           "reps_recycle_ratio")
 
 # The numbers cwnd_summary takes from the time series (NaN where a run has none).
 SERIES_METRICS = ("agg_cwnd_mb", "ss_nacks", "ss_cwnd_cv", "undershoot", "mean_queue_kb", "max_queue_kb")
@@ -608,7 +609,9 @@ def run_metrics(flows: dict[str, list[Any]], stats: dict[str, Any], ideal_us: fl
     completion, max and mean FCT, spread and (if the large flow is unfinished) the large
     FCT = inf, so it compares as slower than any finished run, relative performance 0,
     and Jain's index over the finished flows only. Counters:
-    - ``trims``, ``drops``, ``nacks``, ``timeouts``: the run's counters.
+    - ``trims``, ``drops``, ``nacks``, ``timeouts``: the run's counters;
+      ``reps_recycle_ratio``: the share of REPS's entropy choices that reused a recycled
+      entropy (NaN without REPS).
     """
     n = len(flows["fct_us"])
     done = [i for i in range(n) if flows["finished"][i] and flows["fct_us"][i] is not None]
@@ -638,6 +641,7 @@ def run_metrics(flows: dict[str, list[Any]], stats: dict[str, Any], ideal_us: fl
         "drops": float(stats.get("drops") or 0),
         "nacks": float(stats.get("nacks") or 0),
         "timeouts": float(stats.get("timeouts") or 0),
+        "reps_recycle_ratio": _number(stats.get("reps_recycle_ratio")),
         "finished": float(len(done)),
         "flows": float(n),
     }

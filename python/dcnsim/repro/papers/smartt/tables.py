@@ -14,7 +14,7 @@ from dcnsim.repro.tables import headline_table, pad_rows
 
 _COLUMNS = {
     "E1": (("max_fct_us", "max FCT µs", ".1f"), ("spread", "spread", ".3f"), ("jain", "Jain", ".3f"),
-           ("trims", "trims", ".0f")),
+           ("trims", "trims", ".0f"), ("reps_recycle_ratio", "REPS recycled", ".3f")),
     "E14": (("completion_us", "completion µs", ".1f"), ("large_fct_us", "64 MiB FCT µs", ".1f"),
             ("spread", "spread", ".3f"), ("jain", "Jain", ".3f"), ("trims", "trims", ".0f")),
     "E11": (("agg_cwnd_mb", "mean aggregate cwnd MB", ".2f"), ("max_fct_us", "max FCT µs", ".1f"),
@@ -22,7 +22,7 @@ _COLUMNS = {
     "E15": (("completion_us", "completion µs", ".1f"), ("rel_perf", "ideal/actual", ".3f"),
             ("trims", "trims", ".0f")),
     "E3": (("max_fct_us", "max FCT µs", ".1f"), ("mean_fct_us", "mean FCT µs", ".1f"), ("spread", "spread", ".3f"),
-           ("jain", "Jain", ".3f"), ("trims", "trims", ".0f")),
+           ("jain", "Jain", ".3f"), ("trims", "trims", ".0f"), ("reps_recycle_ratio", "REPS recycled", ".3f")),
     "E5": (("completion_us", "completion µs", ".1f"), ("ss_nacks", "steady NACKs", ".0f"),
            ("ss_cwnd_cv", "steady window CV", ".3f"), ("nacks", "NACKs", ".0f"),
            ("mean_queue_kb", "mean queue KB", ".1f")),
