@@ -285,11 +285,15 @@ def checks_e9(g: Grid) -> list[Check]:
                   _status(ok, g.why_missing(["ignore on", "ignore off"])))]
 
 
+def _signed_pct(x: float) -> str:
+    return _pct(x) if not math.isfinite(x) else f"{100 * x:+.1f} %"
+
+
 def _fi_off_later(g: Grid, on: str, off: str, label: str) -> Check:
     p = g.points[0]
     a, b = g.mean(p, on, "large_fct_us"), g.mean(p, off, "large_fct_us")
     return Check(f"A4 FastIncrease off ({label}): long flow ≥ 10 % later",
-                 f"{num(b)} vs {num(a)} µs (+{_pct(b / a - 1) if _finite(a, b) else 'n/a'})", "≥ +10 %",
+                 f"{num(b)} vs {num(a)} µs ({_signed_pct(b / a - 1) if _finite(a, b) else 'n/a'})", "≥ +10 %",
                  _status(b >= 1.10 * a if _finite(a, b) else None, g.why_missing([on, off])))
 
 
@@ -374,7 +378,7 @@ def checks_e17(g: Grid) -> list[Check]:
         texts, oks = [], []
         for p in g.points:
             a, b = g.mean(p, "per-packet", "max_fct_us"), g.mean(p, v, "max_fct_us")
-            texts.append(f"{p} {num(b)} vs {num(a)} µs ({_pct(b / a - 1) if _finite(a, b) else 'n/a'})")
+            texts.append(f"{p} {num(b)} vs {num(a)} µs ({_signed_pct(b / a - 1) if _finite(a, b) else 'n/a'})")
             oks.append(abs(b / a - 1) <= 0.10 if _finite(a, b) and math.isfinite(a) and math.isfinite(b) else None)
         ok = None if not oks or any(o is None for o in oks) else all(oks)
         out.append(Check(f"A9 {v}: max FCT within 10 % of per-packet", "; ".join(texts), "±10 % at both points",
