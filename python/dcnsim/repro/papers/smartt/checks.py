@@ -258,13 +258,18 @@ def checks_e6(g: Grid) -> list[Check]:
     ]
 
 
+_SHORT = {"completion_us": "completion µs", "undershoot": "windows < ½ ideal"}
+_FORMAT = {"trims": ".0f", "nacks": ".0f", "undershoot": ".3f"}
+
+
 def _on_off(g: Grid, on: str, off: str, metrics: tuple[str, ...]) -> tuple[Optional[bool], list[str]]:
     """Whether ``on`` is at most ``off`` in every metric at every point, and the texts."""
     texts, oks = [], []
     for p in g.points:
         a = {m: g.mean(p, on, m) for m in metrics}
         b = {m: g.mean(p, off, m) for m in metrics}
-        texts.append(f"{p}: " + ", ".join(f"{m} {num(a[m], '.3g')} vs {num(b[m], '.3g')}" for m in metrics))
+        texts.append(f"{p}: " + ", ".join(f"{_SHORT.get(m, m)} {num(a[m], _FORMAT.get(m, '.1f'))} vs "
+                                          f"{num(b[m], _FORMAT.get(m, '.1f'))}" for m in metrics))
         oks.append(all(a[m] <= b[m] for m in metrics) if _finite(*a.values(), *b.values()) else None)
     ok = None if not oks or any(o is None for o in oks) else all(oks)
     return ok, texts
