@@ -109,18 +109,16 @@ def _bars(out: Path, written: list[Path], g: Grid, metrics: Sequence[tuple[str, 
         ax.legend(fontsize=8)
 
 
-def _traces(out: Path, written: list[Path], g: Grid, name: str, flows: Sequence[int], ideal: Optional[float],
+def _traces(out: Path, written: list[Path], g: Grid, name: str, ideal: Optional[float],
             ylabel: str = "cwnd [KB]") -> None:
-    """One panel per variant: the kept window traces of ``flows`` (seed 1, first point),
-    with the ideal window dotted."""
+    """One panel per variant: the kept window traces (flow 0 and the last to finish; seed
+    1, first point), with the ideal window dotted."""
     n = len(g.variants)
     with png(out / name, written, (3.4 * n + 0.6, 3.2), ncols=n, squeeze=False, sharey=True) as (fig, axes):
         for ax, v in zip(axes[0], g.variants):
             r = _first_run(g, v)
-            for i in flows:
-                if r is not None and f"trace_t{i}" in r.extra:
-                    ax.plot(r.extra[f"trace_t{i}"], [w / 1e3 for w in r.extra[f"trace_w{i}"]], lw=0.8,
-                            label=f"flow {i}")
+            for k, i in enumerate(r.extra.get("trace_flows", []) if r is not None else []):
+                ax.plot(r.extra[f"trace_t{k}"], [w / 1e3 for w in r.extra[f"trace_w{k}"]], lw=0.8, label=f"flow {i}")
             if ideal is not None:
                 ax.axhline(ideal / 1e3, color="grey", linestyle=":", label="ideal")
             ax.set_title(v, fontsize=9)
@@ -137,8 +135,7 @@ def write_new_plots(out: Path, grids: dict[str, Grid]) -> list[Path]:
     g = grids.get("E3")
     if g:
         _bars(out, written, g, (("max_fct_us", "max FCT"), ("mean_fct_us", "mean FCT")), "FCT [µs]", "e3_lb.png")
-    for key, flows, name in (("E5", (0, 1), "e5_cwnd.png"), ("E9", (0, 1), "e9_cwnd.png"),
-                             ("E6", (0, 1), "e6_cwnd.png"), ("E10", (0,), "e10_cwnd.png")):
+    for key, name in (("E5", "e5_cwnd.png"), ("E9", "e9_cwnd.png"), ("E6", "e6_cwnd.png"), ("E10", "e10_cwnd.png")):
         g = grids.get(key)
         if not g:
             continue
@@ -146,7 +143,7 @@ def write_new_plots(out: Path, grids: dict[str, Grid]) -> list[Path]:
         if key in ("E5", "E9"):
             spec = g.results[0].cell.spec
             ideal = ideal_cwnd_bytes(int(spec["workload"][0]["senders"]), Fabric.of(spec))
-        _traces(out, written, g, name, flows, ideal)
+        _traces(out, written, g, name, ideal)
     g = grids.get("E8")
     if g:
         with png(out / "e8_queue.png", written, (6.4, 4.0)) as (fig, ax):

@@ -490,7 +490,7 @@ def ideal_of(exp: str, spec: dict[str, Any]) -> float:
 
 E14_LARGE = 64 * MIB  # the size in e14_large_flow_64mib.csv
 CAP_FACTOR = 20  # a run stops unfinished at 20 x its ideal + 1 ms of simulated time
-SUMMARY_VERSION = "series-3"  # bump when cwnd_summary changes, so cached runs are redone
+SUMMARY_VERSION = "series-4"  # bump when cwnd_summary changes, so cached runs are redone
 
 
 @dataclass
@@ -571,9 +571,14 @@ def cwnd_summary(sim: Any) -> dict[str, Any]:
     if not (queue[0] or trims[0]) and not (cwnd[0] and 0 < n <= LATE_FLOWS):
         return out
     fabric = Fabric.of(json.loads(sim.resolved_json()))
-    finish = [float(f) for f, done in zip(flows["finish_us"], flows["finished"]) if done and f is not None]
-    out |= series_metrics(fabric.trtt_us, ideal_cwnd_bytes(max(n, 1), fabric), sim.now_ps / 1e6, finish, n, cwnd,
-                          select(ts, "flow", "delivered_bytes"), (queue[0], queue[2]), (trims[0], trims[2]))
+    done = [(float(f), int(i)) for i, f, ok in zip(flows["id"], flows["finish_us"], flows["finished"])
+            if ok and f is not None]
+    # Traced: flow 0 (E10's long flow) and the last to finish (an incast's first flows may
+    # finish at once, their whole message inside the first window), or flow 1.
+    last = max(done)[1] if done else 1
+    out |= series_metrics(fabric.trtt_us, ideal_cwnd_bytes(max(n, 1), fabric), sim.now_ps / 1e6,
+                          [f for f, _ in done], n, cwnd, select(ts, "flow", "delivered_bytes"), (queue[0], queue[2]),
+                          (trims[0], trims[2]), (0, last if last != 0 else 1))
     return out
 
 

@@ -90,7 +90,7 @@ Series = tuple[Sequence[float], Sequence[int], Sequence[float]]
 
 def series_metrics(trtt_us: float, ideal_cwnd: float, end_us: float, finish_us: Sequence[float], n_flows: int,
                    cwnd: Series, delivered: Series, queue: tuple[Sequence[float], Sequence[float]],
-                   trims: tuple[Sequence[float], Sequence[float]]) -> dict[str, Any]:
+                   trims: tuple[Sequence[float], Sequence[float]], traced: Sequence[int] = (0, 1)) -> dict[str, Any]:
     """What the checks read from a run's time series (flow series as (times, ids, values)
     as :func:`dcnsim._timeseries.select` gives them, the observed port's as (times,
     values); empty when not sampled). The incast's active part ends when half its flows have
@@ -105,7 +105,8 @@ def series_metrics(trtt_us: float, ideal_cwnd: float, end_us: float, finish_us: 
     - ``mean_queue_kb`` / ``max_queue_kb``: the observed port's queue while active (E8);
     - ``late_cwnd_<i>`` / ``late_gbps_<i>`` for runs of at most LATE_FLOWS flows: each
       flow's mean window and throughput over the second half of the run (E6);
-    - ``trace_*``: flows 0 and 1's windows and the port's queue, downsampled, for the figures.
+    - ``trace_t<k>`` / ``trace_w<k>``: the window of flow ``traced[k]`` (``trace_flows``: the
+      ids), and ``trace_tq`` / ``trace_q`` the port's queue, downsampled, for the figures.
     """
     out: dict[str, Any] = {}
     c_t, c_id, c_v = cwnd
@@ -121,9 +122,11 @@ def series_metrics(trtt_us: float, ideal_cwnd: float, end_us: float, finish_us: 
         if first_trim is not None:
             out["undershoot"] = share_below(window(c_t, c_v, first_trim, active), 0.5 * ideal_cwnd)
         flows = per_flow(c_t, c_id, c_v)
-        for i in (0, 1):
-            if i in flows:
-                out[f"trace_t{i}"], out[f"trace_w{i}"] = downsample(*flows[i], TRACE_POINTS)
+        kept = [i for i in traced if i in flows]
+        if kept:
+            out["trace_flows"] = kept
+        for k, i in enumerate(kept):
+            out[f"trace_t{k}"], out[f"trace_w{k}"] = downsample(*flows[i], TRACE_POINTS)
     if q_t:
         busy = window(q_t, q_v, -math.inf, active)
         out["mean_queue_kb"] = sum(busy) / len(busy) / 1e3 if busy else math.nan
