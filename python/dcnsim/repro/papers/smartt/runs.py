@@ -490,7 +490,7 @@ def ideal_of(exp: str, spec: dict[str, Any]) -> float:
 
 E14_LARGE = 64 * MIB  # the size in e14_large_flow_64mib.csv
 CAP_FACTOR = 20  # a run stops unfinished at 20 x its ideal + 1 ms of simulated time
-SUMMARY_VERSION = "series-4"  # bump when cwnd_summary changes, so cached runs are redone
+SUMMARY_VERSION = "series-5"  # bump when cwnd_summary changes, so cached runs are redone
 
 
 @dataclass

@@ -106,7 +106,8 @@ def series_metrics(trtt_us: float, ideal_cwnd: float, end_us: float, finish_us: 
     - ``late_cwnd_<i>`` / ``late_gbps_<i>`` for runs of at most LATE_FLOWS flows: each
       flow's mean window and throughput over the second half of the run (E6);
     - ``trace_t<k>`` / ``trace_w<k>``: the window of flow ``traced[k]`` (``trace_flows``: the
-      ids), and ``trace_tq`` / ``trace_q`` the port's queue, downsampled, for the figures.
+      ids), and ``trace_tq`` / ``trace_q`` the port's queue until the last flow finishes, downsampled,
+      for the figures.
     """
     out: dict[str, Any] = {}
     c_t, c_id, c_v = cwnd
@@ -131,7 +132,10 @@ def series_metrics(trtt_us: float, ideal_cwnd: float, end_us: float, finish_us: 
         busy = window(q_t, q_v, -math.inf, active)
         out["mean_queue_kb"] = sum(busy) / len(busy) / 1e3 if busy else math.nan
         out["max_queue_kb"] = max(busy) / 1e3 if busy else math.nan
-        out["trace_tq"], out["trace_q"] = downsample(q_t, q_v, TRACE_POINTS)
+        # Sampling goes on to the run's end; the trace stops when the last flow finishes.
+        horizon = max(finish_us) if finish_us else end_us
+        shown = [(t, v) for t, v in zip(q_t, q_v) if t <= horizon]
+        out["trace_tq"], out["trace_q"] = downsample([t for t, _ in shown], [v for _, v in shown], TRACE_POINTS)
     if c_t and 0 < n_flows <= LATE_FLOWS:
         late = per_flow(c_t, c_id, c_v, end_us / 2, end_us)
         got = per_flow(*delivered, end_us / 2, end_us)
