@@ -196,7 +196,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     repro_cmd.add_argument("paper", nargs="?", choices=list(PAPERS),
                            help="which paper (--list: each with its title): mswift (arXiv 2509.07907), dctcp-vs-swift (the ns-3 study, E1-E6), "
-                           "smartt (SMaRTT / UEC NSCC, arXiv 2404.01630: E1, E11, E12, E14, E15), prioplus "
+                           "smartt (SMaRTT / UEC NSCC, arXiv 2404.01630: E1, E3, E5, E6, E8-E17), prioplus "
                            "(PrioPlus, EuroSys 2025: F11, F14, F13, F10D, M1, M2, M4, AC14, F12C, F12AB) or laps "
                            "(LAPS, NAIC '25: E1-E6, AL)")
     repro_cmd.add_argument("--list", action="store_true", help="list the papers and exit")
