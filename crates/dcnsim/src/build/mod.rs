@@ -498,6 +498,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         groups,
         pulls,
         unfinished_finite,
+        fct_at_sender: s.output.fct == crate::scenario::FctAt::Sender,
         finished_flows: 0,
         infinite_until,
         rng_spray: Rng::stream(s.seed, "spray"),

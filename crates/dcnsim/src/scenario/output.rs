@@ -32,6 +32,20 @@ pub struct OutputCfg {
     pub queues: Option<QueueSampling>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwnd: Option<bool>,
+    /// Where a flow's completion is stamped: `"receiver"` (default: its last byte arrives)
+    /// or `"sender"` (the ACK of its last byte reaches the sender, as htsim stamps it); the
+    /// run then lasts until every sender has heard.
+    #[serde(default)]
+    pub fct: FctAt,
+}
+
+/// `output.fct`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FctAt {
+    #[default]
+    Receiver,
+    Sender,
 }
 
 /// One entry of a selection: a name (a keyword such as `"all"`, a tier, a port name

@@ -111,6 +111,9 @@ impl Simulation {
             if out.may_send {
                 self.make_ready(f);
             }
+            if out.sender_done {
+                self.sender_heard_all(f);
+            }
         }
         self.laps.as_mut().expect("LAPS flows have a path table").scratch_latencies = latencies;
     }

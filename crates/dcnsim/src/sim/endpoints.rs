@@ -85,7 +85,7 @@ impl Simulation {
                 // was counted out of `unfinished_finite` then.
                 flow.failed = false;
                 self.counters.failed_flows -= 1;
-            } else if !flow.is_infinite() {
+            } else if !flow.is_infinite() && !self.fct_at_sender {
                 self.unfinished_finite -= 1;
             }
             if !self.dependencies.is_empty() {
@@ -266,6 +266,10 @@ impl Simulation {
         }
         let recvd = (self.cfg.ack_policy == AckPolicy::Uec).then(|| self.arena.recvd(h));
         let out = flow.on_ack_counted(now, pkt, recvd, &self.cfg);
+        if out.sender_done {
+            self.sender_heard_all(f);
+        }
+        let flow = &mut self.flows[f as usize];
         if flow.uses_probes {
             self.arm_probe(f);
         }
@@ -274,6 +278,21 @@ impl Simulation {
             self.make_ready(f);
         }
         invariant!(self.inv_flow(f));
+    }
+
+    /// Flow `f`'s sender has every byte acknowledged: its completion at the sender
+    /// (`output.fct = "sender"`, where it also counts the flow as complete).
+    pub(super) fn sender_heard_all(&mut self, f: u32) {
+        let now = self.now();
+        let flow = &mut self.flows[f as usize];
+        if flow.sender.done_at.is_some() {
+            return;
+        }
+        flow.sender.done_at = Some(now);
+        if self.fct_at_sender && !flow.is_infinite() && !flow.failed {
+            self.unfinished_finite -= 1;
+            self.check_done();
+        }
     }
 
     /// The receiver answers a probe at once with a header-sized echo carrying its send

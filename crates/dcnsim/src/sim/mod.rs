@@ -123,7 +123,10 @@ pub struct Simulation {
     pub(crate) groups: Vec<u32>,
     /// EQDS pull pacers, when any flow runs on receiver credit.
     pub(crate) pulls: Option<crate::eqds::PullPacers>,
+    /// Finite flows not yet complete: at their receiver, or (`fct_at_sender`) at their
+    /// sender.
     pub(crate) unfinished_finite: u32,
+    pub(crate) fct_at_sender: bool,
     pub(crate) finished_flows: u32,
     /// Infinite flows with a stop time keep the run going until the last such stop;
     /// background infinite flows (no stop) do not.

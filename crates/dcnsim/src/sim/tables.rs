@@ -182,7 +182,8 @@ impl Simulation {
             start.push(if f.started { f.start.as_us_f64() } else { f64::NAN });
             let ideal_us = if f.is_infinite() { f64::NAN } else { f.ideal_fct.as_us_f64() };
             ideal.push(ideal_us);
-            match f.receiver.finish {
+            let done = if self.fct_at_sender { f.sender.done_at } else { f.receiver.finish };
+            match done {
                 Some(t) if !f.is_infinite() => {
                     let fct_us = (t - f.start).as_us_f64();
                     finish.push(t.as_us_f64());

@@ -184,6 +184,8 @@ pub struct Sender {
     pub inflight_cap: u64,
     pub stop_at: Time,
     pub retransmits: u64,
+    /// When the ACK that completed the flow reached the sender (`output.fct = "sender"`).
+    pub done_at: Option<Time>,
     pub timeouts: u64,
     /// NACKs that marked a packet lost.
     pub nacks: u64,
@@ -499,6 +501,7 @@ impl Flow {
                 inflight_cap: u64::MAX,
                 stop_at,
                 retransmits: 0,
+                done_at: None,
                 timeouts: 0,
                 nacks: 0,
                 credit: None,

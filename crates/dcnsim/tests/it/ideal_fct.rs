@@ -69,3 +69,42 @@ fn inter_pod_single_flow_meets_ideal() {
     run_pair(0, 100, "2MB", 6);
     run_pair(17, 127, "10MB", 6);
 }
+
+/// `output.fct = "sender"` stamps completion when the ACK of the last byte reaches the
+/// sender, as htsim does. Alone on an inter-pod path (6 links, 5 switches), that ACK is a
+/// 64-byte header crossing the same 6 links back: the sender's FCT exceeds the receiver's
+/// by 6 × (500 ns + 64 B at 100 Gbps) + 5 × 200 ns = 4,003.84 ns exactly.
+#[test]
+fn fct_at_the_sender_adds_the_last_ack_s_return() {
+    let fct = |at: &str| {
+        let toml = format!(
+            r#"
+            [topology]
+            kind = "fat_tree"
+            tiers = 3
+            hosts = 128
+            link_rate = "100Gbps"
+            link_latency = "500ns"
+            switch_latency = "200ns"
+            mtu = "4KiB"
+            [transport]
+            cc = "dctcp"
+            initial_window = "bdp"
+            [output]
+            fct = "{at}"
+            [[workload]]
+            kind = "flows"
+            file = "flows.csv"
+            "#
+        );
+        let mut s = common::sim_with_files(&toml, &[("flows.csv", "src,dst,size,start\n0,127,2MB,0\n")]);
+        s.run();
+        let t = s.flow_table();
+        (t.f64s("fct_us")[0], s.now().as_us_f64())
+    };
+    let (receiver, end_r) = fct("receiver");
+    let (sender, end_s) = fct("sender");
+    let back_us = 6.0 * (0.5 + 64.0 * 8.0 / 100e9 * 1e6) + 5.0 * 0.2;
+    assert!((sender - receiver - back_us).abs() < 1e-6, "{sender} - {receiver} vs {back_us}");
+    assert!(end_s >= end_r + back_us - 1e-6, "the run lasts until the sender has heard: {end_s} vs {end_r}");
+}
