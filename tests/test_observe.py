@@ -198,7 +198,7 @@ def test_output_sample_interval_is_the_older_spelling_of_observe(tmp_path: Path)
     old = dcnsim.run({**DUMBBELL, "output": {"sample_interval": "50us", "queues": "all", "cwnd": False}})
     new = dcnsim.run({**DUMBBELL, "observe": {"interval": "50us", "ports": "all", "flows": []}})
     pd.testing.assert_frame_equal(old.timeseries, new.timeseries)
-    assert old.summary["scenario"]["output"] == {"sample_interval": "50us", "queues": "all", "cwnd": False}
+    assert old.summary["scenario"]["output"] == {"sample_interval": "50us", "queues": "all", "cwnd": False, "fct": "receiver"}
     assert "observe" not in old.summary["scenario"]
     assert new.summary["scenario"]["observe"]["metrics"] == "all"
 
