@@ -81,10 +81,10 @@ pub struct Packet {
     /// Source-routed packets: switches passed so far (the index of the next egress port
     /// in the route).
     pub hop: u8,
-    /// A word whose meaning depends on the packet. An ACK under `transport.ack_policy =
-    /// "uec"`: its selective-ACK bits, bit j set iff PSN `psn + 1 + j` (just above the
-    /// cumulative ACK) has arrived, so a coalesced ACK reports the out-of-order packets it
-    /// covers. A data packet of a ConWeave flow, and ConWeave's control messages: their
+    /// A word whose meaning depends on the packet. A delayed ACK under `transport.ack_policy
+    /// = "tcp"`: its selective-ACK bits, bit j set iff PSN `psn + 1 + j` (just above the
+    /// cumulative ACK) has arrived (a UEC ACK carries 64 such bits in the arena's side lane,
+    /// `PacketArena::uec`, so that a coalesced ACK reports the out-of-order packets it covers). A data packet of a ConWeave flow, and ConWeave's control messages: their
     /// ConWeave header (`conweave::header`). Sits in what was padding: the packet stays
     /// 40 bytes.
     pub ext: u16,
@@ -147,9 +147,9 @@ pub struct PacketArena {
     /// queue management (`net::aqm::Aqm::wants_sojourn`). Empty unless such an AQM runs.
     entered: SideLane<Time>,
     /// A third lane: a UEC ACK's cumulative count of the wire bytes its receiver has taken
-    /// in (`transport.ack_policy = "uec"`, uet-htsim's `recvd_bytes`;
-    /// `docs/models/transport.md`). Empty unless UEC ACKs run.
-    recvd: SideLane<u64>,
+    /// in (uet-htsim's `recvd_bytes`) and its 64-bit SACK bitmap
+    /// (`transport.ack_policy = "uec"`; `docs/models/transport.md`). Empty unless UEC ACKs run.
+    uec: SideLane<(u64, u64)>,
     /// Issue 10: the data bytes ever allocated, the source side of byte conservation.
     #[cfg(any(debug_assertions, feature = "invariants"))]
     data_bytes_created: u64,
@@ -215,15 +215,16 @@ impl PacketArena {
         self.stamps.set(h, value, self.slots.len());
     }
 
-    /// The received-bytes counter UEC ACK `h` carries (0 if none).
+    /// What UEC ACK `h` carries beyond the packet: (the receiver's received-bytes count,
+    /// its 64-bit SACK bitmap); zeros if none.
     #[inline]
-    pub fn recvd(&self, h: u32) -> u64 {
-        self.recvd.get(h)
+    pub fn uec(&self, h: u32) -> (u64, u64) {
+        self.uec.get(h)
     }
 
     #[inline]
-    pub fn set_recvd(&mut self, h: u32, bytes: u64) {
-        self.recvd.set(h, bytes, self.slots.len());
+    pub fn set_uec(&mut self, h: u32, recvd: u64, sack: u64) {
+        self.uec.set(h, (recvd, sack), self.slots.len());
     }
 
     /// When packet `h` joined its current queue (zero if never recorded).
@@ -273,7 +274,7 @@ impl PacketArena {
             + self.free.capacity() * 4
             + self.stamps.heap_bytes()
             + self.entered.heap_bytes()
-            + self.recvd.heap_bytes()) as u64
+            + self.uec.heap_bytes()) as u64
     }
 }
 

@@ -219,7 +219,8 @@ impl Simulation {
                 | if self.source_routes.n_paths(f) > 0 { flags::SOURCE_ROUTED } else { 0 },
             priority: flow.priority,
             hop: 0,
-            ext: a.sack_bits,
+            // UEC ACKs carry their bitmap in the side lane (below), others 16 bits here.
+            ext: if self.cfg.ack_policy == AckPolicy::Uec { 0 } else { a.sack_bits as u16 },
         };
         self.counters.ack_packets += 1;
         let stamps = flow.sender.stamps;
@@ -229,7 +230,7 @@ impl Simulation {
             self.arena.set_stamp(h, 0);
         }
         if kind == PacketKind::Ack && self.cfg.ack_policy == AckPolicy::Uec {
-            self.arena.set_recvd(h, a.recvd);
+            self.arena.set_uec(h, a.recvd, a.sack_bits);
         }
         h
     }
@@ -264,8 +265,8 @@ impl Simulation {
             self.make_ready(f);
             return;
         }
-        let recvd = (self.cfg.ack_policy == AckPolicy::Uec).then(|| self.arena.recvd(h));
-        let out = flow.on_ack_counted(now, pkt, recvd, &self.cfg);
+        let uec = (self.cfg.ack_policy == AckPolicy::Uec).then(|| self.arena.uec(h));
+        let out = flow.on_ack_counted(now, pkt, uec, &self.cfg);
         if out.sender_done {
             self.sender_heard_all(f);
         }

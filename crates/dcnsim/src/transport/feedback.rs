@@ -9,7 +9,7 @@ impl Flow {
     /// bytes it newly acknowledges. (Whether an arrival was an original or its resend is
     /// not in the bitmap, so unlike the ACK's own PSN it teaches loss detection nothing.)
     #[cold]
-    pub(super) fn sack_bitmap(&mut self, cum: u32, bits: u16) -> u64 {
+    pub(super) fn sack_bitmap(&mut self, cum: u32, bits: u64) -> u64 {
         let mut newly = 0;
         let mut rest = bits;
         while rest != 0 {
@@ -64,12 +64,22 @@ impl Flow {
         self.on_ack_counted(now, ack, None, cfg)
     }
 
-    /// Processes an ACK at the sender; `recvd`: the receiver's byte counter a UEC ACK
-    /// carries. With it, the bytes the algorithm hears of are the counter's growth, not
+    /// Processes an ACK at the sender; `uec`: what a UEC ACK carries beyond the packet, the
+    /// receiver's byte counter and its 64-bit SACK bitmap. With the counter, the bytes the algorithm hears of are the counter's growth, not
     /// the PSNs this ACK happens to name, and the window counts the reported but still
     /// unnamed bytes as delivered (`docs/models/transport.md`, "The received-bytes
     /// counter"): coalesced and lost ACKs lose nothing.
-    pub fn on_ack_counted(&mut self, now: Time, ack: &Packet, recvd: Option<u64>, cfg: &TransportConfig) -> AckOutcome {
+    pub fn on_ack_counted(
+        &mut self,
+        now: Time,
+        ack: &Packet,
+        uec: Option<(u64, u64)>,
+        cfg: &TransportConfig,
+    ) -> AckOutcome {
+        let (recvd, bits) = match uec {
+            Some((count, bits)) => (Some(count), bits),
+            None => (None, ack.ext as u64),
+        };
         // LAPS's ACKs carry a one-way latency where others carry the cumulative ACK
         // (LAPS paper §3.5; `docs/models/laps.md`); its sender advances over the PSNs
         // acknowledged in a row.
@@ -122,8 +132,8 @@ impl Flow {
                 newly += self.mark_acked(sacked, i);
             }
         }
-        if ack.ext != 0 {
-            newly += self.sack_bitmap(cum, ack.ext);
+        if bits != 0 {
+            newly += self.sack_bitmap(cum, bits);
         }
         if laps {
             let s = &self.sender;

@@ -79,7 +79,7 @@ pub enum AckPolicy {
     /// UEC, as uet-htsim's receiver (`docs/models/transport.md`, ACK policies): at once on
     /// an ECN-marked packet, one carrying the sender's ACK request, the first packet, a
     /// duplicate and the last packet; otherwise every `ack_ratio` packets, out-of-order
-    /// ones included. An ACK reports the 16 PSNs above its cumulative ACK in a bitmap, so
+    /// ones included. An ACK reports the 64 PSNs above its cumulative ACK in a bitmap, so
     /// the sender's hole counting sees the arrivals coalescing held back (whether one was a
     /// resend it does not learn: only the ACK's own packet says). Meant for UEC transports:
     /// the ACK of a marked packet also covers the unmarked ones pending before it, which an
@@ -308,8 +308,8 @@ pub struct Receiver {
 
 impl Receiver {
     /// Bit j set iff PSN `rcv_next + 1 + j` has arrived (`rcv_next` itself has not).
-    fn sack_bits(&self) -> u16 {
-        self.ooo.iter().skip(1).take(16).enumerate().fold(0, |bits, (j, &got)| bits | (got as u16) << j)
+    fn sack_bits(&self) -> u64 {
+        self.ooo.iter().skip(1).take(64).enumerate().fold(0, |bits, (j, &got)| bits | (got as u64) << j)
     }
 }
 
@@ -381,8 +381,9 @@ pub struct AckToSend {
     pub entropy: u32,
     /// The packet acknowledged was a retransmission (its original never arrived first).
     pub retx: bool,
-    /// `Packet::sack_bits`: which of the 16 PSNs above `cum` have arrived (UEC policy).
-    pub sack_bits: u16,
+    /// Which of the 64 PSNs above `cum` have arrived: a UEC ACK carries all 64 (uet-htsim's
+    /// 64-bit SACK bitmap, in the arena's side lane), another ACK the first 16 (`Packet::ext`).
+    pub sack_bits: u64,
     /// The receiver's count of the wire bytes of distinct data packets it has taken in
     /// (UEC ACKs carry it; `Receiver::recvd_bytes`).
     pub recvd: u64,

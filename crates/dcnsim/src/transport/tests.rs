@@ -529,12 +529,13 @@ impl CongestionControl for Counting {
     }
 }
 
-/// The received-bytes counter of UEC ACKs (`docs/models/transport.md`): 40 packets of
-/// 1,064 wire bytes arrive as 0, then 20..39 (beyond the 16-PSN bitmap of cumulative ACK
-/// 1), then 1..19, ACKed every 4 packets, and every other ACK but the last is lost. The
-/// bytes the algorithm hears of add up to the 42,560 bytes delivered, each once; at every
-/// ACK the bytes in flight it sees are the bytes sent less the receiver's count at that
-/// ACK (nothing is lost), however few PSNs the ACKs named; at the end, zero.
+/// The received-bytes counter of UEC ACKs (`docs/models/transport.md`): 100 packets of
+/// 1,064 wire bytes arrive as 0, then 70..99 (beyond the 64-PSN bitmap of cumulative ACK
+/// 1: no ACK names them until the hole fills), then 1..69, ACKed every 4 packets, and
+/// every other ACK but the last is lost. The bytes the algorithm hears of add up to the
+/// 106,400 bytes delivered, each once; at every ACK the bytes in flight it sees are the
+/// bytes sent less the receiver's count at that ACK (nothing is lost), however few PSNs
+/// the ACKs named; at the end, zero.
 #[test]
 fn uec_byte_counter_conserves_bytes_across_coalesced_and_lost_acks() {
     let c = uec(4);
@@ -543,7 +544,7 @@ fn uec_byte_counter_conserves_bytes_across_coalesced_and_lost_acks() {
         0,
         0,
         1,
-        40 * 1000,
+        100 * 1000,
         Time::ZERO,
         Time::MAX,
         0,
@@ -554,8 +555,8 @@ fn uec_byte_counter_conserves_bytes_across_coalesced_and_lost_acks() {
         8,
     );
     f.started = true;
-    let sent: Vec<Packet> = (0..40).map(|_| f.emit(Time::ZERO, 0)).collect();
-    let order: Vec<usize> = std::iter::once(0).chain(20..40).chain(1..20).collect();
+    let sent: Vec<Packet> = (0..100).map(|_| f.emit(Time::ZERO, 0)).collect();
+    let order: Vec<usize> = std::iter::once(0).chain(70..100).chain(1..70).collect();
     let mut expected_in_flight = Vec::new();
     let mut acks = 0;
     for (k, &p) in order.iter().enumerate() {
@@ -565,22 +566,15 @@ fn uec_byte_counter_conserves_bytes_across_coalesced_and_lost_acks() {
             if acks % 2 == 0 && !last {
                 continue;
             }
-            let ack = Packet {
-                psn: a.cum,
-                sacked_psn: a.sacked_psn,
-                ext: a.sack_bits,
-                kind: PacketKind::Ack,
-                flags: 0,
-                ..sent[p]
-            };
-            f.on_ack_counted(Time(2), &ack, Some(a.recvd), &c);
-            expected_in_flight.push(40 * 1064 - a.recvd);
+            let ack = Packet { psn: a.cum, sacked_psn: a.sacked_psn, kind: PacketKind::Ack, flags: 0, ..sent[p] };
+            f.on_ack_counted(Time(2), &ack, Some((a.recvd, a.sack_bits)), &c);
+            expected_in_flight.push(100 * 1064 - a.recvd);
         }
     }
     assert!(f.sender_done());
     let seen = seen.lock().unwrap();
-    assert!(acks >= 10 && seen.len() < acks, "coalesced ({acks} ACKs for 40 packets) and some lost");
-    assert_eq!(seen.iter().map(|&(newly, _)| newly).sum::<u64>(), 40 * 1064);
+    assert!(acks >= 25 && seen.len() < acks, "coalesced ({acks} ACKs for 100 packets) and some lost");
+    assert_eq!(seen.iter().map(|&(newly, _)| newly).sum::<u64>(), 100 * 1064);
     let in_flight: Vec<u64> = seen.iter().map(|&(_, inf)| inf).collect();
     assert_eq!(in_flight, expected_in_flight);
     assert_eq!(*in_flight.last().unwrap(), 0);
