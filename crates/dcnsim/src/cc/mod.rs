@@ -261,6 +261,21 @@ pub struct TransportProfile {
     pub wants_stamps: bool,
 }
 
+impl TransportProfile {
+    /// uet-htsim's UEC sender (NSCC, and MPRDMA as htsim runs it): ECN-capable data, no
+    /// loss from SACK holes (spraying reorders), a fixed `rto` after which each packet still
+    /// outstanding is resent on its own (`docs/models/transport.md`, the timeout policies).
+    pub fn uec_sender(rto: Time) -> TransportProfile {
+        TransportProfile {
+            ecn_capable: true,
+            sack_loss_detection: false,
+            fixed_rto: Some(rto),
+            timeout_policy: TimeoutPolicy::Expired,
+            ..TransportProfile::default()
+        }
+    }
+}
+
 impl Default for TransportProfile {
     fn default() -> Self {
         TransportProfile {

@@ -16,7 +16,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{AckSample, CongestionControl, FlowInfo, LossEvent, NackSample, TimeoutPolicy};
+use super::{AckSample, CongestionControl, FlowInfo, LossEvent, NackSample};
 use crate::cc::TransportProfile;
 use crate::units::Time;
 
@@ -140,13 +140,7 @@ impl CongestionControl for Mprdma {
     }
 
     fn profile(&self) -> TransportProfile {
-        TransportProfile {
-            ecn_capable: true,
-            sack_loss_detection: false,
-            fixed_rto: Some(self.rto),
-            timeout_policy: TimeoutPolicy::Expired,
-            ..TransportProfile::default()
-        }
+        TransportProfile::uec_sender(self.rto)
     }
 
     fn on_ack(&mut self, a: &AckSample) {

@@ -36,7 +36,7 @@ pub use params::*;
 
 use super::median::{nyquist_history, PercentileWindow};
 use super::swift::History;
-use super::{AckSample, CongestionControl, FlowInfo, LossEvent, NackSample, TimeoutPolicy};
+use super::{AckSample, CongestionControl, FlowInfo, LossEvent, NackSample};
 use crate::cc::TransportProfile;
 use crate::units::Time;
 
@@ -616,13 +616,7 @@ impl CongestionControl for Nscc {
     }
 
     fn profile(&self) -> TransportProfile {
-        TransportProfile {
-            ecn_capable: true,
-            sack_loss_detection: false,
-            fixed_rto: Some(self.rto),
-            timeout_policy: TimeoutPolicy::Expired,
-            ..TransportProfile::default()
-        }
+        TransportProfile::uec_sender(self.rto)
     }
 
     fn on_ack(&mut self, a: &AckSample) {
