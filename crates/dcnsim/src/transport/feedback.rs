@@ -158,7 +158,6 @@ impl Flow {
             s.acked_identified += newly;
             newly = counter.saturating_sub(s.recvd_heard);
             s.recvd_heard = s.recvd_heard.max(counter);
-            s.reported_unnamed = s.recvd_heard.saturating_sub(s.acked_identified);
         }
         s.highest_acked = s.highest_acked.max(sacked + 1).max(s.cum_acked);
         if progressed {
@@ -199,7 +198,7 @@ impl Flow {
             rtt,
             cum_ack: s.cum_acked,
             snd_nxt: s.next_new,
-            in_flight: s.in_flight.saturating_sub(s.reported_unnamed),
+            in_flight: s.window_in_flight(),
             in_flight_before,
         };
         s.cc.on_ack(&sample);

@@ -151,13 +151,11 @@ pub struct Sender {
     retx: VecDeque<u32>,
     pub in_flight: u64,
     /// UEC ACKs (`docs/models/transport.md`, "The received-bytes counter"): the largest
-    /// receiver byte count heard, the wire bytes the sender has itself identified as
-    /// acknowledged (PSN by PSN), and the bytes the counter reports that no ACK has named
-    /// yet (coalescing, a lost ACK, a bitmap too short), which the window treats as out
-    /// of the network.
+    /// receiver byte count heard, and the wire bytes the sender has itself identified as
+    /// acknowledged (PSN by PSN); the difference, reported but not yet named by an ACK
+    /// (coalescing, a lost ACK, a bitmap too short), is out of the network for the window.
     recvd_heard: u64,
     acked_identified: u64,
-    pub reported_unnamed: u64,
     srtt: Option<Time>,
     rttvar: Time,
     min_rtt: Time,
@@ -196,6 +194,13 @@ pub struct Sender {
 }
 
 impl Sender {
+    /// The bytes in flight as the window sees them: less those the receiver's count (UEC
+    /// ACKs) reports but no ACK has named yet.
+    #[inline]
+    fn window_in_flight(&self) -> u64 {
+        self.in_flight.saturating_sub(self.recvd_heard.saturating_sub(self.acked_identified))
+    }
+
     /// Frees the per-PSN buffers of a sender with every packet acked; empty collections
     /// allocate nothing.
     #[cold]
@@ -483,7 +488,6 @@ impl Flow {
                 in_flight: 0,
                 recvd_heard: 0,
                 acked_identified: 0,
-                reported_unnamed: 0,
                 srtt: None,
                 rttvar: Time::ZERO,
                 min_rtt: Time::MAX,

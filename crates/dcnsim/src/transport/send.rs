@@ -49,7 +49,7 @@ impl Flow {
         // (PrioPlus above its delay limit) and sends nothing until it restarts.
         // UEC ACKs: bytes the receiver's counter reports are out of the network even
         // before an ACK names their PSNs.
-        let in_flight = s.in_flight.saturating_sub(s.reported_unnamed);
+        let in_flight = s.window_in_flight();
         if cwnd == 0 || in_flight > 0 && in_flight + size > cwnd {
             return SendState::Blocked;
         }
