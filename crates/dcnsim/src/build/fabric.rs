@@ -201,7 +201,9 @@ pub(super) fn network_rtt(
                 continue;
             }
             for (src, dst) in [(a, b), (b, a)] {
-                let (rtt, rate) = unloaded_rtt(ports, routing, n_hosts, src, dst, mtu, header);
+                let fwd = path(ports, routing, n_hosts, src, dst);
+                let rev = path(ports, routing, n_hosts, dst, src);
+                let (rtt, rate) = path_rtt(ports, &fwd, &rev, mtu, header);
                 if rtt > best.0 {
                     best = (rtt, rate.bytes_in(rtt) as u64);
                 }
@@ -211,19 +213,10 @@ pub(super) fn network_rtt(
     best
 }
 
-/// The unloaded round trip of the routed path `src` → `dst`: a full `mtu` packet stored
-/// and forwarded at every hop, then a `header`-byte ACK back; and the path's bottleneck rate.
-pub(super) fn unloaded_rtt(
-    ports: &[Port],
-    routing: &Routing,
-    n_hosts: u32,
-    src: u32,
-    dst: u32,
-    mtu: u64,
-    header: u32,
-) -> (Time, crate::units::Rate) {
-    let fwd = path(ports, routing, n_hosts, src, dst);
-    let rev = path(ports, routing, n_hosts, dst, src);
+/// The unloaded round trip of the forward path `fwd` (port ids) with its reverse `rev`: a
+/// full `mtu` packet stored and forwarded at every hop, then a `header`-byte ACK back; and
+/// the forward path's bottleneck rate. A flow's base RTT and the fabric's network RTT both.
+pub(super) fn path_rtt(ports: &[Port], fwd: &[u32], rev: &[u32], mtu: u64, header: u32) -> (Time, crate::units::Rate) {
     let out = fwd
         .iter()
         .map(|&p| ports[p as usize].serialization(mtu as u32) + ports[p as usize].latency)

@@ -5,7 +5,9 @@ mod fabric;
 mod switch;
 mod validate;
 
-use self::fabric::{build_topology, check_fraction, dcqcn_unified_bdp, laps_paths, network_rtt, path, source_routes};
+use self::fabric::{
+    build_topology, check_fraction, dcqcn_unified_bdp, laps_paths, network_rtt, path, path_rtt, source_routes,
+};
 use self::switch::{build_pfc, fault_plan};
 use self::validate::validate_numbers;
 
@@ -281,13 +283,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
                 }
             })
             .collect();
-        let one = ideal_fct(&hops.iter().map(|h| Hop { ser_last: h.ser_full, ..*h }).collect::<Vec<_>>(), 1);
-        let ack_back: Time = rev
-            .iter()
-            .map(|&p| ports[p as usize].serialization(cfg.header_bytes) + ports[p as usize].latency)
-            .fold(Time::ZERO, |a, b| a + b);
-        let base_rtt = one + ack_back;
-        let bottleneck = fwd.iter().map(|&p| ports[p as usize].rate).min().unwrap();
+        let (base_rtt, bottleneck) = path_rtt(&ports, &fwd, &rev, mtu, cfg.header_bytes);
         let iw_pkts = match tr.initial_window {
             InitialWindow::Packets(n) => n as u64,
             InitialWindow::Bdp => ((bottleneck.bytes_in(base_rtt) / mtu as f64).ceil() as u64).max(1),
