@@ -6,10 +6,13 @@
 
 use crate::common;
 
-fn run_pair(src: u32, dst: u32, size: &str, expect_hops: usize) {
-    let toml = format!(
+/// A 128-host 3-tier fat tree of 100 Gbps, 500 ns links and 200 ns switches, DCTCP
+/// starting at one BDP, the flows of `flows.csv`, and `extra` TOML lines.
+fn fabric(extra: &str) -> String {
+    format!(
         r#"
         seed = 3
+        {extra}
         [topology]
         kind = "fat_tree"
         tiers = 3
@@ -25,7 +28,11 @@ fn run_pair(src: u32, dst: u32, size: &str, expect_hops: usize) {
         kind = "flows"
         file = "flows.csv"
         "#
-    );
+    )
+}
+
+fn run_pair(src: u32, dst: u32, size: &str, expect_hops: usize) {
+    let toml = fabric("");
     let csv = format!("src,dst,size,start\n{src},{dst},{size},0\n");
     let mut s = common::sim_with_files(&toml, &[("flows.csv", &csv)]);
     s.run();
@@ -77,26 +84,7 @@ fn inter_pod_single_flow_meets_ideal() {
 #[test]
 fn fct_at_the_sender_adds_the_last_ack_s_return() {
     let fct = |at: &str| {
-        let toml = format!(
-            r#"
-            [topology]
-            kind = "fat_tree"
-            tiers = 3
-            hosts = 128
-            link_rate = "100Gbps"
-            link_latency = "500ns"
-            switch_latency = "200ns"
-            mtu = "4KiB"
-            [transport]
-            cc = "dctcp"
-            initial_window = "bdp"
-            [output]
-            fct = "{at}"
-            [[workload]]
-            kind = "flows"
-            file = "flows.csv"
-            "#
-        );
+        let toml = fabric(&format!("[output]\nfct = \"{at}\""));
         let mut s = common::sim_with_files(&toml, &[("flows.csv", "src,dst,size,start\n0,127,2MB,0\n")]);
         s.run();
         let t = s.flow_table();
