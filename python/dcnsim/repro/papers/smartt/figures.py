@@ -24,22 +24,26 @@ def pooled_fcts(g: Grid, variant: str) -> list[float]:
     return vals
 
 
+def fct_cdf_plot(out: Path, written: list[Path], key: str, g: Grid, ideal_label: str, title_size: int) -> None:
+    """One experiment's FCT CDF per variant, pooled over seeds, with its mean ideal FCT."""
+    with png(out / f"{key.lower()}_fct_cdf.png", written, (6.4, 4.2)) as (fig, ax):
+        for v in g.variants:
+            cdf(ax, pooled_fcts(g, v), v)
+        ideal = mean_sem([r.cell.ideal_us for r in g.results])[0]
+        ax.axvline(ideal, color="grey", linestyle=":", label=ideal_label)
+        ax.set_xlabel("FCT [µs]")
+        ax.set_ylabel("CDF of flows")
+        ax.set_title(f"{key}: {g.exp.title}", fontsize=title_size)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+
+
 def write_plots(out: Path, grids: dict[str, Grid]) -> list[Path]:
     written: list[Path] = []
     for key in ("E1", "E14"):
         g = grids.get(key)
-        if not g:
-            continue
-        with png(out / f"{key.lower()}_fct_cdf.png", written, (6.4, 4.2)) as (fig, ax):
-            for v in g.variants:
-                cdf(ax, pooled_fcts(g, v), v)
-            ideal = mean_sem([r.cell.ideal_us for r in g.results])[0]
-            ax.axvline(ideal, color="grey", linestyle=":", label="ideal" if key == "E1" else "ideal (64 MiB)")
-            ax.set_xlabel("FCT [µs]")
-            ax.set_ylabel("CDF of flows")
-            ax.set_title(f"{key}: {g.exp.title}", fontsize=9)
-            ax.grid(alpha=0.3)
-            ax.legend(fontsize=8)
+        if g:
+            fct_cdf_plot(out, written, key, g, "ideal" if key == "E1" else "ideal (64 MiB)", 9)
     g = grids.get("E11")
     if g:
         with png(out / "e11_case2.png", written, (6.4, 4.0)) as (fig, ax):
@@ -173,16 +177,7 @@ def write_new_plots(out: Path, grids: dict[str, Grid]) -> list[Path]:
             ax.legend(fontsize=8)
     g = grids.get("E16")
     if g:
-        with png(out / "e16_fct_cdf.png", written, (6.4, 4.2)) as (fig, ax):
-            for v in g.variants:
-                cdf(ax, pooled_fcts(g, v), v)
-            ax.axvline(mean_sem([r.cell.ideal_us for r in g.results])[0], color="grey", linestyle=":",
-                       label="ideal (64 MiB)")
-            ax.set_xlabel("FCT [µs]")
-            ax.set_ylabel("CDF of flows")
-            ax.set_title(f"E16: {g.exp.title}", fontsize=8)
-            ax.grid(alpha=0.3)
-            ax.legend(fontsize=8)
+        fct_cdf_plot(out, written, "E16", g, "ideal (64 MiB)", 8)
     g = grids.get("E17")
     if g:
         with png(out / "e17_adjustment.png", written, (6.4, 4.0)) as (fig, ax):
