@@ -22,9 +22,13 @@
 //! - **flow-cardinality estimation** #flow = max(#flow, d·LineRate/cwnd) at each stop,
 //!   scaling W_AI and W_LS by 1/#flow, with a countdown of BaseBdp/W_LS empty-queue
 //!   rounds after which #flow halves (§4.3.1; halved, not doubled as Algorithm 1's listing
-//!   has it: an erratum).
+//!   has it: an erratum). [A] counts two rounds more (`countdown_slack`): the delay
+//!   samples that show the queue filling lag the window by an RTT or more, so without
+//!   them the estimate halves just as the link fills and same-level flows overshoot
+//!   D_limit, stop and probe again and again.
 //!
-//! The top level has no limit and starts at W_LS = BaseBdp ([A]; the paper is silent). A
+//! The top level (the top `unlimited_levels`) has no limit and starts at W_LS = BaseBdp
+//! ([A]; the paper is silent). W_LS may differ per level (`linear_step` as a list). A
 //! stopped flow answers any below-limit sample (a probe echo, or a late data ACK) like
 //! Algorithm 1's NewProbeAck: linear start from W_LS/#flow on an empty queue, else one
 //! packet (§4.4).
@@ -62,6 +66,42 @@ pub enum Underlying {
     /// LEDBAT's linear controller ([A]'s PrioPlus + LEDBAT; `docs/models/ledbat.md`).
     Ledbat,
 }
+
+/// How a stop estimates the number of same-level flows (§4.3.1).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FlowEstimate {
+    /// The paper's: #flow = delay · LineRate / cwnd, the bytes in flight at this delay over
+    /// this flow's window (at least one packet).
+    #[default]
+    Window,
+    /// [A]'s: #flow = delay / (D_target · cwnd / BaseBdp), capped at 2000: the paper's
+    /// estimate times BaseRtt / D_target, so 1.3 to 3.7 times smaller on the paper's levels.
+    Target,
+}
+
+/// A per-level setting: one value for every level, or one per level listed from the top
+/// level down (the artefact's presets are written that way).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum PerLevel {
+    All(f64),
+    FromTop(Vec<f64>),
+}
+
+impl PerLevel {
+    /// The value of level `i` of `n` (1 = lowest); a list must have `n` entries (checked by
+    /// [`PrioPlusParams::validate`] against `levels`).
+    pub fn of(&self, i: u32, n: u32) -> f64 {
+        match self {
+            PerLevel::All(v) => *v,
+            PerLevel::FromTop(v) => v[(n - i) as usize],
+        }
+    }
+}
+
+/// The artefact's cap on its flow-count estimate.
+const TARGET_ESTIMATE_CAP: f64 = 2000.0;
 
 /// What PrioPlus needs from the algorithm it wraps: its window, to set and read (stop,
 /// restart, linear start), and its increase step. Its per-ACK update is the algorithm's own
@@ -121,15 +161,18 @@ pub struct PrioPlusParams {
     pub levels: Option<u32>,
     /// W_AI before scaling, bytes per RTT (the paper's recommended ≈150 B).
     pub ai_bytes: f64,
-    /// W_LS as a fraction of BaseBdp, the same for every level; absent: the paper's
-    /// per-level preset (§4.4; [A] flow scheduling): 1.0 for the top quarter of levels,
-    /// 0.25 up to 62.5 %, 0.125 below.
-    pub linear_step: Option<f64>,
+    /// W_LS as a fraction of BaseBdp: one value for every level, or a list with one
+    /// entry per level from the top down (needs `levels`); absent: the paper's per-level
+    /// preset (§4.4; [A] flow scheduling): 1.0 for the top quarter of levels, 0.25 up to
+    /// 62.5 %, 0.125 below. Unlimited levels always start at 1.0 (line rate).
+    pub linear_step: Option<PerLevel>,
     /// Levels, counted from the top, that start at once (W_LS/#flow) instead of probing
     /// first; absent: the top eighth (at least the top level).
     pub direct_start_levels: Option<u32>,
-    /// The top level has no delay limit and starts at line rate ([A]; the paper is silent).
-    pub top_unlimited: bool,
+    /// How many levels, from the top, have no delay limit and start at line rate without
+    /// probing ([A]'s "high" levels: 1 in its flow-scheduling, coflow and training presets,
+    /// 2 for PrioPlus + LEDBAT; the paper is silent). 0: every level has a limit.
+    pub unlimited_levels: u32,
     /// Consecutive samples at or above D_limit that stop the flow (1 = no filter).
     pub filter: u32,
     /// "delay == BaseRtt" tolerance ε of the empty-queue test ([A]; the paper writes
@@ -156,6 +199,11 @@ pub struct PrioPlusParams {
     /// this many packets, stop and probe after U(0, BaseRtt) (no #flow estimate), instead
     /// of trickling at a sub-packet paced rate. Absent: never ([P]; [A] uses 0.1).
     pub stop_below_pkts: Option<f64>,
+    /// Empty-queue rounds the countdown adds to BaseBdp/W_LS before #flow halves ([A]: its
+    /// countdown is 1/ratio + 2 with ratio = W_LS/BaseBdp; [P] gives BaseBdp/W_LS, i.e. 0).
+    pub countdown_slack: u32,
+    /// The flow-count formula: `window` ([P], the default) or `target` ([A]).
+    pub flow_estimate: FlowEstimate,
 }
 
 impl Default for PrioPlusParams {
@@ -168,7 +216,7 @@ impl Default for PrioPlusParams {
             ai_bytes: 150.0,
             linear_step: None,
             direct_start_levels: None,
-            top_unlimited: true,
+            unlimited_levels: 1,
             filter: 2,
             empty_tolerance: TimeVal(Time::from_us(1)),
             probe_bytes: 64,
@@ -180,6 +228,8 @@ impl Default for PrioPlusParams {
             cardinality: true,
             underlying: Underlying::Swift,
             stop_below_pkts: None,
+            countdown_slack: 2,
+            flow_estimate: FlowEstimate::Window,
         }
     }
 }
@@ -211,10 +261,24 @@ impl PrioPlusParams {
         if !(self.ai_bytes > 0.0 && self.ai_bytes.is_finite()) {
             return Err(("ai_bytes", format!("{}: must be positive", self.ai_bytes)));
         }
-        if let Some(w) = self.linear_step {
-            if !(w > 0.0 && w <= 1.0) {
-                return Err(("linear_step", format!("{w}: allowed 0 < fraction of BaseBdp <= 1")));
+        match &self.linear_step {
+            Some(PerLevel::All(w)) => check_linear_step(*w)?,
+            Some(PerLevel::FromTop(steps)) => {
+                if self.levels != Some(steps.len() as u32) {
+                    return Err((
+                        "linear_step",
+                        format!(
+                            "a list of {} steps needs `levels` set to the same number (levels = {})",
+                            steps.len(),
+                            self.levels.map_or("absent".to_string(), |n| n.to_string())
+                        ),
+                    ));
+                }
+                for w in steps {
+                    check_linear_step(*w)?;
+                }
             }
+            None => {}
         }
         if self.filter == 0 {
             return Err(("filter", "allowed 1 or more consecutive samples".into()));
@@ -243,10 +307,18 @@ impl PrioPlusParams {
     }
 }
 
+fn check_linear_step(w: f64) -> Result<(), (&'static str, String)> {
+    if w > 0.0 && w <= 1.0 {
+        Ok(())
+    } else {
+        Err(("linear_step", format!("{w}: allowed 0 < fraction of BaseBdp <= 1")))
+    }
+}
+
 /// Channel of level `i` of `n` (§4.3.2): (D_target, D_limit); the limit is `None` (never
-/// stop) for the top level when `top_unlimited`.
-pub fn channel(i: u32, n: u32, base_rtt: Time, a: Time, b: Time, top_unlimited: bool) -> (Time, Option<Time>) {
-    channel_with_gap(i, n, base_rtt, a, b, Time(a.0 / 2 + b.0), top_unlimited)
+/// stop) for the top `unlimited` levels.
+pub fn channel(i: u32, n: u32, base_rtt: Time, a: Time, b: Time, unlimited: u32) -> (Time, Option<Time>) {
+    channel_with_gap(i, n, base_rtt, a, b, Time(a.0 / 2 + b.0), unlimited)
 }
 
 /// [`channel`] with D_limit − D_target = `gap` instead of A/2 + B.
@@ -257,10 +329,10 @@ pub fn channel_with_gap(
     a: Time,
     b: Time,
     gap: Time,
-    top_unlimited: bool,
+    unlimited: u32,
 ) -> (Time, Option<Time>) {
     let target = base_rtt + Time((a.0 + b.0) * i as u64);
-    (target, if top_unlimited && i >= n { None } else { Some(target + gap) })
+    (target, if i + unlimited > n { None } else { Some(target + gap) })
 }
 
 /// Worst-case delay fluctuation of n synchronised Swift flows (paper App. D, with Swift's
@@ -373,12 +445,16 @@ impl PrioPlus {
         let i = (info.priority as u32).clamp(1, n);
         let (a, b) = (p.fluctuation.0, p.noise.0);
         let gap = p.limit_gap.map_or(Time(a.0 / 2 + b.0), |g| g.0);
-        let (target, limit) = channel_with_gap(i, n, info.base_rtt, a, b, gap, p.top_unlimited);
+        let (target, limit) = channel_with_gap(i, n, info.base_rtt, a, b, gap, p.unlimited_levels);
         let line_bps = info.bottleneck.0 as f64 / 8.0;
         let base_bdp = line_bps * info.base_rtt.as_secs_f64();
         let mtu = info.mtu as f64;
-        let is_top = limit.is_none();
-        let step = if is_top { 1.0 } else { p.linear_step.unwrap_or_else(|| preset_linear_step(i, n)) };
+        let is_high = limit.is_none();
+        let step = match &p.linear_step {
+            _ if is_high => 1.0,
+            Some(steps) => steps.of(i, n),
+            None => preset_linear_step(i, n),
+        };
         let w_ls = step * base_bdp;
         // Swift with target D_target, no flow scaling, W_AI as its AI step; the window
         // bounds are PrioPlus's (stopping is cwnd = 0, handled here).
@@ -414,7 +490,7 @@ impl PrioPlus {
             }
         };
         let direct = p.direct_start_levels.unwrap_or_else(|| n.div_ceil(8));
-        let stopped = !(is_top || i + direct > n);
+        let stopped = !(is_high || i + direct > n);
         inner.set_cwnd_pkts(w_ls / mtu);
         PrioPlus {
             cap: if p.cwnd_cap { line_bps * target.as_secs_f64() } else { f64::INFINITY },
@@ -516,11 +592,18 @@ impl PrioPlus {
             // smaller still, and #flow runs away (to millions, with 240 flows in the
             // Fig. 10a staircase), leaving the level unable to send for milliseconds.
             let total = delay.as_secs_f64() * self.line_bps;
-            self.n_flow = self.n_flow.max(total / self.cwnd_before_stop.max(self.mtu));
+            let estimate = match self.p.flow_estimate {
+                FlowEstimate::Window => total / self.cwnd_before_stop.max(self.mtu),
+                FlowEstimate::Target => {
+                    let rtts = self.base_rtt.as_secs_f64() / self.target.as_secs_f64();
+                    (total * rtts / self.cwnd_before_stop.max(1.0)).min(TARGET_ESTIMATE_CAP)
+                }
+            };
+            self.n_flow = self.n_flow.max(estimate);
         }
         self.w_ai = self.p.ai_bytes / self.n_flow;
         self.w_adapt = 0.0;
-        self.count_down = (self.base_bdp / self.w_ls).ceil() as u32;
+        self.count_down = (self.base_bdp / self.w_ls).ceil() as u32 + self.p.countdown_slack;
         self.probe_at = match self.probe_sent_at {
             // A probe is in flight (sent before a resume, or after an earlier high ACK):
             // its echo schedules the next one, so only the loss guard stays armed.

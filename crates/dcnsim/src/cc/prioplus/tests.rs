@@ -29,13 +29,13 @@ fn ack(now: Time, rtt: Time, cum_ack: u32, snd_nxt: u32) -> AckSample {
 #[test]
 fn ac1_channel_math() {
     let (a, b) = (Time::from_ns(3200), Time::from_ns(800));
-    assert_eq!(channel(1, 8, US(12), a, b, true), (US(16), Some(Time::from_ns(18_400))));
-    assert_eq!(channel(8, 8, US(12), a, b, true), (US(44), None));
-    assert_eq!(channel(7, 8, US(12), a, b, true), (US(40), Some(Time::from_ns(42_400))));
+    assert_eq!(channel(1, 8, US(12), a, b, 1), (US(16), Some(Time::from_ns(18_400))));
+    assert_eq!(channel(8, 8, US(12), a, b, 1), (US(44), None));
+    assert_eq!(channel(7, 8, US(12), a, b, 1), (US(40), Some(Time::from_ns(42_400))));
     for n in 1..=40 {
         for i in 2..=n {
-            let (_, lower_limit) = channel(i - 1, n, US(12), a, b, true);
-            let (target, limit) = channel(i, n, US(12), a, b, true);
+            let (_, lower_limit) = channel(i - 1, n, US(12), a, b, 1);
+            let (target, limit) = channel(i, n, US(12), a, b, 1);
             assert!(lower_limit.unwrap() < target, "n {n} i {i}");
             assert!(limit.is_none_or(|l| target < l), "n {n} i {i}");
         }
@@ -121,7 +121,7 @@ fn ac3_linear_start_is_optimal() {
     assert!((bl - bdp / (2.0 * n)).abs() < 0.01 * bdp / (2.0 * n), "linear {bl}");
     assert!(bl < be && be < bs, "linear {bl}, doubling {be}, step {bs}");
     // W_LS = 0.125 BDP: 8 rounds to line rate (`docs/reproductions/prioplus-paper.md`, AC5).
-    let p = PrioPlusParams { linear_step: Some(0.125), ..PrioPlusParams::default() };
+    let p = PrioPlusParams { linear_step: Some(PerLevel::All(0.125)), ..PrioPlusParams::default() };
     let f = PrioPlus::new(&p, &SwiftParams::default(), &info(1, 8));
     assert!((f.base_bdp / f.w_ls - 8.0).abs() < 1e-9);
 }
@@ -144,11 +144,12 @@ fn ac4_probe_timing() {
 
 /// The 2-sample filter (§4.3.1; Algorithm 1's listing would fire on the third, an erratum):
 /// one sample above D_limit does not stop the flow, two in a row do; the stop estimates
-/// #flow = delay·LineRate/cwnd (§4.3.1) and sets the countdown to BaseBdp/W_LS; a probe
+/// #flow = delay·LineRate/cwnd (§4.3.1) and sets the countdown to BaseBdp/W_LS plus [A]'s
+/// two rounds of slack (1/0.125 + 2 = 10); a probe
 /// echo on an empty queue restarts it at W_LS/#flow.
 #[test]
 fn filter_stop_estimate_and_restart() {
-    let p = PrioPlusParams { linear_step: Some(0.125), ..PrioPlusParams::default() };
+    let p = PrioPlusParams { linear_step: Some(PerLevel::All(0.125)), ..PrioPlusParams::default() };
     let mut f = PrioPlus::new(&p, &SwiftParams::default(), &info(1, 8));
     f.stopped = false;
     f.set_cwnd_bytes(25_000.0);
@@ -165,7 +166,7 @@ fn filter_stop_estimate_and_restart() {
     // 20 µs × 12.5 B/ns = 250 KB in flight over our window.
     let want = 250_000.0 / before;
     assert!((f.flow_estimate() - want).abs() < 1e-6 * want, "{} vs {want}", f.flow_estimate());
-    assert_eq!(f.count_down, 8);
+    assert_eq!(f.count_down, 10);
     let t = f.probe_at().unwrap();
     assert!(t >= US(103) + US(4) && t <= US(103) + US(16), "probe at {t}");
     // Echo still above the limit: the probe is rescheduled.
@@ -178,7 +179,7 @@ fn filter_stop_estimate_and_restart() {
     assert!(!f.is_stopped());
     let w_ls = 0.125 * 150_000.0;
     assert!((f.cwnd_bytes() - w_ls / want).abs() < 1.0);
-    assert_eq!(f.count_down, 7);
+    assert_eq!(f.count_down, 9);
     // A mid-range echo (BaseRtt < delay < D_limit) restarts at one packet (§4.4).
     f.on_ack(&ack(US(200), high, 5, 10));
     f.on_ack(&ack(US(201), high, 6, 10));
@@ -194,7 +195,7 @@ fn filter_stop_estimate_and_restart() {
 #[test]
 fn flow_estimate_counts_at_least_one_packet_per_flow() {
     // No filter: the first sample above D_limit^1 stops the flow, before Swift acts.
-    let p = PrioPlusParams { linear_step: Some(0.125), filter: 1, ..PrioPlusParams::default() };
+    let p = PrioPlusParams { linear_step: Some(PerLevel::All(0.125)), filter: 1, ..PrioPlusParams::default() };
     let delay = US(44);
     let stop_at = |cwnd: f64| {
         let mut f = PrioPlus::new(&p, &SwiftParams::default(), &info(1, 8));
@@ -219,7 +220,7 @@ fn flow_estimate_counts_at_least_one_packet_per_flow() {
 /// the echo does. The loss guard (probe timeout) stays armed meanwhile.
 #[test]
 fn late_data_acks_do_not_send_a_second_probe() {
-    let p = PrioPlusParams { linear_step: Some(0.125), filter: 1, ..PrioPlusParams::default() };
+    let p = PrioPlusParams { linear_step: Some(PerLevel::All(0.125)), filter: 1, ..PrioPlusParams::default() };
     let mut f = PrioPlus::new(&p, &SwiftParams::default(), &info(1, 8));
     f.stopped = false;
     f.set_cwnd_bytes(25_000.0);
@@ -267,7 +268,7 @@ fn rounds_alternate_and_countdown_halves_the_estimate() {
     assert!(r.on_ack(11, 20) && r.dual_pass);
     assert!(!r.on_ack(15, 22));
     assert!(r.on_ack(21, 30) && !r.dual_pass);
-    let p = PrioPlusParams { linear_step: Some(0.125), ..PrioPlusParams::default() };
+    let p = PrioPlusParams { linear_step: Some(PerLevel::All(0.125)), ..PrioPlusParams::default() };
     let mut f = PrioPlus::new(&p, &SwiftParams::default(), &info(1, 8));
     f.n_flow = 8.0;
     f.count_down = 2;
@@ -276,6 +277,75 @@ fn rounds_alternate_and_countdown_halves_the_estimate() {
     assert_eq!(f.n_flow, 8.0);
     f.count_empty_round();
     assert_eq!(f.n_flow, 4.0, "halved (Algorithm 1's erratum), not doubled");
+}
+
+/// The countdown set at a stop is BaseBdp/W_LS empty-queue rounds (§4.3.1) plus
+/// `countdown_slack` ([A]'s 1/ratio + 2): W_LS = 0.25 BDP gives 4 + 2 = 6 rounds by
+/// default, 4 with no slack, and 1/0.125 + 2 = 10 at W_LS = 0.125 BDP.
+#[test]
+fn countdown_adds_the_artefacts_slack() {
+    let stopped_countdown = |linear_step: f64, slack: u32| {
+        let p = PrioPlusParams {
+            linear_step: Some(PerLevel::All(linear_step)),
+            countdown_slack: slack,
+            filter: 1,
+            ..PrioPlusParams::default()
+        };
+        let mut f = PrioPlus::new(&p, &SwiftParams::default(), &info(1, 8));
+        f.stopped = false;
+        f.set_cwnd_bytes(25_000.0);
+        f.on_ack(&ack(US(100), US(20), 1, 10)); // above D_limit^1 = 18.4 µs
+        assert!(f.is_stopped());
+        f.count_down
+    };
+    assert_eq!(stopped_countdown(0.25, PrioPlusParams::default().countdown_slack), 6);
+    assert_eq!(stopped_countdown(0.25, 0), 4);
+    assert_eq!(stopped_countdown(0.125, 2), 10);
+}
+
+/// Per-level settings ([A]'s coflow and LEDBAT presets): W_LS listed from the top level
+/// down, and the top two levels unlimited. Level 5 of 8 takes the 4th entry from the top
+/// (0.25 × 150 KB = 37,500 B); levels 7 and 8 have no limit and start at 150 KB; level 6
+/// keeps D_limit = D_target + 2.4 µs. A list whose length is not `levels` is refused.
+#[test]
+fn per_level_linear_steps_and_unlimited_levels() {
+    let steps = PerLevel::FromTop(vec![1.0, 1.0, 0.25, 0.25, 0.25, 0.125, 0.125, 0.125]);
+    let p = PrioPlusParams {
+        levels: Some(8),
+        linear_step: Some(steps.clone()),
+        unlimited_levels: 2,
+        direct_start_levels: Some(4),
+        ..PrioPlusParams::default()
+    };
+    assert!(p.validate().is_ok());
+    let sp = SwiftParams::default();
+    let level = |i: u8| PrioPlus::new(&p, &sp, &info(i, 8));
+    assert!((level(5).cwnd_bytes() - 37_500.0).abs() < 1.0);
+    assert_eq!(level(7).channel().1, None);
+    assert!((level(7).cwnd_bytes() - 150_000.0).abs() < 1.0);
+    assert_eq!(level(6).channel(), (US(36), Some(Time::from_ns(38_400))));
+    assert!(level(3).is_stopped(), "below the direct-start levels a flow probes first");
+    let short = PrioPlusParams { levels: Some(6), ..p.clone() };
+    assert_eq!(short.validate().unwrap_err().0, "linear_step");
+}
+
+/// The two flow-count formulas (§4.3.1 and the artefact): a level-1 flow (BaseRtt 12 µs,
+/// D_target 16 µs, 100 Gbps: BaseBdp 150 KB) with a 25,000 B window stops at a 20 µs
+/// sample. The paper's estimate is 20 µs × 12.5 B/ns / 25,000 B = 10 flows; the artefact's
+/// 20 / (16 × 25,000 / 150,000) = 7.5.
+#[test]
+fn flow_estimate_formulas() {
+    let estimate = |formula: FlowEstimate| {
+        let p = PrioPlusParams { filter: 1, flow_estimate: formula, ..PrioPlusParams::default() };
+        let mut f = PrioPlus::new(&p, &SwiftParams::default(), &info(1, 8));
+        f.stopped = false;
+        f.set_cwnd_bytes(25_000.0);
+        f.on_ack(&ack(US(100), US(20), 1, 10));
+        assert!(f.is_stopped());
+        f.flow_estimate()
+    };
+    assert!((estimate(FlowEstimate::Window) - 10.0).abs() < 1e-9);
+    assert!((estimate(FlowEstimate::Target) - 7.5).abs() < 1e-9);
 }
 
 /// Start rules (`docs/models/prioplus.md`; the top level's are [A]'s, the paper is silent):
@@ -304,7 +374,7 @@ fn start_rules_by_level() {
 #[test]
 fn stop_below_a_tiny_window_when_asked() {
     let run = |stop_below: Option<f64>| {
-        let p = PrioPlusParams { linear_step: Some(0.125), stop_below_pkts: stop_below, ..PrioPlusParams::default() };
+        let p = PrioPlusParams { linear_step: Some(PerLevel::All(0.125)), stop_below_pkts: stop_below, ..PrioPlusParams::default() };
         let mut f = PrioPlus::new(&p, &SwiftParams::default(), &info(1, 8));
         f.stopped = false;
         f.n_flow = 4.0;

@@ -38,7 +38,7 @@ class Run:
 
 PP = "PrioPlus+Swift"
 PP_P = "PrioPlus+Swift [P]"  # without the artefact's stop below 0.1 packet
-PP_NOISE = "PrioPlus+Swift +noise"
+PP_NO_NOISE = "PrioPlus+Swift, no noise"
 PHYS = "Physical+Swift"
 PHYS_STAR = "Physical*+Swift"
 PHYS_NOCC = "Physical* w/o CC"
@@ -82,8 +82,8 @@ def f11_runs(quick: bool) -> list[Run]:
                 "transport.cc=hpcc", dt_pfc()), params))
         if n == 8 and not quick:
             out.append(Run(f"N={n}", PP_P, stop + pp_p + _prio(n), params))
-            out.append(Run(f"N={n}", PP_NOISE, stop + pp + _prio(n) + (
-                'transport.delay_noise={ cdf = "../../workloads/delay_noise_nic.cdf" }',), params))
+            # Every run carries the paper's NIC noise; the artefact's Fig. 11 configs have none.
+            out.append(Run(f"N={n}", PP_NO_NOISE, stop + pp + _prio(n) + ("transport.delay_noise.scale=0",), params))
             out.append(Run(f"N={n}", PHYS_NOCC, stop + _prio(n) + (
                 "transport.cc=none", 'switch.scheduler="priority"', 'switch.priority.queues="ideal"',
                 dt_pfc(headroom_carved=False, per_priority=True)), params))
@@ -250,9 +250,8 @@ def f12ab_runs(quick: bool) -> list[Run]:
     The full run adds Fig. 12's other bars (docs/reproductions/prioplus-paper.md), each in one queue: Swift with
     per-level targets, D2TCP (deadlines 1.5x the ideal FCT at the top level to 12x at the
     lowest), LEDBAT with per-level targets, and PrioPlus over LEDBAT (the artefact's
-    ``filter = 1``, the top 2 levels starting at once; its W_LS preset 1 / 1 / 0.25 x 3 /
-    0.125 x 3 is the default one for 8 levels, but only the top level is unlimited, where
-    the artefact makes the top 2 "high")."""
+    ``filter = 1``, the top 2 levels "high": unlimited and starting at once; its W_LS preset
+    1 / 1 / 0.25 x 3 / 0.125 x 3 is the default one for 8 levels)."""
     targets = ", ".join(f'"{t}us"' for t in F12AB_SWIFT_LEVEL_TARGETS_US)
     schemes = [(SWIFT_FLAT, ("transport.cc=swift",)), (PP, ("transport.cc=prioplus",)),
                (PHYS, ("transport.cc=swift", 'switch.scheduler="priority"', "switch.priority.queues=8", PER_PRIORITY_PFC))]
@@ -263,7 +262,8 @@ def f12ab_runs(quick: bool) -> list[Run]:
             (D2TCP, ("transport.cc=d2tcp", D2TCP_ECN)),
             (LEDBAT, ("transport.cc=ledbat",)),
             (PP_LEDBAT, ("transport.cc=prioplus", 'transport.prioplus.underlying="ledbat"',
-                         "transport.prioplus.filter=1", "transport.prioplus.direct_start_levels=2")),
+                         "transport.prioplus.filter=1", "transport.prioplus.direct_start_levels=2",
+                         "transport.prioplus.unlimited_levels=2")),
         ]
     out = []
     for point, (load, stop) in F12AB_LOADS.items():
