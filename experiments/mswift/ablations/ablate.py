@@ -134,7 +134,7 @@ def decreases(c: Case, seeds: int) -> None:
         ts = _timeseries.frame(sim.timeseries())
         ts = ts[ts.kind.astype(str) == "flow"]
         f = sim.flows()
-        spr = [i for i, tag in enumerate(f["tag"]) if tag == "sprayed"]
+        spr = [i for i, tag in enumerate(f["tag"]) if tag == "sprayed"] or list(range(len(f["tag"])))
         last = ts.groupby(["id", "metric"], observed=True).value.last().unstack().loc[spr]
         w = ts[ts.metric.astype(str) == "cc.cwnd_pkts"].groupby("id").value
         low = (w.min() / w.first()).loc[spr].to_numpy()
@@ -196,6 +196,10 @@ def b1_extra(seeds: int) -> None:
     decreases(pp, min(seeds, 5))
 
 
+def b7_extra(seeds: int) -> None:
+    decreases(Case("E2 LSwift + OPS", "6", "LSwift", "ops"), min(seeds, 3))
+
+
 def b12_extra(seeds: int) -> None:
     # Seed 16 fails one cable only (aggregation switch s59 to core s78); flow 99 is its
     # slowest MSwift flow. Where its packets queue under MSwift and under NSCC.
@@ -234,7 +238,7 @@ CHECKS: dict[str, Check] = {
           Case("E1 MSwift-P10 + REPS", "4", "MSwift-P10", "reps")]],
         extra=b1_extra),
     "B7": Check(
-        "E2 (Fig. 6) and E3 (Fig. 7): B7.2 LSwift against NSCC; B7.4 and B8 MSwift + REPS against AR",
+        "E2 (Fig. 6) and E3 (Fig. 7): B7.2 LSwift against NSCC; B7.4 and B8 MSwift + REPS against AR; B8 MNSCC against NSCC",
         [[Case("E2 LSwift + OPS", "6", "LSwift", "ops"),
           Case("  transport.swift.ai = 4", "6", "LSwift", "ops", ("transport.swift.ai=4",)),
           Case("E2 LSwift + AR", "6", "LSwift", "ar"),
@@ -253,7 +257,14 @@ CHECKS: dict[str, Check] = {
           Case("E3 MSwift + AR (ACK per packet)", "7", "MSwift", "ar"),
           Case("  UEC receiver", "7", "MSwift", "ar", UEC4),
           Case("E3 NSCC + REPS (UEC receiver)", "7", "NSCC", "reps"),
-          Case("  lb = OPS, same receiver (ack_ratio 4)", "7", "NSCC", "ops", ("transport.ack_ratio=4",))]]),
+          Case("  lb = OPS, same receiver (ack_ratio 4)", "7", "NSCC", "ops", ("transport.ack_ratio=4",))],
+         [Case("E3 NSCC + OPS", "7", "NSCC", "ops"),
+          Case("E3 MNSCC + OPS", "7", "MNSCC", "ops"),
+          Case("  transport.nscc.median_feeds_ewma = true", "7", "MNSCC", "ops", ("transport.nscc.median_feeds_ewma=true",)),
+          Case("  transport.nscc.history = 1 (no median: NSCC)", "7", "MNSCC", "ops", ("transport.nscc.history=1",)),
+          Case("E3 MNSCC + REPS", "7", "MNSCC", "reps"),
+          Case("  transport.nscc.median_feeds_ewma = true", "7", "MNSCC", "reps", ("transport.nscc.median_feeds_ewma=true",))]],
+        extra=b7_extra),
     "B11": Check(
         "E6 (Fig. 10) against E1: MSwift + AR / OPS and the 100 us RTO floor",
         [[Case("E6 MSwift + AR", "10", "MSwift", "ar"),
@@ -274,7 +285,9 @@ CHECKS: dict[str, Check] = {
           Case("E7 MSwift + REPS", "11", "MSwift", "reps"),
           Case("E7 NSCC + OPS", "11", "NSCC", "ops"),
           Case("E7 NSCC + AR", "11", "NSCC", "ar"),
-          Case("E7 NSCC + REPS", "11", "NSCC", "reps")]],
+          Case("E7 NSCC + REPS", "11", "NSCC", "reps"),
+          Case("E7 MNSCC + OPS", "11", "MNSCC", "ops"),
+          Case("E7 MNSCC + AR", "11", "MNSCC", "ar")]],
         seeds=20, extra=b12_extra),
     "B13": Check(
         "E8 (Fig. 12): MSwift-P10 against MSwift",
