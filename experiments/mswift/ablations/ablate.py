@@ -140,11 +140,17 @@ def decreases(c: Case, seeds: int) -> None:
         low = (w.min() / w.first()).loc[spr].to_numpy()
         fct = np.array([f["fct_us"][i] for i in spr])
         s = int(np.argmax(fct))
-        print(f"  {c.label:<58} seed {seed}: delay decreases {int(last['cc.delay_md'].sum())}, loss "
+        ws = ts[(ts.metric.astype(str) == "cc.cwnd_pkts") & (ts.id == spr[s])].set_index("time_us").value
+        t_low = float(ws.idxmin())
+        grow = (ws.iloc[-1] - ws.min()) / max(ws.index[-1] - t_low, 1e-9)
+        print(f"  {c.label:<58} seed {seed}: FCT p50 {np.median(fct):.1f} us, p90 {np.percentile(fct, 90):.1f} us, "
+              f"{int((fct > 110).sum())} flows above 110 us; delay decreases {int(last['cc.delay_md'].sum())}, loss "
               f"{int(last['cc.loss_md'].sum())}, timeout {int(last['cc.timeout_md'].sum())}; window low point / "
-              f"initial: min {low.min():.2f}, median {np.median(low):.2f}; slowest flow {spr[s]} "
-              f"({fct[s]:.1f} us): {int(last['cc.delay_md'].iloc[s])} delay decreases, low point {low[s]:.2f}",
-              flush=True)
+              f"initial: min {low.min():.2f}, median {np.median(low):.2f}", flush=True)
+        print(f"    slowest flow {spr[s]} (h{f['src'][spr[s]]}->h{f['dst'][spr[s]]}, FCT {fct[s]:.1f} us, ideal "
+              f"{f['ideal_fct_us'][spr[s]]:.1f} us): {int(last['cc.delay_md'].iloc[s])} delay decreases, window "
+              f"{ws.iloc[0]:.0f} -> {ws.min():.0f} packets at {t_low:.0f} us ({low[s]:.2f}), then "
+              f"+{grow * 6:.1f} packets per 6 us", flush=True)
 
 
 def failure_queues(c: Case, seed: int, flow: int) -> None:
@@ -287,7 +293,8 @@ CHECKS: dict[str, Check] = {
           Case("E7 NSCC + AR", "11", "NSCC", "ar"),
           Case("E7 NSCC + REPS", "11", "NSCC", "reps"),
           Case("E7 MNSCC + OPS", "11", "MNSCC", "ops"),
-          Case("E7 MNSCC + AR", "11", "MNSCC", "ar")]],
+          Case("E7 MNSCC + AR", "11", "MNSCC", "ar"),
+          Case("E7 MNSCC + REPS", "11", "MNSCC", "reps")]],
         seeds=20, extra=b12_extra),
     "B13": Check(
         "E8 (Fig. 12): MSwift-P10 against MSwift",
