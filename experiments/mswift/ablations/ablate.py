@@ -12,8 +12,8 @@ pooled sprayed-flow FCTs.
     PYTHONPATH=python python experiments/mswift/ablations/ablate.py B11 --seeds 10
     PYTHONPATH=python python experiments/mswift/ablations/ablate.py --list
 
-A run takes 0.5-1.5 s (full size, 128 hosts); every check with its default seeds takes
-under two minutes on one core. Two checks add diagnostics that run a cell with a packet
+A run takes 0.5-1.5 s (full size, 128 hosts); a check with its default seeds takes one to
+four minutes on one core (B12 runs 20 seeds), all of them about 15 minutes. Two checks add diagnostics that run a cell with a packet
 trace or a window time series: B1 (which delays MSwift samples under the UEC receiver,
 and how deep each flow's window falls) and B12 (where the slowest flow of a failure seed
 queues).
