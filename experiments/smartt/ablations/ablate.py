@@ -38,6 +38,7 @@ class Row:
     exp: str            # the harness's experiment key (its scenario file, observe, ideal)
     overrides: tuple[str, ...]
     point: tuple[str, ...] = ()   # the point's overrides (incast size etc.)
+    small: bool = False           # always on the 128-host tree (the harness's --quick size)
 
 
 def smartt(*extra: str, lb: str = "reps") -> tuple[str, ...]:
@@ -46,7 +47,7 @@ def smartt(*extra: str, lb: str = "reps") -> tuple[str, ...]:
 
 def run_row(row: Row, seed: int, quick: bool) -> dict[str, float]:
     e = R.EXPERIMENTS[row.exp]
-    overrides = [*(e.quick_overrides if quick else ()), *row.overrides, *row.point, f"seed={seed}"]
+    overrides = [*(e.quick_overrides if quick or row.small else ()), *row.overrides, *row.point, f"seed={seed}"]
     spec, root = load_scenario(EXP_DIR / e.toml, overrides)
     ideal = R.ideal_of(row.exp, spec)
     if math.isfinite(ideal):
@@ -131,13 +132,15 @@ check("A3", "E1 (8:1 tree, 2 MiB permutation): SMaRTT's max FCT against MPRDMA's
     Row("MPRDMA, REPS, UEC ACKs", "E1", ("transport.cc=mprdma", *R.on_lb("reps"))),
 ])
 
-check("A5", "E1: trims of SMaRTT and EQDS against the flow size; 1 seed (EQDS at 8 MiB takes about 3 min)", [
+check("A5", "E1 and E14: trims of SMaRTT and EQDS against the flow size; 1 seed (EQDS at 8 MiB takes 3 min)", [
     Row("SMaRTT 2 MiB (harness)", "E1", smartt()),
     Row("SMaRTT 8 MiB", "E1", smartt(), ("workload.0.size=8MiB",)),
     Row("SMaRTT 2 MiB, initial window 1 BDP", "E1", smartt(*IW_BDP)),
     Row("EQDS 2 MiB (harness)", "E1", EQDS),
     Row("EQDS 2 MiB, pull rate 1/8 (the core's fair share)", "E1", (*EQDS, "transport.eqds={ pull_rate = 0.125 }")),
     Row("EQDS 8 MiB", "E1", EQDS, ("workload.0.size=8MiB",)),
+    Row("E14 at 128 hosts (32 MiB + one 64 MiB): SMaRTT", "E14", smartt(), small=True),
+    Row("E14 at 128 hosts (32 MiB + one 64 MiB): EQDS", "E14", EQDS, small=True),
 ])
 
 
@@ -181,7 +184,7 @@ def _a2a(k: int, size: int) -> tuple[str, ...]:
     return (f"workload.0.window={k}", f"workload.0.size={size}")
 
 
-check("A6", "E15 (128 hosts, aggregation 4:1, windowed all-to-all): SMaRTT per cell; 1 seed", [
+check("A6", "E15 (128 hosts, aggregation 4:1, windowed all-to-all): SMaRTT per cell; 3 seeds", [
     Row(f"k{k} {size // KIB}KiB {label}", "E15", smartt(*extra), _a2a(k, size))
     for k, size in ((1, 128 * KIB), (8, 128 * KIB), (16, 512 * KIB), (1, MIB))
     for label, extra in (("harness", ()), ("RTO 1 ms", RTO_1MS), ("per-packet ACKs", PER_PACKET_ACKS),
@@ -247,7 +250,7 @@ def a11_trace(quick: bool) -> None:
                               for t, v in list(zip(q[0], q[2]))[::4]) + "  (µs: queue KB / sum of windows KB)")
 
 
-SEEDS = {"A3": 3, "F8": 3, "F9": 3, "A8": 3, "A11": 3}
+SEEDS = {"A3": 3, "F8": 3, "F9": 3, "A8": 3, "A11": 3, "A6": 3}
 
 
 def main(argv: list[str] | None = None) -> None:
