@@ -191,7 +191,8 @@ check("A6", "E15 (128 hosts, aggregation 4:1, windowed all-to-all): SMaRTT per c
     Row(f"k{k} {size // KIB}KiB {label}", "E15", smartt(*extra), _a2a(k, size))
     for k, size in ((1, 128 * KIB), (8, 128 * KIB), (16, 512 * KIB), (1, MIB))
     for label, extra in (("harness", ()), ("RTO 1 ms", RTO_1MS), ("per-packet ACKs", PER_PACKET_ACKS),
-                         ("initial window 1 BDP", IW_BDP), ("QuickAdapt off", QA_OFF), ("FastIncrease off", FI_OFF))
+                         ("initial window 1 BDP", IW_BDP), ("QuickAdapt off", QA_OFF), ("FastIncrease off", FI_OFF),
+                         ("target 2.0 brtt", ("transport.nscc.target_ratio=2.0",)))
 ])
 
 check("A10", "E11 (non-blocking, 8 MiB permutation), OPS: Case 2 no-op / decrease; 1 seed (about 30 s a run)", [
