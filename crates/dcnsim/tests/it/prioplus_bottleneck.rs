@@ -347,8 +347,7 @@ fn same_level_share(n: u32, countdown_slack: u32, noise: &str) -> f64 {
 /// 0.99 measured), so the slack is the artefact's setting here, not a fix this test proves.
 #[test]
 fn same_level_flows_fill_the_line() {
-    let cdf = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../workloads/delay_noise_nic.cdf");
-    let noise = format!("[transport.delay_noise]\ncdf = {:?}\nscale = 1", cdf.display().to_string());
+    let noise = nic_noise();
     for n in [2u32, 4, 8] {
         let with = same_level_share(n, 2, "");
         let without = same_level_share(n, 0, "");
@@ -358,4 +357,11 @@ fn same_level_flows_fill_the_line() {
         assert!(with >= 0.90, "{n} same-level flows used {with:.3} of the line");
         assert!(with_noise >= 0.90, "{n} same-level flows used {with_noise:.3} of the line under NIC noise");
     }
+}
+
+/// The paper's NIC delay noise at 1× (`workloads/delay_noise_nic.cdf`) as a
+/// `[transport.delay_noise]` section.
+fn nic_noise() -> String {
+    let cdf = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../workloads/delay_noise_nic.cdf");
+    format!("[transport.delay_noise]\ncdf = {:?}\nscale = 1", cdf.display().to_string())
 }
