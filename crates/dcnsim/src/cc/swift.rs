@@ -133,7 +133,8 @@ pub struct SwiftParams {
     pub ai: f64,
     /// Gain of the delay-based multiplicative decrease.
     pub beta: f64,
-    /// Largest multiplicative decrease of one event (0.5 = halve).
+    /// Largest multiplicative decrease of one event (0.5 = halve; 1 lets one decrease take
+    /// the window to `min_cwnd_pkts`, as the DCTCP-vs-Swift study's integer max_mdf does).
     pub max_mdf: f64,
     /// Consecutive timeouts (no ACK between) after which the window drops to `min_cwnd_pkts`.
     pub retx_reset_threshold: u32,
@@ -176,6 +177,10 @@ pub struct SwiftParams {
     pub history: History,
     /// MSwift: which percentile of them (50 = median; the paper also tries 10 and 90).
     pub percentile: u32,
+    /// RTT samples are rounded down to a multiple of this, and one below it reads as 1 µs:
+    /// the DCTCP-vs-Swift study's ns-3 build, whose timestamps are whole milliseconds
+    /// (docs/reproductions/dctcp-vs-swift-paper.md, `ns3_study` profile). Absent: exact.
+    pub rtt_resolution: Option<TimeVal>,
 }
 
 impl Default for SwiftParams {
@@ -202,6 +207,7 @@ impl Default for SwiftParams {
             loss_evidence: LossEvidence::Confirmed,
             history: History::Auto,
             percentile: 50,
+            rtt_resolution: None,
         }
     }
 }
@@ -215,8 +221,11 @@ impl SwiftParams {
                 return Err((name, format!("{v}: must be positive")));
             }
         }
-        if !(self.max_mdf > 0.0 && self.max_mdf < 1.0) {
-            return Err(("max_mdf", format!("{}: allowed 0 < max_mdf < 1", self.max_mdf)));
+        if !(self.max_mdf > 0.0 && self.max_mdf <= 1.0) {
+            return Err(("max_mdf", format!("{}: allowed 0 < max_mdf <= 1", self.max_mdf)));
+        }
+        if self.rtt_resolution.is_some_and(|r| r.0 == Time::ZERO) {
+            return Err(("rtt_resolution", "must be positive (absent: exact RTTs)".into()));
         }
         if !(self.max_cwnd_pkts >= self.min_cwnd_pkts) {
             return Err(("max_cwnd_pkts", "must be at least min_cwnd_pkts".into()));
@@ -379,6 +388,17 @@ impl Swift {
 
     /// Clamps the window; records a decrease. `gate` is the RTT estimate the decision was
     /// gated on (the one known before this ACK's sample).
+    /// An RTT sample as the sender's clock reads it (`rtt_resolution`).
+    fn measured(&self, rtt: Time) -> Time {
+        match self.p.rtt_resolution {
+            Some(r) if rtt > Time::ZERO => match rtt.0 / r.0 .0 {
+                0 => Time::from_us(1),
+                steps => Time(steps * r.0 .0),
+            },
+            _ => rtt,
+        }
+    }
+
     fn finish(&mut self, before: f64, now: Time, gate: Option<Time>) {
         self.cwnd = self.cwnd.clamp(self.p.min_cwnd_pkts, self.p.max_cwnd_pkts);
         // Strictly smaller: an ACK that could not decrease must not restart the clock
@@ -448,18 +468,19 @@ impl CongestionControl for Swift {
         // Gate on the RTT estimate from before this sample (as htsim's Swift does).
         let gate = self.srtt;
         let can_decrease = self.can_decrease(a.now);
-        if a.rtt > Time::ZERO {
+        let rtt = self.measured(a.rtt);
+        if rtt > Time::ZERO {
             self.srtt = Some(match self.srtt {
-                None => a.rtt,
-                Some(s) => Time((7 * s.0 + a.rtt.0) / 8),
+                None => rtt,
+                Some(s) => Time((7 * s.0 + rtt.0) / 8),
             });
         }
         self.retransmit_cnt = 0;
         let before = self.cwnd;
         let acked = a.newly_acked as f64 / self.mtu as f64;
-        self.track_min_rtt(a.rtt);
+        self.track_min_rtt(rtt);
         let target = self.target(self.cwnd);
-        let delay = self.decision_delay(a.rtt);
+        let delay = self.decision_delay(rtt);
         self.last_decision_delay = delay;
         if delay < target {
             self.cwnd += if self.cwnd >= 1.0 { self.p.ai * acked / self.cwnd } else { self.p.ai * acked };
@@ -613,6 +634,28 @@ mod tests {
         let mut s = swift(fixed(200), 0.5);
         s.on_ack(&ack_at(Time::from_us(1), Time::from_us(100)));
         assert!((s.cwnd_pkts() - 1.5).abs() < 1e-12);
+    }
+
+    /// `rtt_resolution` (the DCTCP-vs-Swift study's millisecond timestamps): 0.7 ms reads
+    /// as 1 µs, 2.3 ms as 2 ms; with max_mdf = 1 (the study's) a delay far above the
+    /// target takes the window to `min_cwnd_pkts` in one step; max_mdf above 1 is refused.
+    #[test]
+    fn millisecond_rtts_and_a_whole_max_mdf() {
+        let p = SwiftParams { rtt_resolution: Some(TimeVal(Time::from_ms(1))), max_mdf: 1.0, min_cwnd_pkts: 1.0, ..fixed(100) };
+        assert!(p.validate().is_ok());
+        let mut s = swift(p.clone(), 10.0);
+        s.on_ack(&ack_at(Time::from_us(1), Time::from_us(700)));
+        assert_eq!(s.srtt, Some(Time::from_us(1)));
+        assert!(s.cwnd_pkts() > 10.0, "a 1 us sample is below the 100 us target: increase");
+        let mut s = swift(p.clone(), 10.0);
+        s.on_ack(&ack_at(Time::from_us(1), Time::from_us(2300)));
+        assert_eq!(s.srtt, Some(Time::from_ms(2)));
+        // (2000 - 100) / 2000 × β 0.8 = 0.76: × 0.24 = 2.4 packets, above max_mdf's floor.
+        assert!((s.cwnd_pkts() - 2.4).abs() < 1e-9, "{}", s.cwnd_pkts());
+        let mut s = swift(SwiftParams { beta: 4.0, ..p.clone() }, 10.0);
+        s.on_ack(&ack_at(Time::from_us(1), Time::from_us(2300)));
+        assert_eq!(s.cwnd_pkts(), 1.0, "β 4: 1 - 3.04 < 0, capped by max_mdf = 1, then the 1-packet floor");
+        assert_eq!(SwiftParams { max_mdf: 1.5, ..p }.validate().unwrap_err().0, "max_mdf");
     }
 
     /// A6: β = 0.8, max_mdf = 0.5: delay 2×target → ×0.6; 10×target → capped ×0.5; a
