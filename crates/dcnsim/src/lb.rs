@@ -14,6 +14,8 @@
 //!   least `congested_fraction` of its ACKs carry ECN echoes; after `rounds` congested
 //!   rounds in a row, or a timeout, the flow moves to a new random EV.
 
+pub mod single_path;
+
 use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
@@ -62,6 +64,9 @@ macro_rules! path_policies {
                 /// LetFlow: a new random path per flowlet, i.e. after a sending gap longer
                 /// than `[transport.letflow] flowlet_timeout` (docs/models/letflow.md).
                 Letflow "letflow" letflow sprays(false) crate::lb::LetflowParams => crate::lb::LetflowPolicy,
+                /// Deterministic single path: one fixed entropy for every flow, as ns-3's
+                /// global routing without ECMP (docs/models/ecmp.md).
+                SinglePath "single_path" single_path sprays(false) crate::lb::single_path::SinglePathParams => crate::lb::single_path::SinglePath,
             }
         }
     };

@@ -90,6 +90,42 @@ fn flowlets_follow_the_sending_gaps() {
     assert_eq!(flowlets(&s), sent);
 }
 
+// ---- single path -------------------------------------------------------------
+
+/// `lb = "single_path"` (docs/models/ecmp.md): four flows from the hosts of one leaf to
+/// the hosts of another cross the spine layer on exactly one path each way, so exactly
+/// four switch-to-switch ports carry packets (leaf → spine → leaf for the data, and
+/// back for the ACKs). Per-flow ECMP with the same seed spreads them over more.
+#[test]
+fn single_path_pins_every_flow_to_one_path() {
+    let busy_fabric_ports = |lb: &str| {
+        let toml = format!(
+            r#"
+            seed = 2
+            [topology]
+            kind = "leaf_spine"
+            hosts = 16
+            radix = 8
+            [transport]
+            cc = "dctcp"
+            lb = "{lb}"
+            [[workload]]
+            kind = "flows"
+            file = "flows.csv"
+            "#
+        );
+        let flows = "src,dst,size,start\n0,12,200KB,0\n1,13,200KB,0\n2,14,200KB,0\n3,15,200KB,0\n";
+        let mut s = sim_with_files(&toml, &[("flows.csv", flows)]);
+        s.run();
+        assert_eq!(s.flows_finished(), 4);
+        let hosts = 16;
+        s.ports.iter().filter(|p| p.node >= hosts && p.peer >= hosts && p.stats.tx_packets > 0).count()
+    };
+    assert_eq!(busy_fabric_ports("single_path"), 4);
+    let ecmp = busy_fabric_ports("ecmp");
+    assert!(ecmp > 4, "ECMP used {ecmp} fabric ports");
+}
+
 // ---- CONGA ------------------------------------------------------------------
 
 /// GPU (0, 2) first sends a long DCTCP flow to GPU (5, 2) on its shortest path, which
