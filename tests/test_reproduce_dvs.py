@@ -88,6 +88,100 @@ def test_quick_cells_and_their_overrides():
     assert e2["min_cwnd_pkts"] == pytest.approx(2000 / 1500, rel=1e-5)
 
 
+# ---------------------------------------------------------------------------------------
+# The ns3_study profile (docs/reproductions/dctcp-vs-swift-paper.md, "Profiles")
+
+
+def test_ns3_study_overrides_reach_every_scenario():
+    cells = dvs.build_cells(list(dvs.EXPERIMENTS), 3, True, dvs.experiments_dir(), "test", profile_name="ns3_study")
+    # E3-E6 run the study's four columns only: 2 flow counts x 4 variants.
+    per_exp = {k: sum(c.exp == k for c in cells) for k in dvs.EXPERIMENTS}
+    assert per_exp == {"E1": 3, "E2": 2, "E3": 8, "E4": 8, "E5": 8, "E6": 8}
+    assert {c.variant for c in cells if c.exp == "E4"} == {"D250", "Sb", "Se", "S25"}
+    for c in cells:
+        assert c.profile == "ns3_study" and c.cache_meta()["profile"] == "ns3_study"
+        t, sw = c.spec["transport"], c.spec["switch"]
+        assert (t["lb"], t["rto_min"], t["ack_ratio"]) == ("single_path", "1s", 1), c
+        # The 100-packet NIC ring folded into the port: (2666 + 100) and (250 + 100) packets of 1554 B.
+        assert sw["buffer"] == 4_298_364
+        assert sw["ecn"]["kmin"] == sw["ecn"]["kmax"] == 543_900 and sw["ecn"]["mark_if"] == ">="
+        assert t["dctcp"]["loss_response"] == "alpha" and t["dctcp"]["min_cwnd_pkts"] == 1
+        s = t["swift"]
+        assert (s["rtt_resolution"], s["ai"], s["beta"], s["max_mdf"]) == ("1ms", 2, 4, 1)
+        assert s["max_cwnd_pkts"] == 40  # 60000 B / 1500 B
+        if c.exp != "E2":
+            assert s["min_cwnd_pkts"] == pytest.approx(2000 / 1500, rel=1e-5)
+    by = {(c.exp, c.point, c.variant): c for c in cells}
+    # The variant's overrides still apply on top: Swift runs have no ECN, DCTCP keeps it.
+    assert by[("E3", "100", "Sb")].spec["switch"]["ecn"]["enabled"] is False
+    assert by[("E3", "100", "D250")].spec["transport"]["cc"] == "dctcp"
+    # E2's points win over the profile's min_cwnd; its 2000 B point is the profile's own
+    # window, so it is E1's baseRTT run (as the study's E2 "2000" row is its E1 baseRTT row).
+    assert by[("E2", "0", "Swift")].spec["transport"]["swift"]["min_cwnd_pkts"] == pytest.approx(0.001)
+    assert by[("E2", "2000", "Swift")].key == by[("E1", "baseRTT", "Swift")].key
+    assert by[("E2", "0", "Swift")].key != by[("E1", "baseRTT", "Swift")].key
+    # Nothing of the profile leaks into the paper profile, whose cells are as before.
+    paper = dvs.build_cells(["E3"], 3, True, dvs.experiments_dir(), "test")
+    assert all(c.profile == "paper" and c.spec["transport"]["lb"] == "ecmp" for c in paper)
+    assert all(c.spec["switch"]["buffer"] == 2666 * 1554 for c in paper)
+    assert not {c.key for c in paper} & {c.key for c in cells}
+
+
+def test_unknown_profile_is_refused():
+    with pytest.raises(ValueError, match="ns3_study"):
+        dvs.reproduction("ns3")
+    with pytest.raises(ValueError, match="paper"):
+        dvs.build_cells(["E1"], 1, True, dvs.experiments_dir(), "test", profile_name="ns-3")
+
+
+def test_the_cli_passes_profile_only_to_papers_that_have_one(dcnsim_cli):
+    done = dcnsim_cli("reproduce", "mswift", "--profile", "ns3_study", "--quick")
+    assert done.returncode == 2 and "one profile" in done.stderr
+    done = dcnsim_cli("reproduce", "dctcp-vs-swift", "--profile", "ns3", "--quick")
+    assert done.returncode == 2 and "paper, ns3_study" in done.stderr
+
+
+def _e1_e2_grids(e1: dict[str, tuple[float, float, float]], e2: dict[str, tuple[float, float, float]]):
+    results = []
+    for key, table in (("E1", e1), ("E2", e2)):
+        for point, (thr, delay, loss) in table.items():
+            cell = dvs.Cell(key, point, "Swift", 1, {})
+            metrics = {m: math.nan for m in dvs.METRICS}
+            metrics.update(thr_kbps=thr, delay_ms=delay, loss_pct=loss)
+            results.append(dvs.RunResult(cell, {}, metrics))
+    return {k: dvs.Grid(dvs.EXPERIMENTS[k], [r for r in results if r.cell.exp == k]) for k in ("E1", "E2")}
+
+
+def test_c1_to_c3_on_the_study_own_numbers_hold_and_are_tagged_by_profile():
+    # The study's own tables satisfy its checks C1-C3.
+    grids = _e1_e2_grids(dvs.STUDY_EXACT["E1"], dvs.STUDY_EXACT["E2"])
+    c1, c2, c2m, c3 = dvs.ordering_facts(grids, study_profile=True)[:4]
+    assert [f.name[:2] for f in (c1, c2, c2m, c3)] == ["C1", "C2", "C2", "C3"]
+    assert c1.ours == "yes (1/1)"
+    assert c2.ours == "yes (9/9)"  # 3 targets >= 25 ms, and baseRTT against the 6 fixed targets
+    assert c2m.ours == "yes (21/21)"  # 7 points x 3 metrics
+    assert c3.ours == "yes (3/3)" and c3.tag == "study fact"
+    # Swapping E2's 0 and 5000 B losses breaks C3; 0.25 s differing from 5 s breaks C1.
+    e2 = dict(dvs.STUDY_EXACT["E2"])
+    e2["0"], e2["5000"] = (753.614, 4.21358, 9.0), (916.074, 15.6578, 18.8)
+    e1 = dict(dvs.STUDY_EXACT["E1"])
+    e1["5"] = (895.223, 16.6009, 10.9)
+    facts = dvs.ordering_facts(_e1_e2_grids(e1, e2))
+    assert facts[0].ours.startswith("no") and facts[3].ours.startswith("no (2/3)")
+    assert facts[3].tag == "study fact, profile differs"
+
+
+@pytest.mark.core
+def test_ns3_study_scenarios_pass_the_core_validation():
+    from dcnsim._ext import core
+    from dcnsim._scenario import scenario_json
+
+    exp_dir = dvs.experiments_dir()
+    cells = dvs.build_cells(["E1", "E3"], 1, True, exp_dir, "test", profile_name="ns3_study")
+    for c in cells:
+        core().Simulation(scenario_json(c.spec), str(exp_dir))  # max_mdf = 1, rtt_resolution, single_path
+
+
 @pytest.mark.core
 def test_experiment_files_build_with_the_hand_derived_flow_counts():
     from dcnsim._ext import core

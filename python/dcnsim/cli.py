@@ -214,7 +214,12 @@ def _parser() -> argparse.ArgumentParser:
     repro_cmd.add_argument("--only", metavar="LIST",
                            help="mswift: figure numbers, e.g. 4,6; dctcp-vs-swift, smartt, prioplus and laps: "
                            "experiments, e.g. E3,E4, E1,E14, F11,F14 or E1,E5 (default all)")
-    repro_cmd.add_argument("--out", metavar="DIR", help="output directory (default results/reproduce-<paper>)")
+    repro_cmd.add_argument("--profile", metavar="NAME",
+                           help="dctcp-vs-swift: paper (default: exact RTTs, ECMP, the original papers' constants) "
+                           "or ns3_study (the study's ns-3 build, whose numbers it then compares directly); "
+                           "the other papers have one profile")
+    repro_cmd.add_argument("--out", metavar="DIR", help="output directory (default results/reproduce-<paper>; "
+                           "dctcp-vs-swift --profile ns3_study: results/reproduce-dctcp-vs-swift-ns3_study)")
     repro_cmd.add_argument("--dask", metavar="ADDRESS",
                            help="run the cells on Dask distributed (a scheduler address, or 'local')")
     repro_cmd.set_defaults(command=_reproduce_command)
@@ -272,11 +277,19 @@ def _reproduce_command(args: argparse.Namespace) -> int:
     if args.paper is None:
         print("error: reproduce: name a paper (dcnsim reproduce --list shows them)", file=sys.stderr)
         return 2
+    options: dict[str, str] = {}
+    if args.profile is not None:
+        profiles = PAPERS[args.paper].profiles
+        if args.profile not in profiles:
+            allowed = f"allowed {', '.join(profiles)}" if profiles else "it has one profile"
+            print(f"error: reproduce {args.paper}: --profile {args.profile}: {allowed}", file=sys.stderr)
+            return 2
+        options["profile"] = args.profile
     reproduce_paper = load(args.paper).reproduce
 
     try:
         code, table = reproduce_paper(quick=args.quick, seeds=args.seeds, jobs=args.jobs, only=args.only, out=args.out,
-                                      dask=args.dask)
+                                      dask=args.dask, **options)
     except (ValueError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

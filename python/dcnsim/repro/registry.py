@@ -5,7 +5,9 @@ reproduces it and a one-line description. The command's choices, its dispatch an
 A paper's package (``dcnsim.repro.papers.<name>``) provides ``reproduction()``, the
 :class:`dcnsim.repro.core.Reproduction` that describes its evaluation, and
 ``reproduce(*, quick, seeds, jobs, only, out, stream, dask)``, which runs it and returns
-(exit code, table text).
+(exit code, table text). A paper with more than one profile (``Paper.profiles``, the first
+the default) also takes ``profile`` there and in ``reproduction(profile)``; ``dcnsim
+reproduce --profile`` passes it.
 """
 
 from __future__ import annotations
@@ -20,13 +22,15 @@ class Paper:
     name: str  # on the command line
     module: str  # the package that reproduces it
     description: str  # one line, for --list
+    profiles: tuple[str, ...] = ()  # the settings it can run (--profile), the default first; () = one
 
 
 PAPERS: dict[str, Paper] = {p.name: p for p in [
     Paper("mswift", "dcnsim.repro.papers.mswift",
           "Congestion Control for Spraying with Congested Paths (MSwift, MNSCC): Fig. 4-14"),
     Paper("dctcp-vs-swift", "dcnsim.repro.papers.dctcp_vs_swift",
-          "Data Center Congestion Control Comparison: DCTCP vs Swift: experiments E1-E6"),
+          "Data Center Congestion Control Comparison: DCTCP vs Swift: experiments E1-E6",
+          profiles=("paper", "ns3_study")),
     Paper("smartt", "dcnsim.repro.papers.smartt",
           "SMaRTT: Sender-based Marked Rapidly-adapting Trimmed & Timed Transport (UEC NSCC)"),
     Paper("prioplus", "dcnsim.repro.papers.prioplus",

@@ -1,5 +1,7 @@
-"""DCTCP vs Swift: the study's orderings C4-C9, evaluated on our grids and printed (not
-asserted: the study ran another profile; docs/reproductions/dctcp-vs-swift-paper.md)."""
+"""DCTCP vs Swift: the study's checks C1-C9, evaluated on our grids and printed. Under
+the ``paper`` profile they are contrast only (the study ran its ns-3 build); under
+``ns3_study`` they are the study's checks (docs/reproductions/dctcp-vs-swift-paper.md).
+Printed either way, never turned into an exit code."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ import math
 from dataclasses import dataclass
 from typing import Optional
 
-from dcnsim.repro.papers.dctcp_vs_swift.runs import Grid
+from dcnsim.repro.papers.dctcp_vs_swift.runs import Grid, study_value
 from dcnsim.repro.tables import pad_rows
 
 
@@ -17,6 +19,9 @@ class Fact:
     ours: str
     study: str = "yes"
     tag: str = "study fact, profile differs"
+
+
+SAME_PROFILE = "study fact"  # the tag under ns3_study: the study's own profile
 
 
 def _holds(pairs: list[tuple[str, Optional[bool]]]) -> str:
@@ -34,9 +39,50 @@ def _cmp(values: list[float], test) -> Optional[bool]:
     return bool(test(*values))
 
 
-def ordering_facts(grids: dict[str, Grid]) -> list[Fact]:
-    """The study's orderings C4-C9 (docs/reproductions/dctcp-vs-swift-paper.md), evaluated on our E3-E6 grids."""
-    facts: list[Fact] = []
+def ordering_facts(grids: dict[str, Grid], study_profile: bool = False) -> list[Fact]:
+    """The study's checks C1-C3 (E1, E2) and orderings C4-C9 (E3-E6;
+    docs/reproductions/dctcp-vs-swift-paper.md), evaluated on our grids. ``study_profile``:
+    the grids ran the study's profile, so the facts are tagged as directly comparable."""
+    facts = _ordering_facts(grids)
+    if study_profile:
+        for f in facts:
+            if f.tag == Fact.tag:
+                f.tag = SAME_PROFILE
+    return facts
+
+
+def _e1_e2_facts(grids: dict[str, Grid]) -> list[Fact]:
+    """C1-C3 on E1 and E2 (the study's exact tables); n/a for the points not run."""
+    def m(key: str, p: str, metric: str) -> float:
+        g = grids.get(key)
+        return g.mean(p, "Swift", metric) if g and p in g.points else math.nan
+
+    metrics = ("thr_kbps", "delay_ms", "loss_pct")
+    c1 = [("E1/0.25=5", _cmp([m("E1", "0.25", x) for x in metrics] + [m("E1", "5", x) for x in metrics],
+                             lambda *v: v[:3] == v[3:]))]
+    low, high = ("0", "0.00025", "0.0025"), ("0.025", "0.25", "5")
+    low_losses = [v for v in (m("E1", p, "loss_pct") for p in low) if not math.isnan(v)]
+    c2 = [(f"E1/{h}", _cmp([m("E1", h, "loss_pct"), max(low_losses, default=math.nan)],
+                           lambda hv, lv: hv >= 2.5 * lv)) for h in high]
+    c2 += [(f"E1/thr baseRTT≥{p}", _cmp([m("E1", "baseRTT", "thr_kbps"), m("E1", p, "thr_kbps")],
+                                         lambda b, f: b >= f)) for p in low + high]
+    c2m = [(f"E1/{p}/{x[:4]}", _cmp([m("E1", p, x), study_value("E1", p, "study", x)],
+                                    lambda ours, study: abs(ours - study) <= 0.3 * study))
+           for p in low + high + ("baseRTT",) for x in metrics]
+    e2 = ("0", "2000", "5000")
+    c3 = [("E2/loss 0>5000>2000", _cmp([m("E2", p, "loss_pct") for p in e2], lambda a, b, c: a > c > b)),
+          ("E2/thr 2000 highest", _cmp([m("E2", p, "thr_kbps") for p in e2], lambda a, b, c: b >= max(a, c))),
+          ("E2/delay rises", _cmp([m("E2", p, "delay_ms") for p in e2], lambda a, b, c: a < b < c))]
+    return [
+        Fact("C1 E1 targets 0.25 s and 5 s give identical results", _holds(c1)),
+        Fact("C2 E1 loss at targets ≥ 25 ms ≥ 2.5 × at ≤ 2.5 ms; baseRTT best throughput", _holds(c2)),
+        Fact("C2 E1 throughput, delay, loss within ±30 % of the study's", _holds(c2m)),
+        Fact("C3 E2 loss(0) > loss(5000 B) > loss(2000 B); throughput best at 2000 B; delay rises", _holds(c3)),
+    ]
+
+
+def _ordering_facts(grids: dict[str, Grid]) -> list[Fact]:
+    facts: list[Fact] = _e1_e2_facts(grids)
     four = ("D250", "Sb", "Se", "S25")
 
     def points(key: str, pred=lambda f: True) -> list[str]:
@@ -90,5 +136,5 @@ def ordering_facts(grids: dict[str, Grid]) -> list[Fact]:
 
 
 def facts_block(facts: list[Fact]) -> str:
-    rows = [["ordering", "ours", "study", "tag"]] + [[f.name, f.ours, f.study, f.tag] for f in facts]
+    rows = [["check", "ours", "study", "tag"]] + [[f.name, f.ours, f.study, f.tag] for f in facts]
     return "\n".join(pad_rows(rows))

@@ -181,6 +181,68 @@ EXPERIMENTS: dict[str, Experiment] = {
 }
 
 # ---------------------------------------------------------------------------------------
+# Profiles (docs/reproductions/dctcp-vs-swift-paper.md, "Profiles")
+
+PACKET = 1554  # bytes on the wire of a full segment (MSS 1500)
+# The study's Swift window bounds are bytes of 1500 B segments; written as E2's points are,
+# so the study's default (E1, and E2 at 2000 B) is one run, as in the study's tables.
+STUDY_MIN_CWND = f"{2000 / 1500:.6g}"
+STUDY_MAX_CWND = f"{60000 / 1500:.6g}"
+# The 100-packet NIC ring below each RED queue, folded into the port: the ring is full
+# whenever the RED queue holds anything, so RED's K = 250 and 2666-packet limit are a total
+# backlog of 350 and 2766 packets (see the doc for why this is honest and where it is not).
+NIC_RING = 100
+STUDY_K = (250 + NIC_RING) * PACKET
+STUDY_BUFFER = (2666 + NIC_RING) * PACKET
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    overrides: tuple[str, ...]  # --set overrides on every file, before the variant's and the point's
+    variants: tuple[str, ...]  # the E3-E6 columns
+    study_profile: bool  # the study's numbers come from this profile: directly comparable
+    about: str  # one line for the table's header
+
+
+PROFILES: dict[str, Profile] = {p.name: p for p in [
+    Profile("paper", (), tuple(v.label for v in VARIANTS), False,
+            "exact RTTs, min RTO 1 ms, ECMP, 2666-packet ports, DCTCP with delayed ACKs (m = 2), K = 250 "
+            "packets (and K = 20), minimum window 2, halving on loss; Swift with the Swift paper's constants "
+            "(ai 1, β 0.8, max_mdf 0.5, min_cwnd 0.001 packet with pacing, max_cwnd 64 packets)"),
+    Profile("ns3_study", (
+        'transport.lb="single_path"',
+        "transport.rto_min=1s",
+        "transport.rto_max=60s",
+        "transport.ack_ratio=1",
+        f"switch.buffer={STUDY_BUFFER}",
+        f"switch.ecn.kmin={STUDY_K}",
+        f"switch.ecn.kmax={STUDY_K}",
+        'switch.ecn.mark_if=">="',
+        'transport.dctcp.loss_response="alpha"',
+        "transport.dctcp.min_cwnd_pkts=1",
+        "transport.swift.rtt_resolution=1ms",
+        "transport.swift.ai=2",
+        "transport.swift.beta=4",
+        "transport.swift.max_mdf=1",
+        f"transport.swift.min_cwnd_pkts={STUDY_MIN_CWND}",
+        f"transport.swift.max_cwnd_pkts={STUDY_MAX_CWND}",
+    ), ("D250", "Sb", "Se", "S25"), True,
+        "the study's ns-3 build: RTT samples in whole ms (below 1 ms: 1 µs), min RTO 1 s (doubling up to 60 s), "
+        "one fixed path per destination, per-packet ACKs, the 100-packet NIC ring folded into each port (K = 250 "
+        "+ 100 packets marked at ≥, 2666 + 100 packets of buffer), DCTCP cutting by (1 − α/2) on loss with a "
+        "1-packet floor; Swift with ai 2, β 4, max_mdf 1, min_cwnd 2000 B, max_cwnd 60000 B (1500 B MSS)"),
+]}
+
+
+def profile(name: str) -> Profile:
+    """The profile called ``name``; ValueError naming the choices if none."""
+    if name not in PROFILES:
+        raise ValueError(f"profile {name!r}: allowed {', '.join(PROFILES)}")
+    return PROFILES[name]
+
+
+# ---------------------------------------------------------------------------------------
 # The study's numbers (docs/reproductions/dctcp-vs-swift-paper.md). E1/E2 exact; E3-E6 read from charts (±5-10 %).
 # Per experiment: {point: {study column: (throughput Kbps, delay ms, loss %)}}.
 
@@ -251,10 +313,16 @@ STUDY_CHART = {
 # Cells
 
 
+@dataclass
 class Cell(cells.Cell):
-    """``variant`` is a VARIANTS label, or "Swift" for E1/E2."""
+    """``variant`` is a VARIANTS label, or "Swift" for E1/E2; ``profile`` a PROFILES name."""
+
+    profile: str = "paper"
 
     label_formats = ("", ">7", "<5")
+
+    def cache_meta(self) -> dict[str, Any]:
+        return {**super().cache_meta(), "profile": self.profile}
 
 
 def experiments_dir() -> Path:
@@ -270,9 +338,19 @@ def parse_only(text: Optional[str]) -> list[str]:
     return select_keys(text, list(EXPERIMENTS), "experiment", lambda k: "E" + k.upper().removeprefix("E"))
 
 
-def build_cells(exps: Sequence[str], seeds: int, quick: bool, exp_dir: Path, fingerprint: str) -> list[Cell]:
+def variants(exp: Experiment, prof: Profile) -> tuple[str, ...]:
+    """The columns of ``exp`` under ``prof``: its own Swift for E1/E2, else the profile's
+    variants in the experiment's order."""
+    return tuple(v for v in exp.variants if v in prof.variants) or ("Swift",)
+
+
+def build_cells(exps: Sequence[str], seeds: int, quick: bool, exp_dir: Path, fingerprint: str,
+                profile_name: str = "paper") -> list[Cell]:
+    """The runs of ``exps``: each point × variant × seed, the profile's overrides first,
+    then the variant's and the point's (so E2's min_cwnd and D20's K win over the profile)."""
     from dcnsim._scenario import load_scenario
 
+    prof = profile(profile_name)
     out = []
     for key in exps:
         e = EXPERIMENTS[key]
@@ -280,12 +358,12 @@ def build_cells(exps: Sequence[str], seeds: int, quick: bool, exp_dir: Path, fin
         n_seeds = 1 if quick else seeds
         points = [p for p in e.points if not quick or p.label in e.quick_points]
         for point in points:
-            for label in e.variants or ("Swift",):
+            for label in variants(e, prof):
                 variant_overrides = VARIANT[label].overrides if label in VARIANT else ()
                 for seed in range(1, n_seeds + 1):
-                    overrides = [*timeline(t), *variant_overrides, *point.overrides, f"seed={seed}"]
+                    overrides = [*timeline(t), *prof.overrides, *variant_overrides, *point.overrides, f"seed={seed}"]
                     spec, _ = load_scenario(exp_dir / e.toml, overrides)
-                    out.append(Cell(key, point.label, label, seed, spec).keyed(fingerprint))
+                    out.append(Cell(key, point.label, label, seed, spec, profile=prof.name).keyed(fingerprint))
     return out
 
 
