@@ -8,6 +8,6 @@ pub mod port;
 pub mod prio;
 
 pub use aqm::{AnyAqm, Aqm, MarkDecision, MarkIf, MarkPoint};
-pub use packet::{flags, Packet, PacketArena, PacketKind};
+pub use packet::{flags, Packet, PacketArena, PacketKind, UecAck};
 pub use port::{Drr, Port, PortStats};
 pub use prio::{PrioQueues, PrioService};

@@ -103,6 +103,22 @@ impl Packet {
     }
 }
 
+/// What a UEC ACK carries beyond the packet (`transport.ack_policy = "uec"`;
+/// `docs/models/transport.md`): the receiver's byte count and uet-htsim's 64-bit SACK
+/// bitmap with its base.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct UecAck {
+    /// The receiver's count of the wire bytes of distinct data packets it has taken in
+    /// (uet-htsim's `recvd_bytes`).
+    pub recvd: u64,
+    /// Bit j set iff PSN `sack_base + j` has arrived.
+    pub sack_bits: u64,
+    /// The PSN of bit 0: max(trigger − 63, cumulative ACK + 1), so the bitmap names the
+    /// packets coalesced just below its trigger (uet-htsim's rule, without its exception
+    /// for ECN-marked and ACK-requesting triggers: `Receiver::uec_sack_base`).
+    pub sack_base: u32,
+}
+
 /// One value per arena slot beside the packet, for what only some runs need; empty (and
 /// free) until the first `set`, then grown to the arena's size.
 #[derive(Default)]
@@ -147,9 +163,9 @@ pub struct PacketArena {
     /// queue management (`net::aqm::Aqm::wants_sojourn`). Empty unless such an AQM runs.
     entered: SideLane<Time>,
     /// A third lane: a UEC ACK's cumulative count of the wire bytes its receiver has taken
-    /// in (uet-htsim's `recvd_bytes`) and its 64-bit SACK bitmap
+    /// in (uet-htsim's `recvd_bytes`) and its 64-bit SACK bitmap with the bitmap's base
     /// (`transport.ack_policy = "uec"`; `docs/models/transport.md`). Empty unless UEC ACKs run.
-    uec: SideLane<(u64, u64)>,
+    uec: SideLane<UecAck>,
     /// Issue 10: the data bytes ever allocated, the source side of byte conservation.
     #[cfg(any(debug_assertions, feature = "invariants"))]
     data_bytes_created: u64,
@@ -215,16 +231,15 @@ impl PacketArena {
         self.stamps.set(h, value, self.slots.len());
     }
 
-    /// What UEC ACK `h` carries beyond the packet: (the receiver's received-bytes count,
-    /// its 64-bit SACK bitmap); zeros if none.
+    /// What UEC ACK `h` carries beyond the packet; zeros if none.
     #[inline]
-    pub fn uec(&self, h: u32) -> (u64, u64) {
+    pub fn uec(&self, h: u32) -> UecAck {
         self.uec.get(h)
     }
 
     #[inline]
-    pub fn set_uec(&mut self, h: u32, recvd: u64, sack: u64) {
-        self.uec.set(h, (recvd, sack), self.slots.len());
+    pub fn set_uec(&mut self, h: u32, ack: UecAck) {
+        self.uec.set(h, ack, self.slots.len());
     }
 
     /// When packet `h` joined its current queue (zero if never recorded).

@@ -2,6 +2,7 @@
 //! the ACKs and replies it sends; probes and retransmission timers.
 
 use super::*;
+use crate::net::UecAck;
 
 impl Simulation {
     pub(super) fn deliver(&mut self, h: u32) {
@@ -67,6 +68,7 @@ impl Simulation {
                 entropy: pkt.entropy,
                 retx: false,
                 sack_bits: 0,
+                sack_base: 0,
                 recvd: 0,
             };
             self.counters.cnps += 1;
@@ -159,6 +161,7 @@ impl Simulation {
                 entropy,
                 retx: false,
                 sack_bits: 0,
+                sack_base: 0,
                 recvd: 0,
             };
             self.send_reply(f, pull, PacketKind::Pull, 0);
@@ -230,7 +233,7 @@ impl Simulation {
             self.arena.set_stamp(h, 0);
         }
         if kind == PacketKind::Ack && self.cfg.ack_policy == AckPolicy::Uec {
-            self.arena.set_uec(h, a.recvd, a.sack_bits);
+            self.arena.set_uec(h, UecAck { recvd: a.recvd, sack_bits: a.sack_bits, sack_base: a.sack_base });
         }
         h
     }

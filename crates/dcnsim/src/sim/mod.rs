@@ -311,7 +311,7 @@ impl Simulation {
             }
             Event::Rto(f) => self.rto_fired(f),
             Event::DelayedAck(f) => {
-                match self.flows[f as usize].on_delayed_ack(self.events.now(), self.cfg.delayed_ack_timeout) {
+                match self.flows[f as usize].on_delayed_ack(self.events.now(), &self.cfg) {
                     DelayedAck::Send(a) => self.send_ack(f, a),
                     DelayedAck::At(due) => self.events.schedule(due, Event::DelayedAck(f)),
                     DelayedAck::Idle => {}

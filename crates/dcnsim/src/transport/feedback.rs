@@ -5,15 +5,16 @@
 use super::*;
 
 impl Flow {
-    /// A UEC ACK's bitmap: PSN `cum + 1 + j` arrived for each bit j. Returns the wire
-    /// bytes it newly acknowledges. (Whether an arrival was an original or its resend is
+    /// An ACK's SACK bitmap: PSN `base + j` arrived for each bit j (`base` is `cum + 1`
+    /// except on UEC ACKs, `UecAck::sack_base`). Returns the wire bytes it newly
+    /// acknowledges. (Whether an arrival was an original or its resend is
     /// not in the bitmap, so unlike the ACK's own PSN it teaches loss detection nothing.)
     #[cold]
-    pub(super) fn sack_bitmap(&mut self, cum: u32, bits: u64) -> u64 {
+    pub(super) fn sack_bitmap(&mut self, base: u32, bits: u64) -> u64 {
         let mut newly = 0;
         let mut rest = bits;
         while rest != 0 {
-            let psn = cum + 1 + rest.trailing_zeros();
+            let psn = base + rest.trailing_zeros();
             rest &= rest - 1;
             let base = self.sender.cum_acked;
             if psn < base || psn >= self.sender.next_new {
@@ -65,7 +66,7 @@ impl Flow {
     }
 
     /// Processes an ACK at the sender; `uec`: what a UEC ACK carries beyond the packet, the
-    /// receiver's byte counter and its 64-bit SACK bitmap. With the counter, the bytes the algorithm hears of are the counter's growth, not
+    /// receiver's byte counter and its 64-bit SACK bitmap with its base. With the counter, the bytes the algorithm hears of are the counter's growth, not
     /// the PSNs this ACK happens to name, and the window counts the reported but still
     /// unnamed bytes as delivered (`docs/models/transport.md`, "The received-bytes
     /// counter"): coalesced and lost ACKs lose nothing.
@@ -73,12 +74,12 @@ impl Flow {
         &mut self,
         now: Time,
         ack: &Packet,
-        uec: Option<(u64, u64)>,
+        uec: Option<UecAck>,
         cfg: &TransportConfig,
     ) -> AckOutcome {
-        let (recvd, bits) = match uec {
-            Some((count, bits)) => (Some(count), bits),
-            None => (None, ack.ext as u64),
+        let (recvd, bits, sack_base) = match uec {
+            Some(u) => (Some(u.recvd), u.sack_bits, u.sack_base),
+            None => (None, ack.ext as u64, ack.psn + 1),
         };
         // LAPS's ACKs carry a one-way latency where others carry the cumulative ACK
         // (LAPS paper §3.5; `docs/models/laps.md`); its sender advances over the PSNs
@@ -133,7 +134,7 @@ impl Flow {
             }
         }
         if bits != 0 {
-            newly += self.sack_bitmap(cum, bits);
+            newly += self.sack_bitmap(sack_base, bits);
         }
         if laps {
             let s = &self.sender;

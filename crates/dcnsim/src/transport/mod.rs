@@ -25,7 +25,7 @@ use crate::cc::{AckSample, CongestionControl, LossEvent, NackSample, ReorderWind
 use crate::eqds::SenderCredit;
 use crate::lb::LbName;
 use crate::lb::{AnyPathPolicy, Flowlets, PathPolicy, Plb, PlbParams, Reps, RepsParams};
-use crate::net::{flags, Packet, PacketKind};
+use crate::net::{flags, Packet, PacketKind, UecAck};
 use crate::units::{Rate, Time};
 
 /// Transport settings shared by all flows of a scenario.
@@ -312,9 +312,25 @@ pub struct Receiver {
 }
 
 impl Receiver {
-    /// Bit j set iff PSN `rcv_next + 1 + j` has arrived (`rcv_next` itself has not).
-    fn sack_bits(&self) -> u64 {
-        self.ooo.iter().skip(1).take(64).enumerate().fold(0, |bits, (j, &got)| bits | (got as u64) << j)
+    /// Bit j set iff PSN `base + j` has arrived (every PSN below `rcv_next` has).
+    fn sack_bits_from(&self, base: u32) -> u64 {
+        let below = self.rcv_next.saturating_sub(base).min(64) as usize;
+        let mut bits = if below == 64 { u64::MAX } else { (1u64 << below) - 1 };
+        let skip = base.saturating_sub(self.rcv_next) as usize;
+        for (j, &got) in self.ooo.iter().skip(skip).take(64 - below).enumerate() {
+            bits |= (got as u64) << (j + below);
+        }
+        bits
+    }
+
+    /// The base of a UEC ACK's bitmap triggered by PSN `psn`: the 64 PSNs ending at the
+    /// trigger, but never the cumulative ACK's PSN or below (which the ACK already covers).
+    /// uet-htsim's rule, except that uet-htsim bases the bitmap at the trigger itself when
+    /// it was ECN-marked or asked for the ACK; dcnsim keeps the packets coalesced below
+    /// such a trigger named too (with uet-htsim's exception the trimming conservation test
+    /// of `nscc_htsim` mode saw a needless timeout; docs/models/transport.md).
+    fn uec_sack_base(&self, psn: u32) -> u32 {
+        psn.saturating_sub(63).max(self.rcv_next + 1)
     }
 }
 
@@ -386,9 +402,11 @@ pub struct AckToSend {
     pub entropy: u32,
     /// The packet acknowledged was a retransmission (its original never arrived first).
     pub retx: bool,
-    /// Which of the 64 PSNs above `cum` have arrived: a UEC ACK carries all 64 (uet-htsim's
-    /// 64-bit SACK bitmap, in the arena's side lane), another ACK the first 16 (`Packet::ext`).
+    /// Which PSNs from `sack_base` on have arrived: a UEC ACK carries 64 (uet-htsim's 64-bit
+    /// SACK bitmap, in the arena's side lane), another ACK the 16 above `cum` (`Packet::ext`).
     pub sack_bits: u64,
+    /// The PSN of `sack_bits`' bit 0: `cum + 1` except on UEC ACKs (`UecAck::sack_base`).
+    pub sack_base: u32,
     /// The receiver's count of the wire bytes of distinct data packets it has taken in
     /// (UEC ACKs carry it; `Receiver::recvd_bytes`).
     pub recvd: u64,

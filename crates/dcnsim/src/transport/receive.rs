@@ -18,6 +18,7 @@ impl Flow {
             entropy: pkt.entropy,
             retx: false,
             sack_bits: 0,
+            sack_base: r.rcv_next + 1,
             recvd: r.recvd_bytes,
         };
         (reply, !have)
@@ -47,6 +48,7 @@ impl Flow {
                     entropy: pkt.entropy,
                     retx: false,
                     sack_bits: 0,
+                    sack_base: r.rcv_next + 1,
                     recvd: r.recvd_bytes,
                 });
             }
@@ -92,6 +94,7 @@ impl Flow {
                     entropy: r.last_entropy,
                     retx: r.last_retx,
                     sack_bits: 0,
+                    sack_base: r.rcv_next + 1,
                     recvd: r.recvd_bytes,
                 });
                 r.pending = 0;
@@ -117,6 +120,7 @@ impl Flow {
         let at_once =
             if uec { ce || first || pkt.has(flags::ACK_REQUEST) } else { !in_order || had_gap || !r.ooo.is_empty() };
         if r.pending >= cfg.ack_ratio || duplicate || complete || at_once {
+            let sack_base = if uec { r.uec_sack_base(psn) } else { r.rcv_next + 1 };
             out.acks[1] = Some(AckToSend {
                 cum: r.rcv_next,
                 sacked_psn: psn,
@@ -124,7 +128,8 @@ impl Flow {
                 sent_at: pkt.sent_at,
                 entropy: pkt.entropy,
                 retx: r.last_retx,
-                sack_bits: if uec { r.sack_bits() } else { 0 },
+                sack_bits: if uec { r.sack_bits_from(sack_base) } else { 0 },
+                sack_base,
                 recvd: r.recvd_bytes,
             });
             r.pending = 0;
@@ -149,7 +154,8 @@ impl Flow {
     /// The delayed-ACK timer fired at `now`: acknowledge what is pending if its oldest
     /// packet has waited `timeout`, else say when it will have (the timer armed by a
     /// packet an ACK has since covered fires early).
-    pub fn on_delayed_ack(&mut self, now: Time, timeout: Time) -> DelayedAck {
+    pub fn on_delayed_ack(&mut self, now: Time, cfg: &TransportConfig) -> DelayedAck {
+        let timeout = cfg.delayed_ack_timeout;
         let r = &mut self.receiver;
         if r.pending == 0 {
             r.delayed_ack_pending = false;
@@ -161,6 +167,8 @@ impl Flow {
         }
         r.delayed_ack_pending = false;
         r.pending = 0;
+        let sack_base =
+            if cfg.ack_policy == AckPolicy::Uec { r.uec_sack_base(r.last_psn) } else { r.rcv_next + 1 };
         DelayedAck::Send(AckToSend {
             cum: r.rcv_next,
             sacked_psn: r.last_psn,
@@ -168,7 +176,8 @@ impl Flow {
             sent_at: r.last_sent_at,
             entropy: r.last_entropy,
             retx: r.last_retx,
-            sack_bits: r.sack_bits(),
+            sack_bits: r.sack_bits_from(sack_base),
+            sack_base,
             recvd: r.recvd_bytes,
         })
     }

@@ -59,7 +59,7 @@ fn a4_receiver_echo_state_machine_with_coalescing() {
         let out = f.on_data(Time::ZERO, &data(psn as u32, ce), &c);
         let mut acks: Vec<AckToSend> = out.acks.iter().flatten().copied().collect();
         if out.arm_delayed_ack && psn == 4 {
-            if let DelayedAck::Send(a) = f.on_delayed_ack(Time::from_us(10), c.delayed_ack_timeout) {
+            if let DelayedAck::Send(a) = f.on_delayed_ack(Time::from_us(10), &c) {
                 acks.push(a);
             }
         }
@@ -398,8 +398,9 @@ fn uec_policy_coalesces_out_of_order_packets_and_reports_them() {
     assert_eq!(n, 4, "TCP: 3, 4, 2 and 8 (the last of 9 packets: 9 * 1000 B is not the flow's end)");
 }
 
-/// The bitmap: with 1 missing, the ACK of 5 (ECN-marked: at once) reports 2..5 as bits
-/// 0..3 above the cumulative ACK 1, and 7 arriving later sets bit 5.
+/// The bitmap and its base, max(trigger − 63, cum + 1): with 1 missing, the ECN-marked 5
+/// is ACKed at once with bits 0..3 for 2..5 (base 2); after 7 the delayed ACK, based at 2
+/// too, adds bit 5 for 7.
 #[test]
 fn uec_bitmap_lists_the_arrivals_above_the_hole() {
     let c = uec(4);
@@ -408,12 +409,40 @@ fn uec_bitmap_lists_the_arrivals_above_the_hole() {
         f.on_data(Time::ZERO, &data(psn, false), &c);
     }
     let a = f.on_data(Time::ZERO, &data(5, true), &c).acks[1].expect("a marked packet is ACKed at once");
-    assert_eq!((a.cum, a.sacked_psn, a.sack_bits, a.ece), (1, 5, 0b1111, true));
+    assert_eq!((a.cum, a.sacked_psn, a.sack_base, a.sack_bits, a.ece), (1, 5, 2, 0b1111, true));
     f.on_data(Time::ZERO, &data(7, false), &c);
-    let DelayedAck::Send(late) = f.on_delayed_ack(Time::from_us(10), c.delayed_ack_timeout) else {
+    let DelayedAck::Send(late) = f.on_delayed_ack(Time::from_us(10), &c) else {
         panic!("pending ACK")
     };
-    assert_eq!((late.cum, late.sack_bits), (1, 0b10_1111));
+    assert_eq!((late.cum, late.sack_base, late.sack_bits), (1, 2, 0b10_1111));
+}
+
+/// Coalesced packets far above a hole are still named (the bug this rule fixed: a bitmap
+/// anchored at cum + 1 reaches only 64 PSNs, so with PSN 0 missing the three packets of
+/// each four-packet ACK above 64 stayed unnamed and expired at the sender). 201 packets
+/// are sent, PSNs 1..=200 arrive, one ACK per 4 packets (the last three by the
+/// delayed-ACK timer): every one of them ends ACKED at the sender, and PSN 0 does not.
+#[test]
+fn uec_acks_name_coalesced_packets_far_above_a_hole() {
+    let c = uec(4);
+    let mut f = flow(201 * 1000, &c);
+    let sent: Vec<Packet> = (0..201).map(|_| f.emit(Time::ZERO, 0)).collect();
+    let mut acks = Vec::new();
+    for p in &sent[1..] {
+        acks.extend(f.on_data(Time(1), p, &c).acks.into_iter().flatten());
+    }
+    if let DelayedAck::Send(a) = f.on_delayed_ack(Time::from_us(20), &c) {
+        acks.push(a);
+    }
+    for a in acks {
+        let ack = Packet { psn: a.cum, sacked_psn: a.sacked_psn, kind: PacketKind::Ack, flags: 0, ..sent[0] };
+        let info = UecAck { recvd: a.recvd, sack_bits: a.sack_bits, sack_base: a.sack_base };
+        f.on_ack_counted(Time(2), &ack, Some(info), &c);
+    }
+    assert_eq!(f.sender.cum_acked, 0);
+    let unnamed: Vec<usize> = (1..201).filter(|&i| f.sender.state[i] != ACKED).collect();
+    assert!(unnamed.is_empty(), "PSNs never named: {unnamed:?}");
+    assert_ne!(f.sender.state[0], ACKED, "PSN 0 never arrived");
 }
 
 /// A sender reading a coalesced ACK: 8 packets out, 1 lost; one ACK (cum 1, for 5,
@@ -567,7 +596,8 @@ fn uec_byte_counter_conserves_bytes_across_coalesced_and_lost_acks() {
                 continue;
             }
             let ack = Packet { psn: a.cum, sacked_psn: a.sacked_psn, kind: PacketKind::Ack, flags: 0, ..sent[p] };
-            f.on_ack_counted(Time(2), &ack, Some((a.recvd, a.sack_bits)), &c);
+            let info = UecAck { recvd: a.recvd, sack_bits: a.sack_bits, sack_base: a.sack_base };
+            f.on_ack_counted(Time(2), &ack, Some(info), &c);
             expected_in_flight.push(100 * 1064 - a.recvd);
         }
     }
