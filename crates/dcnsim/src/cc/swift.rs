@@ -641,7 +641,12 @@ mod tests {
     /// target takes the window to `min_cwnd_pkts` in one step; max_mdf above 1 is refused.
     #[test]
     fn millisecond_rtts_and_a_whole_max_mdf() {
-        let p = SwiftParams { rtt_resolution: Some(TimeVal(Time::from_ms(1))), max_mdf: 1.0, min_cwnd_pkts: 1.0, ..fixed(100) };
+        let p = SwiftParams {
+            rtt_resolution: Some(TimeVal(Time::from_ms(1))),
+            max_mdf: 1.0,
+            min_cwnd_pkts: 1.0,
+            ..fixed(100)
+        };
         assert!(p.validate().is_ok());
         let mut s = swift(p.clone(), 10.0);
         s.on_ack(&ack_at(Time::from_us(1), Time::from_us(700)));

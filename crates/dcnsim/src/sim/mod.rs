@@ -310,13 +310,11 @@ impl Simulation {
                 self.make_ready(f);
             }
             Event::Rto(f) => self.rto_fired(f),
-            Event::DelayedAck(f) => {
-                match self.flows[f as usize].on_delayed_ack(self.events.now(), &self.cfg) {
-                    DelayedAck::Send(a) => self.send_ack(f, a),
-                    DelayedAck::At(due) => self.events.schedule(due, Event::DelayedAck(f)),
-                    DelayedAck::Idle => {}
-                }
-            }
+            Event::DelayedAck(f) => match self.flows[f as usize].on_delayed_ack(self.events.now(), &self.cfg) {
+                DelayedAck::Send(a) => self.send_ack(f, a),
+                DelayedAck::At(due) => self.events.schedule(due, Event::DelayedAck(f)),
+                DelayedAck::Idle => {}
+            },
             Event::Sample => self.sample(),
             Event::Pfc(v) => self.pfc_frame_arrives(PfcFrame::decode(v)),
             Event::Probe(f) => self.probe_fired(f),

@@ -167,8 +167,7 @@ impl Flow {
         }
         r.delayed_ack_pending = false;
         r.pending = 0;
-        let sack_base =
-            if cfg.ack_policy == AckPolicy::Uec { r.uec_sack_base(r.last_psn) } else { r.rcv_next + 1 };
+        let sack_base = if cfg.ack_policy == AckPolicy::Uec { r.uec_sack_base(r.last_psn) } else { r.rcv_next + 1 };
         DelayedAck::Send(AckToSend {
             cum: r.rcv_next,
             sacked_psn: r.last_psn,

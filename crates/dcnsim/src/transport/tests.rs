@@ -411,9 +411,7 @@ fn uec_bitmap_lists_the_arrivals_above_the_hole() {
     let a = f.on_data(Time::ZERO, &data(5, true), &c).acks[1].expect("a marked packet is ACKed at once");
     assert_eq!((a.cum, a.sacked_psn, a.sack_base, a.sack_bits, a.ece), (1, 5, 2, 0b1111, true));
     f.on_data(Time::ZERO, &data(7, false), &c);
-    let DelayedAck::Send(late) = f.on_delayed_ack(Time::from_us(10), &c) else {
-        panic!("pending ACK")
-    };
+    let DelayedAck::Send(late) = f.on_delayed_ack(Time::from_us(10), &c) else { panic!("pending ACK") };
     assert_eq!((late.cum, late.sack_base, late.sack_bits), (1, 2, 0b10_1111));
 }
 

@@ -374,7 +374,11 @@ fn start_rules_by_level() {
 #[test]
 fn stop_below_a_tiny_window_when_asked() {
     let run = |stop_below: Option<f64>| {
-        let p = PrioPlusParams { linear_step: Some(PerLevel::All(0.125)), stop_below_pkts: stop_below, ..PrioPlusParams::default() };
+        let p = PrioPlusParams {
+            linear_step: Some(PerLevel::All(0.125)),
+            stop_below_pkts: stop_below,
+            ..PrioPlusParams::default()
+        };
         let mut f = PrioPlus::new(&p, &SwiftParams::default(), &info(1, 8));
         f.stopped = false;
         f.n_flow = 4.0;
