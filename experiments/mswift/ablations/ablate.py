@@ -222,6 +222,12 @@ def b14_extra(seeds: int) -> None:
 DRR31 = ('switch.drr={ quantum = "4096B", weights = [3, 1] }',)
 RTO25 = ('transport.rto_min="25us"',)
 
+
+def with_rto25(label: str, fig: str, variant: str, lb: str) -> list[Case]:
+    """A harness cell and the same cell with a 25 us RTO floor (B11, B13)."""
+    return [Case(label, fig, variant, lb), Case('  transport.rto_min = "25us"', fig, variant, lb, RTO25)]
+
+
 CHECKS: dict[str, Check] = {
     "B1": Check(
         "E1 (Fig. 4): why MSwift + REPS is slow; also B4 and B6.2 (same runs)",
@@ -273,14 +279,8 @@ CHECKS: dict[str, Check] = {
         extra=b7_extra),
     "B11": Check(
         "E6 (Fig. 10) against E1: MSwift + AR / OPS and the 100 us RTO floor",
-        [[Case("E6 MSwift + AR", "10", "MSwift", "ar"),
-          Case('  transport.rto_min = "25us"', "10", "MSwift", "ar", RTO25),
-          Case("E1 MSwift + AR", "4", "MSwift", "ar"),
-          Case('  transport.rto_min = "25us"', "4", "MSwift", "ar", RTO25)],
-         [Case("E6 MSwift + OPS", "10", "MSwift", "ops"),
-          Case('  transport.rto_min = "25us"', "10", "MSwift", "ops", RTO25),
-          Case("E1 MSwift + OPS", "4", "MSwift", "ops"),
-          Case('  transport.rto_min = "25us"', "4", "MSwift", "ops", RTO25)]],
+        [with_rto25("E6 MSwift + AR", "10", "MSwift", "ar") + with_rto25("E1 MSwift + AR", "4", "MSwift", "ar"),
+         with_rto25("E6 MSwift + OPS", "10", "MSwift", "ops") + with_rto25("E1 MSwift + OPS", "4", "MSwift", "ops")],
         seeds=10),
     "B12": Check(
         "E7 (Fig. 11): MSwift against NSCC with failed links",
@@ -298,10 +298,7 @@ CHECKS: dict[str, Check] = {
         seeds=20, extra=b12_extra),
     "B13": Check(
         "E8 (Fig. 12): MSwift-P10 against MSwift",
-        [[Case("E8 MSwift-P10 + OPS", "12", "MSwift-P10", "ops"),
-          Case('  transport.rto_min = "25us"', "12", "MSwift-P10", "ops", RTO25),
-          Case("E8 MSwift + OPS", "12", "MSwift", "ops"),
-          Case('  transport.rto_min = "25us"', "12", "MSwift", "ops", RTO25)],
+        [with_rto25("E8 MSwift-P10 + OPS", "12", "MSwift-P10", "ops") + with_rto25("E8 MSwift + OPS", "12", "MSwift", "ops"),
          [Case("E8 MSwift-P10 + REPS", "12", "MSwift-P10", "reps"),
           Case("  transport.ack_ratio = 1", "12", "MSwift-P10", "reps", ("transport.ack_ratio=1",)),
           Case("E8 MSwift + REPS", "12", "MSwift", "reps"),
