@@ -49,10 +49,10 @@ fn rail_run(seed: u64, lb: &str, topology: &str, switch: &str, background: &str,
     )
 }
 
-// ---- LetFlow ----------------------------------------------------------------
-
-fn one_flow(timeout: &str) -> dcnsim::Simulation {
-    let mut s = sim(&format!(
+/// A 16-host leaf-spine fabric (radix 8: four leaves of four hosts) under DCTCP, seed 2;
+/// `transport` and `workload` add lines to the `[transport]` table and after it.
+fn leaf_spine_16(transport: &str, workload: &str) -> String {
+    format!(
         r#"
         seed = 2
         [topology]
@@ -61,14 +61,18 @@ fn one_flow(timeout: &str) -> dcnsim::Simulation {
         radix = 8
         [transport]
         cc = "dctcp"
-        lb = "letflow"
-        letflow = {{ flowlet_timeout = "{timeout}" }}
-        [[workload]]
-        kind = "incast"
-        senders = 1
-        receiver = 15
-        size = "1MB"
+        {transport}
+        {workload}
         "#
+    )
+}
+
+// ---- LetFlow ----------------------------------------------------------------
+
+fn one_flow(timeout: &str) -> dcnsim::Simulation {
+    let mut s = sim(&leaf_spine_16(
+        &format!("lb = \"letflow\"\nletflow = {{ flowlet_timeout = \"{timeout}\" }}"),
+        "[[workload]]\nkind = \"incast\"\nsenders = 1\nreceiver = 15\nsize = \"1MB\"",
     ));
     s.run();
     assert_eq!(s.flows_finished(), 1);
@@ -99,21 +103,7 @@ fn flowlets_follow_the_sending_gaps() {
 #[test]
 fn single_path_pins_every_flow_to_one_path() {
     let busy_fabric_ports = |lb: &str| {
-        let toml = format!(
-            r#"
-            seed = 2
-            [topology]
-            kind = "leaf_spine"
-            hosts = 16
-            radix = 8
-            [transport]
-            cc = "dctcp"
-            lb = "{lb}"
-            [[workload]]
-            kind = "flows"
-            file = "flows.csv"
-            "#
-        );
+        let toml = leaf_spine_16(&format!("lb = \"{lb}\""), "[[workload]]\nkind = \"flows\"\nfile = \"flows.csv\"");
         let flows = "src,dst,size,start\n0,12,200KB,0\n1,13,200KB,0\n2,14,200KB,0\n3,15,200KB,0\n";
         let mut s = sim_with_files(&toml, &[("flows.csv", flows)]);
         s.run();
