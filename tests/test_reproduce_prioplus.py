@@ -223,11 +223,11 @@ def test_quick_and_full_cells():
     quick = rp.build_cells(list(rp.EXPERIMENTS), 1, True, exp_dir, "test")
     assert len({c.key for c in quick}) == len(quick)
     per = {k: sum(c.exp == k for c in quick) for k in rp.EXPERIMENTS}
-    assert per == {"F11": 4, "F14": 4, "F13": 8, "F10D": 9, "M1": 2, "M2": 2, "M4": 1, "AC14": 2, "F12C": 3,
+    assert per == {"F11": 5, "F14": 4, "F13": 8, "F10D": 9, "M1": 2, "M2": 2, "M4": 1, "AC14": 2, "F12C": 3,
                    "F12AB": 6}
     full = rp.build_cells(list(rp.EXPERIMENTS), 9, False, exp_dir, "test")
     per = {k: sum(c.exp == k for c in full) for k in rp.EXPERIMENTS}
-    assert per == {"F11": 9 * (4 * 3 + 4 + 2 * 2), "F14": 9 * 4, "F13": 3 * 31 * 4, "F10D": 3 * (13 * 4 + 3),
+    assert per == {"F11": 9 * (4 * 3 + 6 + 2 * 2), "F14": 9 * 4, "F13": 3 * 31 * 4, "F10D": 3 * (13 * 4 + 3),
                    "M1": 2, "M2": 2, "M4": 1, "AC14": 2, "F12C": 9 * 3 * 2, "F12AB": rp.F12AB_SEEDS * (7 * 2 + 1 + 3)}
     assert {c.seed for c in full if c.exp in ("F13", "F10D")} == {1, 2, 3}
     assert {c.seed for c in full if c.exp in ("M1", "M2", "M4", "AC14")} == {1}
@@ -251,6 +251,15 @@ def test_quick_and_full_cells():
     assert by[("F11", "N=8", rp.PHYS_STAR, 1)]["switch"]["pfc"]["per_priority"]
     assert not pp["switch"]["pfc"].get("per_priority", False), "one data queue: one class"
     assert phys["seed"] == 3
+    # The artefact's Physical schemes send ACKs at the data's priority; PrioPlus's ride on
+    # top, PrioPlus*'s (App. A.3, H11) in its one data queue; the ablation keeps Physical*'s on top.
+    assert phys["switch"]["ack_priority"] is False
+    assert by[("F11", "N=8", rp.PHYS_STAR, 1)]["switch"]["ack_priority"] is False
+    assert pp["switch"]["ack_priority"] is True
+    star_pp = by[("F11", "N=8", rp.PP_STAR, 1)]
+    assert star_pp["switch"]["ack_priority"] is False and star_pp["transport"]["cc"] == "prioplus"
+    assert by[("F11", "N=8", rp.PHYS_STAR_ACKS_ON_TOP, 1)]["switch"]["ack_priority"] is True
+    assert by[("F14", "12 levels", rp.PHYS_STAR, 1)]["switch"]["ack_priority"] is False
     star = by[("F11", "N=16", rp.PHYS_STAR, 1)]
     assert star["switch"]["priority"]["queues"] == "ideal"
     assert star["switch"]["pfc"]["dynamic"]["carve_headroom"] is False
@@ -369,17 +378,17 @@ def test_quick_end_to_end(tmp_path):
     assert "AC16" not in not_run
     assert "AC17" not in not_run
     assert "## Ours vs the paper" in table
-    for h in ("H1 ", "H3 ", "H5 ", "H6 ", "H7 ", "H8 ", "H9 ", "H10", "H12", "H15", "H19", "H24"):
+    for h in ("H1 ", "H3 ", "H5 ", "H6 ", "H7 ", "H8 ", "H9 ", "H10", "H11", "H12", "H15", "H19", "H24"):
         assert h in table
     for key in rp.EXPERIMENTS:
         assert f"## {key}" in table
     runs = (tmp_path / "runs.csv").read_text().splitlines()
-    assert len(runs) == 1 + 41
+    assert len(runs) == 1 + 42
     for png in ("fig11_fct_vs_n.png", "fig14_normalised_fct.png", "fig13_fct_gap.png", "fig10d_utilisation.png",
                 "motivation_throughput.png", "fig12c_training_speedup.png", "fig12ab_coflow_speedup.png"):
         assert (tmp_path / png).is_file(), png
     # A second invocation takes every run from the cache and writes the same table.
     err = io.StringIO()
     _, again = rp.reproduce(quick=True, jobs=1, out=str(tmp_path), stream=err)
-    assert "41 cached, 0 to run" in err.getvalue()
+    assert "42 cached, 0 to run" in err.getvalue()
     assert again == table

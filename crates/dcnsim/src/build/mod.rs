@@ -216,7 +216,11 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         priority_queues = n;
     }
     let pfc = match s.switch.pfc.as_ref().filter(|p| p.enabled) {
-        Some(c) => Some(Box::new(build_pfc(c, &ports, n_hosts, s.switch.buffer.0, s.topology.mtu.0, priority_queues)?)),
+        Some(c) => {
+            let pfc = build_pfc(c, &ports, n_hosts, s.switch.buffer.0, s.topology.mtu.0, priority_queues)?;
+            // ACKs in the data queues travel, and pause, with their data (net/pfc.rs).
+            Some(Box::new(if s.switch.ack_priority { pfc } else { pfc.with_control_in_data_classes() }))
+        }
         None => None,
     };
 

@@ -122,10 +122,10 @@ pub(super) fn validate_numbers(s: &Scenario) -> Result<(), ScenarioError> {
         );
     }
     if let Some(pfc) = sw.pfc.as_ref().filter(|p| p.enabled) {
-        if !sw.ack_priority {
+        if !sw.ack_priority && pfc.lossless.contains(&PfcClass::Control) {
             return err(
-                "switch.pfc",
-                "PFC pauses data and control separately, so they need separate queues; set switch.ack_priority = true (the default)",
+                "switch.pfc.lossless",
+                "with switch.ack_priority = false ACKs wait in the data queues and travel in the data's class; allowed [\"data\"]",
             );
         }
         if pfc.lossless.is_empty() {

@@ -22,6 +22,14 @@
 //! host's NIC keeps sending its flows of other levels. Without it every data packet shares
 //! `DATA`, and a PAUSE stops all levels of a link at once.
 //!
+//! ACKs at the data's priority (`switch.ack_priority = false`; the PrioPlus paper's App. A.3
+//! "PrioPlus*", and its artefact's Physical schemes). Control packets then wait in the data
+//! queues, so they also travel in the data's class: `DATA`, or with `per_priority` the class
+//! of their level (an ACK carries its flow's level). A PAUSE of a level then holds back that
+//! level's ACKs with its data, and an ACK's bytes count against the ingress like data. A
+//! host NIC sends its ACKs ahead of its data in either case (`Simulation::port_start`),
+//! skipping ACKs of a paused level.
+//!
 //! Dynamic threshold (`SharedBuffer`, docs/models/pfc.md, "Dynamic threshold";
 //! Choudhury & Hahne's DT as the PrioPlus artefact's switches use it).
 //! Instead of a fixed `xoff` per link, all lossless ingress queues (link, class) of a
@@ -196,6 +204,9 @@ pub struct Pfc {
     pub headroom_overflows: u64,
     /// Dynamic thresholds; `None`: each link's fixed `xoff` / `xon`.
     shared: Option<SharedBuffer>,
+    /// Control packets travel in the data's class (module header, "ACKs at the data's
+    /// priority"); `CONTROL` is then never used.
+    control_in_data: bool,
 }
 
 impl Pfc {
@@ -227,7 +238,21 @@ impl Pfc {
             held_flows: Vec::new(),
             headroom_overflows: 0,
             shared: None,
+            control_in_data: false,
         }
+    }
+
+    /// Control packets travel in the class of their data (module header): for switches
+    /// whose ACKs wait in the data queues (`switch.ack_priority = false`).
+    pub fn with_control_in_data_classes(mut self) -> Pfc {
+        self.control_in_data = true;
+        self
+    }
+
+    /// Whether control packets travel in the data's classes.
+    #[inline]
+    pub fn control_in_data(&self) -> bool {
+        self.control_in_data
     }
 
     /// Pause by dynamic threshold over `shared` instead of each link's `xoff` / `xon`
@@ -266,7 +291,7 @@ impl Pfc {
     /// Which class a packet travels in.
     #[inline]
     pub fn class_of(&self, pkt: &Packet) -> usize {
-        if pkt.is_control() {
+        if pkt.is_control() && !self.control_in_data {
             CONTROL
         } else if self.priority_queues > 0 {
             self.priority_class(pkt.priority)
@@ -627,6 +652,28 @@ mod tests {
         assert_eq!(pfc.depart(0, low, 3_000), None);
         assert_eq!(pfc.depart(2, low, 3_000), Some(PfcFrame { port: 0, class: low as u8, pause: false }));
         assert_eq!(pfc.ingress_bytes(0, high), 3_000);
+    }
+
+    /// ACKs at the data's priority: a control packet travels in the class of its level
+    /// (or `DATA` without per-priority PFC), is counted there, and is paused with that
+    /// level; without the option it stays in `CONTROL`.
+    #[test]
+    fn control_in_data_classes_follows_the_level() {
+        let th = vec![Some(PfcThresholds { xoff: 5_000, xon: 1_000, headroom: 9_000 })];
+        let mut ack = crate::net::Packet::test_data(0, 0, 64);
+        ack.kind = crate::net::PacketKind::Ack;
+        ack.priority = 2;
+        assert!(ack.is_control());
+        let apart = Pfc::new(1 << DATA, 4, th.clone());
+        assert_eq!(apart.class_of(&ack), CONTROL);
+        let mut with = Pfc::new(1 << DATA, 4, th.clone()).with_control_in_data_classes();
+        let level2 = PRIORITY_BASE + 1;
+        assert_eq!(with.class_of(&ack), level2);
+        assert_eq!(with.arrive(0, 0, level2, 4_000), None);
+        assert_eq!(with.arrive(0, 1, level2, 1_500), Some(PfcFrame { port: 0, class: level2 as u8, pause: true }));
+        let one_class = Pfc::new(1 << DATA, 0, th).with_control_in_data_classes();
+        assert_eq!(one_class.class_of(&ack), DATA);
+        assert!(one_class.is_lossless(one_class.class_of(&ack)));
     }
 
     /// Bytes beyond xoff + headroom are reported, so a test can assert the headroom held.

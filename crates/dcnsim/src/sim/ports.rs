@@ -69,9 +69,9 @@ impl Simulation {
         let now = self.now();
         let n_hosts = self.n_hosts;
         // Classes a PFC PAUSE holds back (never any without PFC).
-        let paused = match &self.pfc {
-            Some(f) => f.paused_mask(p),
-            None => 0,
+        let (paused, control_in_data) = match &self.pfc {
+            Some(f) => (f.paused_mask(p), f.control_in_data()),
+            None => (0, false),
         };
         let port = &mut self.ports[p as usize];
         if !port.is_idle(now) {
@@ -109,7 +109,18 @@ impl Simulation {
                 return self.port_start(p);
             }
             h
-        } else if let Some(h) = if paused & (1 << queue_class) == 0 { port.queue.pop_front() } else { None } {
+        } else if let Some(h) = if paused == 0 {
+            port.queue.pop_front()
+        } else if from_host && control_in_data {
+            // ACKs at their data's priority: a host sends those of unpaused levels.
+            let pfc = self.pfc.as_deref().expect("a paused class comes from PFC");
+            let i = port.queue.iter().position(|&h| paused & (1 << pfc.class_of(arena.get(h))) == 0);
+            i.and_then(|i| port.queue.remove(i))
+        } else if paused & (1 << queue_class) == 0 {
+            port.queue.pop_front()
+        } else {
+            None
+        } {
             let size = self.arena.get(h).size;
             port.change_occupancy(now, -(size as i64));
             if port.aqm.as_ref().is_some_and(|a| a.point() == MarkPoint::Dequeue) {

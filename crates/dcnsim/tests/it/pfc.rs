@@ -244,9 +244,105 @@ fn bad_pfc_input_names_the_field() {
     let small = base.replace("buffer = \"200KB\"", "buffer = \"20KB\"").replace("[transport]", "pfc = {}\n[transport]");
     let e = build_err(&small);
     assert!(e.starts_with("switch.buffer") && e.contains("headroom"), "{e}");
-    let no_prio = with("{}").replace("[switch]", "[switch]\nack_priority = false");
+    // ACKs in the data queues travel in the data's class, so a lossless control class
+    // would name a class nothing uses.
+    let no_prio = with("{ lossless = [\"data\", \"control\"] }").replace("[switch]", "[switch]\nack_priority = false");
     let e = build_err(&no_prio);
-    assert!(e.starts_with("switch.pfc") && e.contains("ack_priority"), "{e}");
+    assert!(e.starts_with("switch.pfc.lossless") && e.contains("ack_priority"), "{e}");
+    build_with_files(&with("{}").replace("[switch]", "[switch]\nack_priority = false"), &files)
+        .expect("ACKs at the data's priority with lossless data is a valid set-up");
+}
+
+/// ACKs at the data's priority (`switch.ack_priority = false` with per-priority PFC; the
+/// PrioPlus paper's App. A.3 "PrioPlus*" and its artefact's Physical schemes;
+/// net/pfc.rs). Star of 3 hosts at 100 Gbps, two strict-priority queues, each level
+/// lossless. A level-1 Swift flow runs 0 → 1 throughout; host 2 sends host 0 four level-2
+/// bursts of 1.25 MB (100 µs at line rate each) at 200, 400, 600 and 800 µs, so the
+/// switch's port to host 0, which carries the level-1 flow's ACKs, is fully taken by
+/// level 2 half of the time from 200 µs to 1 ms.
+///
+/// Expected, from the queueing discipline alone:
+/// - ACKs in their own top queue (`ack_priority = true`): the level-1 flow's path and its
+///   ACKs never wait behind level 2, so it delivers its line rate over [200 µs, 1 ms]
+///   (within 3 %) and is never cut for delay by what level 2 does.
+/// - ACKs in the level-1 queue: while a burst holds the port, no ACK reaches host 0, and an
+///   ACK-clocked sender can send at most its window. So over the window it delivers at most
+///   the off half of the line rate plus one window per burst; and the first ACK after each
+///   burst has waited the burst out (≈ 100 µs, several times Swift's target), so Swift
+///   makes a delay decrease after each of the four bursts: it slows, not only stalls.
+#[test]
+fn acks_at_the_data_priority_wait_behind_higher_levels_and_swift_slows() {
+    let toml = |ack_priority: bool| {
+        format!(
+            r#"
+            duration = "1500us"
+            [topology]
+            kind = "star"
+            hosts = 3
+            link_rate = "100Gbps"
+            link_latency = "1us"
+            [switch]
+            buffer = "4MB"
+            ack_priority = {ack_priority}
+            scheduler = "priority"
+            priority = {{ queues = 2 }}
+            ecn = {{ enabled = false }}
+            pfc = {{ per_priority = true }}
+            [transport]
+            cc = "swift"
+            [[workload]]
+            kind = "flows"
+            file = "low.csv"
+            priority = 1
+            [[workload]]
+            kind = "flows"
+            file = "high.csv"
+            priority = 2
+            "#
+        )
+    };
+    let files = [
+        ("low.csv", "src,dst,size,start\n0,1,1GB,0\n"),
+        (
+            "high.csv",
+            "src,dst,size,start\n2,0,1250000,200us\n2,0,1250000,400us\n2,0,1250000,600us\n2,0,1250000,800us\n",
+        ),
+    ];
+    let line = 100.0 * (MTU - HEADER) as f64 / MTU as f64;
+    let (from, to) = (Time::from_us(200), Time::from_ms(1));
+    // (Gbps over the window, delay cuts in it, the window in bytes when it opens)
+    let run = |ack_priority: bool| {
+        let mut s = sim_with_files(&toml(ack_priority), &files);
+        s.run_until(from);
+        let (delivered, cuts) = (s.flows[0].receiver.delivered, observed(&s.flows[0], "delay_md"));
+        let window = observed(&s.flows[0], "cwnd_pkts") * MTU as f64;
+        s.run_until(to);
+        let gbps = (s.flows[0].receiver.delivered - delivered) as f64 * 8.0 / (to - from).as_secs_f64() / 1e9;
+        let cuts = observed(&s.flows[0], "delay_md") - cuts;
+        assert_eq!(s.counters.drops, 0, "lossless");
+        assert!(s.flows[1..].iter().all(|f| f.receiver.delivered == 1_250_000), "every burst ends by 1 ms");
+        eprintln!(
+            "ack_priority = {ack_priority}: level-1 flow {gbps:.1} Gbps, {cuts} delay cuts, window {window:.0} B"
+        );
+        (gbps, cuts, window)
+    };
+    let (top_gbps, top_cuts, _) = run(true);
+    assert!((top_gbps - line).abs() / line < 0.03, "ACKs on top: line rate ({top_gbps:.1} Gbps)");
+    assert_eq!(top_cuts, 0.0, "ACKs on top: nothing level 2 does delays the level-1 flow");
+    let (data_gbps, data_cuts, window) = run(false);
+    // The ACK clock's bound. Each burst is 311 packets, 1,269,904 bytes on the wire,
+    // 101.6 µs of the port; ACKs pass only in the other 393.6 µs of the 800, and into
+    // each burst the sender can put at most its window (the one it had at 200 µs, with
+    // 10 % for additive increase between bursts).
+    let burst_us = 1_269_904.0 * 8.0 / 100e9 * 1e6;
+    let off_share = (800.0 - 4.0 * burst_us) / 800.0;
+    let bound = off_share * line + 4.0 * 1.1 * window * 8.0 / 800e-6 / 1e9;
+    assert!(
+        data_gbps < bound,
+        "ACKs with the data: the off share plus a window a burst ({data_gbps:.1} Gbps, bound {bound:.1})"
+    );
+    assert!(data_gbps < 0.6 * line, "{data_gbps:.1} Gbps");
+    assert!(data_cuts >= 4.0, "a delay cut after each burst: {data_cuts}");
 }
 
 /// A PAUSE and the RESUME that follows it within one packet time of the reverse port must

@@ -7,7 +7,9 @@ docs/reproductions/prioplus-paper.md. This harness runs
 - F11 (Fig. 11; AC15, H1-H4): flow scheduling on the k = 6 fat tree, WebSearch at 70 %,
   N = 2..8 size-based priorities (12 and 16 for the schemes that have that many queues);
   PrioPlus+Swift vs Physical+Swift (at most 8 queues, PFC headroom carved from the shared
-  buffer) vs Physical*+Swift (one queue per level, headroom free);
+  buffer) vs Physical*+Swift (one queue per level, headroom free), the Physical schemes
+  with ACKs at their data's priority as in the artefact; at N = 8 also PrioPlus*+Swift
+  (ACKs in the data queue; App. A.3, H11) and Physical*+Swift with ACKs on top (ablation);
 - F14 (Fig. 14; AC18, H15-H18): 12 levels, each its own WebSearch at 1/12 of 50 %;
 - F13 (Fig. 13; AC19, H19): the testbed's four-level staircase at 10 Gbps with a uniform
   non-congestive delay of range R added to every delay sample, tolerable noise B = 10, 20,

@@ -39,6 +39,7 @@ from dcnsim.repro.papers.prioplus.runs import (
     PHYS,
     PHYS_STAR,
     PP,
+    PP_STAR,
     SWIFT_FLAT,
     Grid,
     RunResult,
@@ -533,6 +534,10 @@ def headlines(grids: dict[str, Grid]) -> list[Headline]:
     out.append(Headline("H10", "flow scheduling, N = 8: HPCC FCT (all flows) vs PrioPlus+Swift",
                         "avg ≥ 15 % worse; p99 ≥ 11 % worse", "n/a" if math.isnan(a) else
                         f"avg {_pct_worse(a)}; p99 {_pct_worse(p)}"))
+    a = f11_ratio(st, "N=8", PP_STAR, PP, "all", 1)
+    p = f11_ratio(st, "N=8", PP_STAR, PP, "all", 2)
+    out.append(Headline("H11", "flow scheduling, N = 8: PrioPlus* (ACKs at the data's priority) vs PrioPlus",
+                        "< 10 % worse", "n/a" if math.isnan(a) else f"avg {_pct_worse(a)}; p99 {_pct_worse(p)}"))
     g = grids.get("F12AB")
     hi, lo, al = f12ab_diff(g, "40%")
     out.append(Headline("H5", "coflow 40 %: speedup PrioPlus − Physical, overall (high 4, low 4)",

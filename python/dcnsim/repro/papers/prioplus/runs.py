@@ -42,6 +42,10 @@ PP_NO_NOISE = "PrioPlus+Swift, no noise"
 PHYS = "Physical+Swift"
 PHYS_STAR = "Physical*+Swift"
 PHYS_NOCC = "Physical* w/o CC"
+# App. A.3 / Fig. 16 (H11): PrioPlus with its ACKs in the data queue, at the data's priority.
+PP_STAR = "PrioPlus*+Swift"
+# Ablation of the Physical* baseline: its ACKs in the top (control) queue, as before 2026-11-26.
+PHYS_STAR_ACKS_ON_TOP = "Physical*+Swift, ACKs on top"
 D2TCP = "D2TCP"
 # docs/models/dctcp.md: D2TCP marks with RED at 400 / 1600 KiB, pmax 0.2 (F14 and F12AB).
 D2TCP_ECN = 'switch.ecn={ enabled = true, kmin = "400KiB", kmax = "1600KiB", pmax = 0.2 }'
@@ -50,6 +54,9 @@ HPCC = "HPCC"
 # Physical priority queues are each lossless on their own ("per-queue PFC", docs/models/pfc.md): a
 # PAUSE stops one level of a link, not all (README, switch.pfc.per_priority).
 PER_PRIORITY_PFC = "switch.pfc.per_priority=true"
+# The artefact's Physical schemes send an ACK at its data's priority: it waits behind higher
+# levels and pauses with its level (docs/models/pfc.md, docs/reproductions/prioplus-paper.md).
+ACKS_WITH_DATA = "switch.ack_priority=false"
 
 F11_NS = (2, 4, 6, 8)
 F11_NS_MORE = (12, 16)  # PrioPlus and Physical* only (Physical has 8 queues)
@@ -68,9 +75,10 @@ def f11_runs(quick: bool) -> list[Run]:
     for n in ns:
         # As many queues as levels (at most 8), each lossless with its headroom carved.
         phys = ("transport.cc=swift", 'switch.scheduler="priority"', f"switch.priority.queues={min(n, 8)}",
-                dt_pfc(per_priority=True))
-        star = ("transport.cc=swift", 'switch.scheduler="priority"', 'switch.priority.queues="ideal"',
-                dt_pfc(headroom_carved=False, per_priority=True))
+                dt_pfc(per_priority=True), ACKS_WITH_DATA)
+        star_acks_on_top = ("transport.cc=swift", 'switch.scheduler="priority"', 'switch.priority.queues="ideal"',
+                            dt_pfc(headroom_carved=False, per_priority=True))
+        star = star_acks_on_top + (ACKS_WITH_DATA,)
         params = (("n", n),)
         out.append(Run(f"N={n}", PP, stop + pp + _prio(n), params))
         if n <= 8:
@@ -80,20 +88,23 @@ def f11_runs(quick: bool) -> list[Run]:
             # App. A.3 / Fig. 16 (H10): HPCC in the one lossless queue PrioPlus uses.
             out.append(Run(f"N={n}", HPCC, stop + _prio(n) + (
                 "transport.cc=hpcc", dt_pfc()), params))
+        if n == 8:
+            out.append(Run(f"N={n}", PP_STAR, stop + pp + _prio(n) + (ACKS_WITH_DATA,), params))
         if n == 8 and not quick:
+            out.append(Run(f"N={n}", PHYS_STAR_ACKS_ON_TOP, stop + star_acks_on_top + _prio(n), params))
             out.append(Run(f"N={n}", PP_P, stop + pp_p + _prio(n), params))
             # Every run carries the paper's NIC noise; the artefact's Fig. 11 configs have none.
             out.append(Run(f"N={n}", PP_NO_NOISE, stop + pp + _prio(n) + ("transport.delay_noise.scale=0",), params))
             out.append(Run(f"N={n}", PHYS_NOCC, stop + _prio(n) + (
                 "transport.cc=none", 'switch.scheduler="priority"', 'switch.priority.queues="ideal"',
-                dt_pfc(headroom_carved=False, per_priority=True)), params))
+                dt_pfc(headroom_carved=False, per_priority=True), ACKS_WITH_DATA), params))
     return out
 
 
 def f14_runs(quick: bool) -> list[Run]:
     stop = tuple(f"workload.{i}.stop=500us" for i in range(12)) if quick else ()
     star = ('switch.scheduler="priority"', 'switch.priority.queues="ideal"',
-            dt_pfc(headroom_carved=False, per_priority=True))
+            dt_pfc(headroom_carved=False, per_priority=True), ACKS_WITH_DATA)
     return [
         Run("12 levels", PP, stop + ("transport.cc=prioplus",)),
         Run("12 levels", PHYS_STAR, stop + ("transport.cc=swift",) + star),
@@ -210,7 +221,8 @@ def f12c_runs(quick: bool) -> list[Run]:
     in one queue, Physical+Swift on 8 strict-priority queues, on the [A] fabric; the full
     run repeats them on the [P]-like one. Quick: [A] only (one seed), the runs take seconds."""
     schemes = ((SWIFT_FLAT, ("transport.cc=swift",)), (PP, ("transport.cc=prioplus",)),
-               (PHYS, ("transport.cc=swift", 'switch.scheduler="priority"', "switch.priority.queues=8", PER_PRIORITY_PFC)))
+               (PHYS, ("transport.cc=swift", 'switch.scheduler="priority"', "switch.priority.queues=8", PER_PRIORITY_PFC,
+                       ACKS_WITH_DATA)))
     fabrics = ((F12C_A, ()),) if quick else ((F12C_A, ()), (F12C_P, F12C_P_FABRIC))
     return [Run(point, v, extra + o) for point, extra in fabrics for v, o in schemes]
 
@@ -254,7 +266,8 @@ def f12ab_runs(quick: bool) -> list[Run]:
     1 / 1 / 0.25 x 3 / 0.125 x 3 is the default one for 8 levels)."""
     targets = ", ".join(f'"{t}us"' for t in F12AB_SWIFT_LEVEL_TARGETS_US)
     schemes = [(SWIFT_FLAT, ("transport.cc=swift",)), (PP, ("transport.cc=prioplus",)),
-               (PHYS, ("transport.cc=swift", 'switch.scheduler="priority"', "switch.priority.queues=8", PER_PRIORITY_PFC))]
+               (PHYS, ("transport.cc=swift", 'switch.scheduler="priority"', "switch.priority.queues=8", PER_PRIORITY_PFC,
+                       ACKS_WITH_DATA))]
     if not quick:
         schemes += [
             (SWIFT_LEVELS, ("transport.cc=swift", f"transport.swift.level_targets=[{targets}]",
