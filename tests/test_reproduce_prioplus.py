@@ -227,7 +227,7 @@ def test_quick_and_full_cells():
                    "F12AB": 6}
     full = rp.build_cells(list(rp.EXPERIMENTS), 9, False, exp_dir, "test")
     per = {k: sum(c.exp == k for c in full) for k in rp.EXPERIMENTS}
-    assert per == {"F11": 9 * (4 * 3 + 6 + 2 * 2), "F14": 9 * 4, "F13": 3 * 31 * 4, "F10D": 3 * (13 * 4 + 3),
+    assert per == {"F11": 9 * (4 * 3 + 6 + 2 * 2), "F14": 9 * 4, "F13": 3 * (31 * 4 + 8 * 2), "F10D": 3 * (13 * 4 + 3),
                    "M1": 2, "M2": 2, "M4": 1, "AC14": 2, "F12C": 9 * 3 * 2, "F12AB": rp.F12AB_SEEDS * (7 * 2 + 1 + 3)}
     assert {c.seed for c in full if c.exp in ("F13", "F10D")} == {1, 2, 3}
     assert {c.seed for c in full if c.exp in ("M1", "M2", "M4", "AC14")} == {1}
@@ -268,7 +268,9 @@ def test_quick_and_full_cells():
     assert d2["transport"]["cc"] == "d2tcp" and d2["switch"]["ecn"]["kmin"] == "400KiB"
     assert len(d2["workload"]) == 12 and {w["priority"] for w in d2["workload"]} == set(range(1, 13))
     f13 = by[("F13", "R=20", f"{rp.PP} B=30", 1)]
-    assert f13["transport"]["delay_noise"] == {"uniform": "20us"}
+    assert f13["transport"]["delay_noise"] == {"uniform": "20us", "at": "receiver"}
+    ablation = by[("F13", "R=16", f"{rp.PP} B=10{rp.F13_SAMPLES}", 2)]
+    assert ablation["transport"]["delay_noise"] == {"uniform": "16us", "at": "samples"}
     assert f13["transport"]["prioplus"]["noise"] == "30us"
     f10 = by[("F10D", "x3 w=15KB", f"{rp.PP} filter 2", 1)]
     # width 15 KB = 1.2 us, spacing 35 KB = 2.8 us at 100 Gbps

@@ -46,6 +46,9 @@ pub enum Event {
     /// ConWeave: flow `f`'s reorder queue may be due for release without its TAIL
     /// (checked lazily).
     VoqRelease(u32),
+    /// Reply packet `h`, held by its receiving host (`noise::NoiseAt::Receiver`), goes to
+    /// the host's NIC.
+    ReplyHeld(u32),
 }
 
 #[derive(Copy, Clone)]

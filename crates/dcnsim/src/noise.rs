@@ -7,6 +7,13 @@
 //! The noise is drawn per sample from an empirical CDF (`workloads/delay_noise_nic.cdf`
 //! ships the paper's measured one) times `scale`, or uniformly from [0, `uniform`]. The
 //! transport's own RTO estimator keeps the true samples.
+//!
+//! `at = "receiver"` puts the same noise into the network instead: the receiving host holds
+//! each reply (ACK, NACK, CNP, pull) for one draw before its NIC queues it, the paper's
+//! non-congestive host/NIC delay (§6.3, Fig. 13: "introduced at the bottleneck"). Every
+//! delay sample, the RTO estimator and the ACK clock then see it, for every scheme alike,
+//! and the samples get no extra noise. Replies may overtake each other, as a host's
+//! processing can reorder them.
 
 use std::sync::Arc;
 
@@ -31,6 +38,20 @@ pub struct DelayNoiseCfg {
     /// Instead of a CDF: uniform noise in [0, this].
     #[serde(default)]
     pub uniform: Option<TimeVal>,
+    /// Where the noise goes: added to the algorithms' samples, or held at the receiver.
+    #[serde(default)]
+    pub at: NoiseAt,
+}
+
+/// `transport.delay_noise.at` (module header).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NoiseAt {
+    /// Added to every delay sample the algorithms see; packets are not delayed.
+    #[default]
+    Samples,
+    /// The receiving host holds each reply for a draw before queueing it.
+    Receiver,
 }
 
 fn one() -> f64 {
@@ -76,6 +97,11 @@ impl DelayNoise {
         DelayNoise { source, rng: Rng::stream(seed, "delay-noise") }
     }
 
+    /// The noise a receiving host holds replies for (`NoiseAt::Receiver`): its own stream.
+    pub fn at_receiver(source: NoiseSource, seed: u64) -> Self {
+        DelayNoise { source, rng: Rng::stream(seed, "reply-hold") }
+    }
+
     pub fn sample(&mut self) -> Time {
         let u = self.rng.next_f64();
         match &self.source {
@@ -91,7 +117,12 @@ mod tests {
 
     fn shipped() -> NoiseSource {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-        let c = DelayNoiseCfg { cdf: Some("workloads/delay_noise_nic.cdf".into()), scale: 1.0, uniform: None };
+        let c = DelayNoiseCfg {
+            cdf: Some("workloads/delay_noise_nic.cdf".into()),
+            scale: 1.0,
+            uniform: None,
+            at: NoiseAt::Samples,
+        };
         NoiseSource::from_cfg(&c, &dir).unwrap()
     }
 
@@ -122,7 +153,12 @@ mod tests {
 
     #[test]
     fn cdf_and_uniform_together_are_refused() {
-        let c = DelayNoiseCfg { cdf: Some("x".into()), scale: 1.0, uniform: Some(TimeVal(Time::from_us(1))) };
+        let c = DelayNoiseCfg {
+            cdf: Some("x".into()),
+            scale: 1.0,
+            uniform: Some(TimeVal(Time::from_us(1))),
+            at: NoiseAt::Samples,
+        };
         assert_eq!(NoiseSource::from_cfg(&c, std::path::Path::new(".")).unwrap_err().0, "uniform");
     }
 }

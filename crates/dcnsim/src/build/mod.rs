@@ -224,6 +224,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         None => None,
     };
 
+    let noise_at = tr.delay_noise.as_ref().map(|c| c.at).unwrap_or_default();
     let noise = match &tr.delay_noise {
         Some(c) => Some(
             crate::noise::NoiseSource::from_cfg(c, base_dir)
@@ -359,7 +360,14 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         flow.priority = sp.priority;
         flow.uses_probes = flow.sender.cc.profile().uses_probes;
         flow.app = sp.app.as_ref().map(|a| OnOffApp::new(a, sp.start, sp.stop));
-        flow.noise = noise.clone().map(|n| Box::new(crate::noise::DelayNoise::new(n, info.seed)));
+        match noise_at {
+            crate::noise::NoiseAt::Samples => {
+                flow.noise = noise.clone().map(|n| Box::new(crate::noise::DelayNoise::new(n, info.seed)))
+            }
+            crate::noise::NoiseAt::Receiver => {
+                flow.reply_hold = noise.clone().map(|n| Box::new(crate::noise::DelayNoise::at_receiver(n, info.seed)))
+            }
+        }
         flow.ideal_fct = if n_pkts == u64::MAX { Time::ZERO } else { ideal_fct(&hops, n_pkts) };
         if sp.cc == crate::scenario::CcName::Eqds || tr.receiver_credit {
             let speculative = match tr.eqds.speculative_window {
@@ -526,6 +534,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         injected_drops,
         faults,
         give_up_after: s.faults.give_up_after,
+        held_replies: 0,
         prefetch: ports_len * std::mem::size_of::<crate::net::Port>() > crate::sim::PREFETCH_ABOVE_PORT_BYTES,
         done: false,
         #[cfg(any(debug_assertions, feature = "invariants"))]

@@ -57,7 +57,7 @@ impl Simulation {
             if let Some(word) = stamp {
                 self.arena.set_stamp(reply, word);
             }
-            self.enqueue(self.routing.host_up_port[self.flows[f as usize].dst as usize], reply);
+            self.queue_reply(f, reply);
         }
         if pkt.has(flags::CE) && self.flows[f as usize].cnp_due(now) {
             let cnp = AckToSend {
@@ -199,6 +199,29 @@ impl Simulation {
     /// `extra` flags.
     pub(super) fn send_reply(&mut self, f: u32, a: AckToSend, kind: PacketKind, extra: u16) {
         let h = self.make_reply(f, a, kind, extra);
+        self.queue_reply(f, h);
+    }
+
+    /// Queues reply `h` of flow `f` at its receiver's NIC, after the host holds it for a
+    /// draw of the scenario's delay noise when that noise is at the receiver (`noise.rs`).
+    #[inline]
+    pub(super) fn queue_reply(&mut self, f: u32, h: u32) {
+        if let Some(hold) = self.flows[f as usize].reply_hold.as_mut() {
+            let wait = hold.sample();
+            if wait > Time::ZERO {
+                self.held_replies += 1;
+                self.events.schedule(self.now() + wait, Event::ReplyHeld(h));
+                return;
+            }
+        }
+        self.enqueue(self.routing.host_up_port[self.flows[f as usize].dst as usize], h);
+    }
+
+    /// A held reply's time is up: its host's NIC queues it.
+    #[cold]
+    pub(super) fn release_reply(&mut self, h: u32) {
+        self.held_replies -= 1;
+        let f = self.arena.get(h).flow;
         self.enqueue(self.routing.host_up_port[self.flows[f as usize].dst as usize], h);
     }
 

@@ -160,6 +160,7 @@ impl Simulation {
                 );
             }
         }
+        packets += self.held_replies;
         let live = self.arena.live() as u64;
         let in_flight = self.inv_in_flight();
         if packets != live || data_bytes != in_flight {

@@ -173,6 +173,8 @@ pub struct Simulation {
     pub(crate) injected_drops: Vec<crate::scenario::PacketId>,
     pub(crate) faults: Option<Box<crate::fault::FaultPlan>>,
     pub(crate) give_up_after: u32,
+    /// Replies their receiving hosts hold (`Event::ReplyHeld`), in no queue or wire.
+    pub(crate) held_replies: u64,
     pub(crate) done: bool,
     /// Issue 10's invariant checks (`invariants.rs`): only in debug and test builds.
     #[cfg(any(debug_assertions, feature = "invariants"))]
@@ -323,6 +325,7 @@ impl Simulation {
             Event::FlowBegins(f) => self.begin_waiting_flow(f),
             Event::Fault(i) => self.apply_fault(i),
             Event::VoqRelease(f) => self.conweave_timer(f),
+            Event::ReplyHeld(h) => self.release_reply(h),
             Event::Stop => match self.duration {
                 Some(d) if self.now() >= d => self.done = true,
                 // The last infinite flow stopped: the run ends once finite flows are done.

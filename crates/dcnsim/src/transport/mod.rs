@@ -383,6 +383,8 @@ pub struct Flow {
     pub probe_event_at: Time,
     /// Noise added to every delay sample the algorithm sees (`noise.rs`).
     pub noise: Option<Box<crate::noise::DelayNoise>>,
+    /// Noise the receiving host holds each reply for (`noise::NoiseAt::Receiver`).
+    pub reply_hold: Option<Box<crate::noise::DelayNoise>>,
 }
 
 pub struct AckOutcome {
@@ -562,6 +564,7 @@ impl Flow {
             uses_probes: false,
             probe_event_at: Time::MAX,
             noise: None,
+            reply_hold: None,
         }
     }
 

@@ -34,6 +34,7 @@ from dcnsim.repro.papers.prioplus.runs import (
     F12C_PAPER,
     F12C_TOLERANCE,
     F13_BS,
+    F13_SAMPLES,
     HPCC,
     LINE_B_PER_US,
     PHYS,
@@ -155,17 +156,18 @@ def checks_f14(g: Optional[Grid]) -> list[Check]:
 # --- F13 ----------------------------------------------------------------------------
 
 
-def f13_gaps(g: Grid, reference: str = "physical") -> dict[int, list[tuple[float, float]]]:
+def f13_gaps(g: Grid, reference: str = "physical", at: str = "receiver") -> dict[int, list[tuple[float, float]]]:
     """B → [(R, gap)], the gap averaged over seeds: the gap to Physical+Swift with the same
     R and seed (the paper's definition, ``reference = "physical"``), or to PrioPlus itself
     with the same B and seed at R = 0 (``"self"``: what the non-congestive delay alone
-    changes)."""
+    changes). ``at``: the runs with the delay held at the receiver (the paper's) or on the
+    samples only (the ablation)."""
     acc: dict[tuple[int, float], list[float]] = {}
     for r in g.results:
-        if r.error or not r.cell.variant.startswith(PP):
+        if r.error or not r.cell.variant.startswith(PP) or r.cell.run.param("at", "receiver") != at:
             continue
         if reference == "physical":
-            ref = g.one(r.cell.point, PHYS, r.cell.seed)
+            ref = g.one(r.cell.point, PHYS + ("" if at == "receiver" else F13_SAMPLES), r.cell.seed)
         else:
             ref = g.one(F13_ZERO, r.cell.variant, r.cell.seed)
         if ref is None:

@@ -122,18 +122,32 @@ F13_QUICK = tuple(
     f"workload.{i}.file=fig13_quick_p{lvl}.csv" for i, lvl in enumerate((3, 4, 5, 6)))
 
 
+# The ablation of where the non-congestive delay goes: on the delay samples only (before
+# 2026-11-26), for B = 10 us at every other R of the quick sweep's range and beyond.
+F13_SAMPLES_RS = (0, 8, 12, 16, 20, 24, 32, 40)
+F13_SAMPLES = " [delay on samples only]"
+
+
 def f13_runs(quick: bool) -> list[Run]:
+    """The paper's non-congestive delay is "introduced at the bottleneck" (§6.3): the
+    receiving host holds each reply for a uniform draw in [0, R] (``delay_noise.at =
+    "receiver"``), so every scheme's RTT, ACK clock and samples carry it. The full run adds
+    the ablation with the delay on the samples only (``at = "samples"``)."""
     base = F13_QUICK if quick else ()
     rs = F13_QUICK_RS if quick else F13_RS
     bs = (10,) if quick else F13_BS
+    places = (("receiver", "", rs, bs),) if quick else (("receiver", "", rs, bs),
+                                                        ("samples", F13_SAMPLES, F13_SAMPLES_RS, (10,)))
     out = []
-    for r in rs:
-        noise = f"transport.delay_noise={{ uniform = \"{r}us\" }}"
-        out.append(Run(f"R={r}", PHYS, base + ("transport.cc=swift", 'switch.scheduler="priority"', noise),
-                       (("r", r),), max_seeds=MICRO_SEEDS))
-        for b in bs:
-            out.append(Run(f"R={r}", f"{PP} B={b}", base + ("transport.cc=prioplus", f'transport.prioplus.noise="{b}us"',
-                                                           noise), (("r", r), ("b", b)), max_seeds=MICRO_SEEDS))
+    for at, suffix, points, b_values in places:
+        for r in points:
+            noise = f"transport.delay_noise={{ uniform = \"{r}us\", at = \"{at}\" }}"
+            out.append(Run(f"R={r}", PHYS + suffix, base + ("transport.cc=swift", 'switch.scheduler="priority"', noise),
+                           (("r", r), ("at", at)), max_seeds=MICRO_SEEDS))
+            for b in b_values:
+                out.append(Run(f"R={r}", f"{PP} B={b}{suffix}",
+                               base + ("transport.cc=prioplus", f'transport.prioplus.noise="{b}us"', noise),
+                               (("r", r), ("b", b), ("at", at)), max_seeds=MICRO_SEEDS))
     return out
 
 

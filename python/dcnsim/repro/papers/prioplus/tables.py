@@ -93,14 +93,18 @@ def f14_block(g: Grid) -> list[str]:
 def f13_block(g: Grid) -> list[str]:
     gaps = f13_gaps(g)
     selfs = f13_gaps(g, "self")
+    samples = f13_gaps(g, at="samples")
     lines = ["normalised FCT gap Σ|FCT_PrioPlus − FCT_ref| / FCT_ref over the 8 flows, mean over seeds; ref = "
-             "Physical+Swift with the same uniform extra delay [0, R] on every delay sample and seed (the paper's), "
-             "or PrioPlus with the same B and seed at R = 0 (self)"]
+             "Physical+Swift with the same seed and the same uniform extra delay [0, R], which the receiving host "
+             "adds to every reply (the paper's), or PrioPlus with the same B and seed at R = 0 (self); "
+             "'on samples': the ablation with the delay added to the delay samples only"]
     rs = sorted({x for pts in gaps.values() for x, _ in pts})
-    rows = [["R µs"] + [f"B={b}" for b in sorted(gaps)] + [f"B={b} self" for b in sorted(selfs)]]
+    rows = [["R µs"] + [f"B={b}" for b in sorted(gaps)] + [f"B={b} self" for b in sorted(selfs)]
+            + [f"B={b} on samples" for b in sorted(samples)]]
     for x in rs:
         rows.append([f"{x:.0f}"] + [fmt(dict(gaps[b]).get(x, math.nan), ".3f") for b in sorted(gaps)]
-                    + [fmt(dict(selfs[b]).get(x, math.nan), ".3f") for b in sorted(selfs)])
+                    + [fmt(dict(selfs[b]).get(x, math.nan), ".3f") for b in sorted(selfs)]
+                    + [fmt(dict(samples[b]).get(x, math.nan), ".3f") for b in sorted(samples)])
     return lines + pad_rows(rows)
 
 
