@@ -228,7 +228,7 @@ def test_quick_and_full_cells():
     full = rp.build_cells(list(rp.EXPERIMENTS), 9, False, exp_dir, "test")
     per = {k: sum(c.exp == k for c in full) for k in rp.EXPERIMENTS}
     assert per == {"F11": 9 * (4 * 3 + 6 + 2 * 2), "F14": 9 * 4, "F13": 3 * (31 * 4 + 8 * 2), "F10D": 3 * (13 * 4 + 3),
-                   "M1": 2, "M2": 2, "M4": 1, "AC14": 2, "F12C": 9 * 3 * 2, "F12AB": rp.F12AB_SEEDS * (7 * 2 + 1 + 3)}
+                   "M1": 2, "M2": 2, "M4": 1, "AC14": 2, "F12C": 9 * 3 * 2, "F12AB": rp.F12AB_SEEDS * (7 * 2 + 2 + 3)}
     assert {c.seed for c in full if c.exp in ("F13", "F10D")} == {1, 2, 3}
     assert {c.seed for c in full if c.exp in ("M1", "M2", "M4", "AC14")} == {1}
     by = {(c.exp, c.point, c.variant, c.seed): c.spec for c in full}
@@ -260,6 +260,9 @@ def test_quick_and_full_cells():
     assert star_pp["switch"]["ack_priority"] is False and star_pp["transport"]["cc"] == "prioplus"
     assert by[("F11", "N=8", rp.PHYS_STAR_ACKS_ON_TOP, 1)]["switch"]["ack_priority"] is True
     assert by[("F14", "12 levels", rp.PHYS_STAR, 1)]["switch"]["ack_priority"] is False
+    nocc = by[("F12AB", "70%", rp.PHYS8_NOCC, 1)]
+    assert nocc["transport"]["cc"] == "none" and nocc["switch"]["priority"]["queues"] == 8
+    assert ("F12AB", "40%", rp.PHYS8_NOCC, 1) not in by
     star = by[("F11", "N=16", rp.PHYS_STAR, 1)]
     assert star["switch"]["priority"]["queues"] == "ideal"
     assert star["switch"]["pfc"]["dynamic"]["carve_headroom"] is False

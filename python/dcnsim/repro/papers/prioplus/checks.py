@@ -38,6 +38,7 @@ from dcnsim.repro.papers.prioplus.runs import (
     HPCC,
     LINE_B_PER_US,
     PHYS,
+    PHYS8_NOCC,
     PHYS_STAR,
     PP,
     PP_STAR,
@@ -557,6 +558,14 @@ def headlines(grids: dict[str, Grid]) -> list[Headline]:
         ours = "n/a"
     out.append(Headline("H12", "coflow 70 %: HPCC CCT vs PrioPlus+Swift (level-averaged speedups)",
                         "avg 24 % worse; p99 15 % worse", ours))
+    if PHYS8_NOCC in sp70:
+        nocc = sp70[PHYS8_NOCC]
+        ours = "; ".join(f"{name} " + " / ".join(f"{nocc[reading][k]:.2f}" for k in ("high", "low", "all"))
+                         for name, reading in (("avg", "means"), ("p99", "p99")))
+    else:
+        ours = "n/a"
+    out.append(Headline("H13", "coflow 70 %: Physical w/o CC speedup high / low / total",
+                        "avg 0.03 / 0.24 / 0.03; p99 0.27 / 0.48 / 0.39", ours))
     irn = f12ab_speedups(g, F12AB_IRN)
     if PP in sp70 and PP in irn:
         a, b = sp70[PP]["means"]["all"], irn[PP]["means"]["all"]

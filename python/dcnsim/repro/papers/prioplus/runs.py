@@ -42,6 +42,8 @@ PP_NO_NOISE = "PrioPlus+Swift, no noise"
 PHYS = "Physical+Swift"
 PHYS_STAR = "Physical*+Swift"
 PHYS_NOCC = "Physical* w/o CC"
+# App. A.4 / Fig. 18 (H13): line-rate senders on the 8 physical queues of Physical+Swift.
+PHYS8_NOCC = "Physical w/o CC"
 # App. A.3 / Fig. 16 (H11): PrioPlus with its ACKs in the data queue, at the data's priority.
 PP_STAR = "PrioPlus*+Swift"
 # Ablation of the Physical* baseline: its ACKs in the top (control) queue, as before 2026-11-26.
@@ -296,8 +298,11 @@ def f12ab_runs(quick: bool) -> list[Run]:
     for point, (load, stop) in F12AB_LOADS.items():
         stop = F12AB_QUICK_STOP if quick else stop
         traffic = tuple(f"workload.{i}.{k}={v}" for i in (0, 1) for k, v in (("load", load / 2), ("stop", stop)))
-        # App. A.4 / Fig. 18 (H12): HPCC in one queue, at 70 % only (the paper's point).
-        extra = [(HPCC, ("transport.cc=hpcc",))] if point == "70%" and not quick else []
+        # App. A.4 / Fig. 18 (H12, H13): HPCC in one queue, and Physical without congestion
+        # control, at 70 % only (the paper's point).
+        extra = [(HPCC, ("transport.cc=hpcc",)),
+                 (PHYS8_NOCC, ("transport.cc=none", 'switch.scheduler="priority"', "switch.priority.queues=8",
+                               PER_PRIORITY_PFC, ACKS_WITH_DATA))] if point == "70%" and not quick else []
         out += [Run(point, v, traffic + o, (("load", load),), max_seeds=F12AB_SEEDS) for v, o in schemes + extra]
         if point == "70%" and not quick:
             out += [Run(F12AB_IRN, v, traffic + o + IRN_OVERRIDES, (("load", load),), max_seeds=F12AB_SEEDS)
