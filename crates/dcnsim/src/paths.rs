@@ -14,6 +14,8 @@
 
 use std::collections::HashMap;
 
+pub mod k_shortest;
+
 use crate::net::{Packet, PacketKind, Port};
 use crate::topology::{DragonflyShape, Topology};
 use crate::units::{Rate, Time};
