@@ -397,3 +397,14 @@ def test_quick_end_to_end(tmp_path):
     _, again = rp.reproduce(quick=True, jobs=1, out=str(tmp_path), stream=err)
     assert "42 cached, 0 to run" in err.getvalue()
     assert again == table
+
+
+def test_checks_survive_an_experiment_whose_every_run_failed():
+    """A run that errors is reported, not fatal: with every F10D run failed the table is
+    still written, its AC10 rows reading "not run" or "fails" instead of a traceback."""
+    cells_ = [c for c in rp.build_cells(["F10D"], 1, True, rp.experiments_dir(), "test")]
+    failed = [rp.RunResult(c, {"error": "boom"}) for c in cells_]
+    grid = rp.Grid(rp.EXPERIMENTS["F10D"], failed)
+    rows = rp.checks_f10d(grid)
+    assert len(rows) == 3
+    assert all(r.status.split(":")[0] in ("not run", "fails") for r in rows), [r.status for r in rows]
