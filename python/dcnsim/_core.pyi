@@ -75,6 +75,11 @@ class Simulation:
     def description(self) -> str:
         """A human-readable description of the topology, for summaries."""
 
+    def candidate_paths(self, flow: int) -> list[list[int]]:
+        """The flow's candidate paths (``rps``, ``laps``, ``conga``, ``conweave``), each as node
+        ids from its source host to its destination host; empty when the flow is not
+        source-routed. ValueError for a flow id out of range."""
+
     def ooo_histogram_kb(self) -> Optional[list[int]]:
         """LAPS's reorder-buffer samples by KB held, or None for the schemes without one."""
 

@@ -191,6 +191,19 @@ impl Simulation {
         self.sim().flows_finished()
     }
 
+    /// Flow `flow`'s candidate paths (source-routed balancers), each as node ids from its
+    /// source host to its destination host; empty when the flow is not source-routed.
+    fn candidate_paths(&self, flow: u32) -> PyResult<Vec<Vec<u32>>> {
+        let sim = self.sim();
+        if flow as usize >= sim.flows.len() {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "flow: {flow}: allowed 0 to {} (flow ids in workload order)",
+                sim.flows.len().saturating_sub(1)
+            )));
+        }
+        Ok(sim.candidate_paths(flow))
+    }
+
     /// LAPS's reorder-buffer samples by KB held (`Simulation::ooo_histogram_kb`), or None.
     fn ooo_histogram_kb(&self) -> Option<Vec<u64>> {
         self.sim().ooo_histogram_kb().map(|h| h.to_vec())

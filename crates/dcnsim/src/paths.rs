@@ -11,27 +11,78 @@
 //! - rail fabric, different servers: one path per rail switch (8), relayed over the
 //!   NVLink switch at either end when the GPU is not on that rail; same server: the path
 //!   through its NVLink switch (1).
+//!
+//! Every other topology (fat trees, leaf-spines, file topologies) takes the `k` shortest
+//! loop-free paths by hop count within `slack` hops of the shortest (`k_shortest.rs`,
+//! Yen's algorithm; `[transport.candidate_paths]`), so the paper's "any unequal-cost
+//! topology" claim can be tried. On the dragonfly, Yen's algorithm over the groups gives
+//! the same group sequences as the construction above (tested there).
 
 use std::collections::HashMap;
 
 pub mod k_shortest;
 
+use serde::{Deserialize, Serialize};
+
 use crate::net::{Packet, PacketKind, Port};
 use crate::topology::{DragonflyShape, Topology};
 use crate::units::{Rate, Time};
 
+/// `[transport.candidate_paths]`: the candidate paths of topologies without a
+/// construction of their own (module header).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CandidatePathsCfg {
+    /// At most this many paths per host pair. Default 64: every shortest path of a k = 16
+    /// three-tier fat tree's pod pair (dcnsim choice: the whole equal-cost set, so that no
+    /// spine is left out by the order of the search).
+    pub k: u32,
+    /// Paths at most this many hops longer than the shortest. Default 0: the equal-cost
+    /// set, as ECMP sees it; raise it for unequal-cost topologies.
+    pub slack: u32,
+}
+
+impl Default for CandidatePathsCfg {
+    fn default() -> Self {
+        CandidatePathsCfg { k: 64, slack: 0 }
+    }
+}
+
 /// Which construction gives a topology's candidate paths.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub enum PathRule {
     Dragonfly(DragonflyShape),
-    Rail { rails: u32 },
+    Rail {
+        rails: u32,
+    },
+    /// Yen's k shortest loop-free paths over `neighbours`, hosts never in transit.
+    Shortest {
+        neighbours: Vec<Vec<u32>>,
+        cfg: CandidatePathsCfg,
+    },
 }
 
 impl PathRule {
+    /// The generic rule for `topo`: its cables as an undirected graph.
+    pub fn shortest(topo: &Topology, cfg: CandidatePathsCfg) -> PathRule {
+        let mut neighbours = vec![Vec::new(); topo.n_nodes() as usize];
+        for c in &topo.cables {
+            neighbours[c.a as usize].push(c.b);
+            neighbours[c.b as usize].push(c.a);
+        }
+        neighbours.iter_mut().for_each(|n| n.sort_unstable());
+        PathRule::Shortest { neighbours, cfg }
+    }
+
     pub fn paths(&self, topo: &Topology, src: u32, dst: u32) -> Vec<Vec<u32>> {
         match self {
             PathRule::Dragonfly(shape) => dragonfly_paths(shape, topo, src, dst),
             PathRule::Rail { rails } => rail_paths(topo, *rails, src, dst),
+            PathRule::Shortest { neighbours, cfg } => {
+                k_shortest::k_shortest_paths(neighbours, src, dst, cfg.k as usize, cfg.slack as usize, |n| {
+                    !topo.is_host(n)
+                })
+            }
         }
     }
 }
@@ -125,6 +176,12 @@ impl SourceRoutes {
     #[inline]
     pub fn n_paths(&self, f: u32) -> u32 {
         self.flows.get(f as usize).map_or(0, |&(_, n)| n)
+    }
+
+    /// Flow `f`'s candidate paths, each as its nodes from source host to destination host.
+    pub fn nodes_of(&self, f: u32) -> Vec<Vec<u32>> {
+        let (first, n) = self.paths_of(f);
+        (first..first + n).map(|p| self.nodes[p as usize].clone()).collect()
     }
 
     /// What a data packet of flow `f` carries for a path selector `entropy`: a path

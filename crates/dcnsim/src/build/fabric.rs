@@ -70,9 +70,9 @@ pub(super) fn source_routes(
         LbName::Ecmp | LbName::Letflow | LbName::Plb => has_paths && s.transport.lb_paths == LbPaths::Candidates,
         _ => false,
     };
-    let Some(first) = specs.iter().find(|f| routed(f.lb)) else {
+    if !specs.iter().any(|f| routed(f.lb)) {
         return Ok(SourceRoutes::default());
-    };
+    }
     let rule = match t.kind {
         TopologyKind::Dragonfly => {
             let (groups, routers) = (t.groups.unwrap_or(9), t.routers_per_group.unwrap_or(4));
@@ -84,13 +84,11 @@ pub(super) fn source_routes(
         }
         TopologyKind::Rail => PathRule::Rail { rails: t.rails.unwrap_or(8) },
         _ => {
-            return err(
-                "lb",
-                format!(
-                    "\"{}\" sprays over a fabric's explicit candidate paths, defined for topology.kind = \"dragonfly\" or \"rail\"; use \"ops\" elsewhere",
-                    first.lb.as_str()
-                ),
-            )
+            let cfg = s.transport.candidate_paths;
+            if cfg.k == 0 {
+                return err("transport.candidate_paths.k", "0: allowed 1 or more paths per host pair");
+            }
+            PathRule::shortest(topo, cfg)
         }
     };
     let flows = specs.iter().map(|f| (f.src, f.dst, routed(f.lb)));

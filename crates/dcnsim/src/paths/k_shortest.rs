@@ -10,9 +10,9 @@
 
 use std::collections::{BTreeSet, HashSet, VecDeque};
 
-/// Up to `k` loop-free paths from `src` to `dst` over `adj` (each node's neighbours), in
-/// order of hop count, then of node sequence, no longer than the shortest plus `slack`
-/// hops. Empty when `dst` cannot be reached (or `k` is 0).
+/// Up to `k` loop-free paths from `src` to `dst` over `adj` (each node's neighbours, in
+/// ascending order), in order of hop count, then of node sequence, no longer than the
+/// shortest plus `slack` hops. Empty when `dst` cannot be reached (or `k` is 0).
 pub fn k_shortest_paths(
     adj: &[Vec<u32>],
     src: u32,
@@ -21,6 +21,10 @@ pub fn k_shortest_paths(
     slack: usize,
     transit: impl Fn(u32) -> bool,
 ) -> Vec<Vec<u32>> {
+    debug_assert!(adj.iter().all(|n| n.windows(2).all(|w| w[0] <= w[1])), "neighbours in ascending order");
+    if k == 0 {
+        return Vec::new();
+    }
     let none = HashSet::new();
     let mut banned_nodes = vec![false; adj.len()];
     let Some(first) = shortest(adj, src, dst, &banned_nodes, &none, &transit) else { return Vec::new() };
@@ -77,9 +81,7 @@ fn shortest(
         if u != from && !transit(u) {
             continue;
         }
-        let mut next: Vec<u32> = adj[u as usize].clone();
-        next.sort_unstable();
-        for v in next {
+        for &v in &adj[u as usize] {
             if parent[v as usize] == UNSEEN && !banned_nodes[v as usize] && !banned_links.contains(&(u, v)) {
                 parent[v as usize] = u;
                 queue.push_back(v);
@@ -108,6 +110,7 @@ mod tests {
             adj[a as usize].push(b);
             adj[b as usize].push(a);
         }
+        adj.iter_mut().for_each(|n| n.sort_unstable());
         adj
     }
 

@@ -70,6 +70,10 @@ macro_rules! transport_cfg {
         /// on fabrics with candidate path sets (dragonfly, rail).
         #[serde(default)]
         pub lb_paths: LbPaths,
+        /// The candidate paths of source-routed balancers on topologies without their own
+        /// (`[transport.candidate_paths]`, `paths.rs`).
+        #[serde(default)]
+        pub candidate_paths: crate::paths::CandidatePathsCfg,
         /// CONGA (`[transport.conga]`; docs/models/conga.md).
         #[serde(default)]
         pub conga: crate::conga::CongaParams,

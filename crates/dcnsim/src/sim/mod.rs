@@ -201,6 +201,13 @@ impl Simulation {
         self.done
     }
 
+    /// Flow `f`'s candidate paths (source-routed balancers: `rps`, `laps`, `conga`,
+    /// `conweave`), each as its nodes from source host to destination host; empty for a
+    /// flow that is not source-routed.
+    pub fn candidate_paths(&self, f: u32) -> Vec<Vec<u32>> {
+        self.source_routes.nodes_of(f)
+    }
+
     pub fn events_processed(&self) -> u64 {
         self.events.processed()
     }

@@ -147,27 +147,6 @@ fn new_flowlets_avoid_a_congested_uplink() {
     assert!((10..=50).contains(&direct), "rps sent {direct} of 200 over rail 2 (1/8 expected)");
 }
 
-/// CONGA and ConWeave choose among a fabric's explicit candidate paths, which only the
-/// dragonfly and the rail fabric define.
-#[test]
-fn conga_and_conweave_need_a_fabric_with_path_sets() {
-    for lb in ["conga", "conweave"] {
-        let e = build_err(&format!(
-            r#"
-            [topology]
-            kind = "fat_tree"
-            hosts = 16
-            [transport]
-            lb = "{lb}"
-            [[workload]]
-            kind = "permutation"
-            size = "100KB"
-            "#
-        ));
-        assert!(e.contains(&format!("\"{lb}\"")) && e.contains("dragonfly"), "{e}");
-    }
-}
-
 // ---- ConWeave ---------------------------------------------------------------
 
 fn stat(s: &dcnsim::Simulation, name: &str) -> f64 {

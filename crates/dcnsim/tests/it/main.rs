@@ -6,6 +6,7 @@ mod common;
 mod ack_policy;
 mod aqm;
 mod bad_input;
+mod candidate_paths;
 mod coflow;
 mod d2tcp;
 mod dctcp_bottleneck;
