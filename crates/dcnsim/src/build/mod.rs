@@ -219,7 +219,9 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         Some(c) => {
             let pfc = build_pfc(c, &ports, n_hosts, s.switch.buffer.0, s.topology.mtu.0, priority_queues)?;
             // ACKs in the data queues travel, and pause, with their data (net/pfc.rs).
-            Some(Box::new(if s.switch.ack_priority { pfc } else { pfc.with_control_in_data_classes() }))
+            let pfc = if s.switch.ack_priority { pfc } else { pfc.with_control_in_data_classes() };
+            let per_hop = c.class_change == crate::net::pfc::ClassChange::PerHop;
+            Some(Box::new(if per_hop { pfc.with_class_per_hop() } else { pfc }))
         }
         None => None,
     };

@@ -128,6 +128,12 @@ pub(super) fn validate_numbers(s: &Scenario) -> Result<(), ScenarioError> {
                 "with switch.ack_priority = false ACKs wait in the data queues and travel in the data's class; allowed [\"data\"]",
             );
         }
+        if pfc.class_change != crate::net::pfc::ClassChange::None && !pfc.per_priority {
+            return err(
+                "switch.pfc.class_change",
+                "moves packets between per-priority classes; set switch.pfc.per_priority = true (and scheduler = \"priority\")",
+            );
+        }
         if pfc.lossless.is_empty() {
             return err(
                 "switch.pfc.lossless",

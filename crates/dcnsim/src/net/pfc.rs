@@ -30,6 +30,14 @@
 //! host NIC sends its ACKs ahead of its data in either case (`Simulation::port_start`),
 //! skipping ACKs of a paused level.
 //!
+//! Class change at every hop (`ClassChange::PerHop`, docs/models/pfc.md, "Deadlock"): the
+//! standard remedy for the cyclic buffer dependencies of multi-hop lossless routing (as in
+//! Dally and Seitz's virtual channels, and a dragonfly's class change at the Valiant
+//! group). A data packet that reaches a switch from another switch moves one level up
+//! (to the top queue at most) before the switch counts it, so a packet of class c waits
+//! only for room in class c + 1 downstream: as long as no path needs more levels than
+//! there are queues, the dependencies cannot form a cycle.
+//!
 //! Dynamic threshold (`SharedBuffer`, docs/models/pfc.md, "Dynamic threshold";
 //! Choudhury & Hahne's DT as the PrioPlus artefact's switches use it).
 //! Instead of a fixed `xoff` per link, all lossless ingress queues (link, class) of a
@@ -51,8 +59,21 @@
 //! 64 bytes do not take bandwidth from data; PAUSE holds until RESUME (a quanta of 0xFFFF
 //! refreshed while the count stays high is equivalent); no pause-duration timer.
 
+use serde::{Deserialize, Serialize};
+
 use crate::net::Packet;
 use crate::units::Time;
+
+/// `switch.pfc.class_change` (module header).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClassChange {
+    /// A packet keeps its flow's level end to end.
+    #[default]
+    None,
+    /// One level up at every switch reached from a switch.
+    PerHop,
+}
 
 /// Data packets (the port's data queue).
 pub const DATA: usize = 0;
@@ -207,6 +228,8 @@ pub struct Pfc {
     /// Control packets travel in the data's class (module header, "ACKs at the data's
     /// priority"); `CONTROL` is then never used.
     control_in_data: bool,
+    /// `ClassChange::PerHop` (module header).
+    class_per_hop: bool,
 }
 
 impl Pfc {
@@ -239,7 +262,31 @@ impl Pfc {
             headroom_overflows: 0,
             shared: None,
             control_in_data: false,
+            class_per_hop: false,
         }
+    }
+
+    /// `ClassChange::PerHop`: data moves one level up at every switch-to-switch hop.
+    pub fn with_class_per_hop(mut self) -> Pfc {
+        self.class_per_hop = true;
+        self
+    }
+
+    /// The level a data packet of `level` takes at a switch it reached from another switch:
+    /// one up with `ClassChange::PerHop` (capped at the top queue), else unchanged.
+    #[inline]
+    pub fn level_after_hop(&self, level: u8) -> u8 {
+        if self.class_per_hop {
+            (level.max(1) as usize + 1).min(self.priority_queues) as u8
+        } else {
+            level
+        }
+    }
+
+    /// Whether levels change at switch-to-switch hops.
+    #[inline]
+    pub fn class_per_hop(&self) -> bool {
+        self.class_per_hop
     }
 
     /// Control packets travel in the class of their data (module header): for switches
@@ -674,6 +721,17 @@ mod tests {
         let one_class = Pfc::new(1 << DATA, 0, th).with_control_in_data_classes();
         assert_eq!(one_class.class_of(&ack), DATA);
         assert!(one_class.is_lossless(one_class.class_of(&ack)));
+    }
+
+    /// The per-hop class change goes one level up per switch-to-switch hop, from the bottom
+    /// level for a packet without one, and stops at the top queue; off, levels stay.
+    #[test]
+    fn class_per_hop_moves_one_level_up_to_the_top() {
+        let th = vec![Some(PfcThresholds { xoff: 5_000, xon: 1_000, headroom: 9_000 })];
+        let pfc = Pfc::new(1 << DATA, 3, th.clone()).with_class_per_hop();
+        assert_eq!([0, 1, 2, 3, 7].map(|l| pfc.level_after_hop(l)), [2, 2, 3, 3, 3]);
+        let off = Pfc::new(1 << DATA, 3, th);
+        assert_eq!([0, 1, 2, 3].map(|l| off.level_after_hop(l)), [0, 1, 2, 3]);
     }
 
     /// Bytes beyond xoff + headroom are reported, so a test can assert the headroom held.

@@ -152,6 +152,11 @@ pub struct PfcCfg {
     /// `xoff` and paused alone. Off: every level shares one data class.
     #[serde(default)]
     pub per_priority: bool,
+    /// The deadlock remedy (`net/pfc.rs`, docs/models/pfc.md): `"per_hop"` moves a data
+    /// packet one lossless class (priority queue) up at every switch it reaches from
+    /// another switch, so no cycle of pauses can close; needs `per_priority`.
+    #[serde(default)]
+    pub class_change: crate::net::pfc::ClassChange,
     /// Pause by dynamic threshold over one buffer per switch that its lossless ingress
     /// queues share (`net/pfc.rs`, `docs/models/pfc.md`), instead of a fixed `xoff` /
     /// `xon` per link. `headroom` keeps its meaning (per queue).

@@ -471,8 +471,15 @@ impl Simulation {
     #[cold]
     #[inline(never)]
     pub(super) fn pfc_admit(&mut self, ingress: u32, h: u32) {
-        let pkt = self.arena.get(h);
         let Some(pfc) = self.pfc.as_mut() else { return };
+        if pfc.class_per_hop() && self.ports[ingress as usize].node >= self.n_hosts {
+            // The deadlock remedy: one class up before this switch counts the packet.
+            let pkt = self.arena.get_mut(h);
+            if !pkt.is_control() {
+                pkt.priority = pfc.level_after_hop(pkt.priority);
+            }
+        }
+        let pkt = self.arena.get(h);
         let (class, size) = (pfc.class_of(pkt), pkt.size as u64);
         if let Some(frame) = pfc.arrive(ingress, h, class, size) {
             self.send_pfc_frame(frame);

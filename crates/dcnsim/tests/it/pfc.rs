@@ -239,6 +239,10 @@ fn bad_pfc_input_names_the_field() {
     assert!(e.contains("switch.pfc.lossless"), "{e}");
     let e = build_err(&with("{ xoff = \"100KB\", xon = \"150KB\" }"));
     assert!(e.starts_with("switch.pfc.xon"), "{e}");
+    let e = build_err(&with("{ class_change = \"per_hop\" }"));
+    assert!(e.starts_with("switch.pfc.class_change") && e.contains("per_priority"), "{e}");
+    let e = build_err(&with("{ class_change = \"dateline\" }"));
+    assert!(e.contains("class_change") && e.contains("per_hop"), "{e}");
     let e = build_err(&with("{ xof = \"100KB\" }"));
     assert!(e.contains("switch.pfc") && e.contains("xof"), "{e}");
     let small = base.replace("buffer = \"200KB\"", "buffer = \"20KB\"").replace("[transport]", "pfc = {}\n[transport]");
@@ -457,6 +461,30 @@ fn a_ring_of_transit_traffic_deadlocks_and_is_counted() {
     eprintln!("two hops: {finished} of 10 flows finished, {deadlocked} deadlocked ports");
     assert!(finished < 10 && (5..=15).contains(&deadlocked), "finished {finished}, deadlocked {deadlocked}");
     assert_eq!(run(1), (10, 0));
+
+    // The remedy (`switch.pfc.class_change = "per_hop"`): a packet moves one class up at
+    // every switch it reaches from a switch, so on the two-hop ring it waits at its
+    // source switch in class 1, at the transit switch in class 2 and at its destination
+    // switch in class 3; a class-c queue waits only on class c + 1 downstream, which no
+    // cycle can close, so every flow finishes. The three per-priority queues alone, with
+    // every packet kept at level 1, still deadlock: the class change is what helps.
+    let with_classes = |class_change: &str| {
+        let toml = toml.replace(
+            "pfc = { lossless = [\"data\"] }",
+            &format!(
+                "scheduler = \"priority\"\npriority = {{ queues = 3 }}\n\
+                 pfc = {{ lossless = [\"data\"], per_priority = true, class_change = \"{class_change}\" }}"
+            ),
+        );
+        let flows: String = (0..10).map(|h| format!("{h},{},2MB,0\n", (h + 4) % 10)).collect();
+        let mut s =
+            sim_with_files(&toml, &[("ring.csv", &ring), ("flows.csv", &format!("src,dst,size,start\n{flows}"))]);
+        s.run();
+        (s.flows_finished(), s.pfc_deadlocked_ports(), s.counters.drops)
+    };
+    let (finished, deadlocked, _) = with_classes("none");
+    assert!(finished < 10 && deadlocked >= 5, "three queues, one class in use: {finished} finished, {deadlocked}");
+    assert_eq!(with_classes("per_hop"), (10, 0, 0), "class change at every hop: every flow, no deadlock, lossless");
 
     let mut s = sim_with_files(&incast_toml(true), &incast_files());
     let pfc_paused = |s: &dcnsim::Simulation| {
