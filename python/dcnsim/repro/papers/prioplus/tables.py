@@ -291,7 +291,8 @@ def header(outcome: Outcome[Cell, RunResult, Grid]) -> list[str]:
         "checks and decisions: docs/reproductions/prioplus-paper.md. Setups and the network model: experiments/prioplus/README.md.",
         "F11/F14: k = 6 fat tree, 100 Gbps, 1 µs links, 1 KB packets, lossless (PFC on data; each switch's "
         "2.64 MB shared by its lossless ingress queues by dynamic threshold, α = 1/4, 37.5 KB of PFC headroom per "
-        "lossless queue carved from it for Physical+Swift and PrioPlus, free for Physical*), ACKs at top priority. PrioPlus = PrioPlus over Swift with the "
+        "lossless queue carved from it for Physical+Swift and PrioPlus, free for Physical*); PrioPlus's ACKs at top priority, the Physical schemes' at their data's priority "
+        "(the artefact's; PrioPlus* too). PrioPlus = PrioPlus over Swift with the "
         "artefact's stop below 0.1 packet of window; Physical(*) = Swift with base target 25 µs and target "
         "scaling, on strict-priority queues, each paused on its own by per-priority PFC.",
         "Checks are evaluated on pooled flows (F11, F14) or on the one run (others); "
@@ -300,11 +301,11 @@ def header(outcome: Outcome[Cell, RunResult, Grid]) -> list[str]:
         "Gbps uplinks, 1 MB per port shared per switch by dynamic threshold, lossless, 1 µs links; a topology file, leaf_spine cannot put 3 leaves on 1 "
         "spine); the full run adds the paper's 100 Gbps, 2:1, 32 MB per switch on the same layout ([P] gives no layout), "
         "one worker per leaf, ResNet jobs at levels 8-5, VGG at 4-1; PrioPlus with the top 4 levels starting "
-        "directly but the flow-scheduling W_LS preset (the training preset's per-level W_LS is not expressible).",
+        "directly and the training preset's per-level W_LS (1.0 for the top 4 levels, 0.2 below).",
         "F12AB: the artefact's 5-pod fat tree (320 hosts, 100 Gbps hosts, 400 Gbps between switches, 2 MiB per "
         "port shared per switch by dynamic threshold, lossless); coflows from dcnsim's FB2010-like distribution (not the trace: README, workload.rs) and "
         "file requests (20 senders, 10-80 MB), each (pattern, level) 1/16 of the load; the same PrioPlus preset "
-        "as F12C; ACKs at top priority for every scheme ([A] gives Physical's ACKs the data's priority).",
+        "as F12C; ACKs at top priority, except Physical's, which travel at their data's priority as in [A].",
     ]
 
 
