@@ -537,6 +537,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         faults,
         give_up_after: s.faults.give_up_after,
         held_replies: 0,
+        replies_held: noise_at == crate::noise::NoiseAt::Receiver && tr.delay_noise.is_some(),
         prefetch: ports_len * std::mem::size_of::<crate::net::Port>() > crate::sim::PREFETCH_ABOVE_PORT_BYTES,
         done: false,
         #[cfg(any(debug_assertions, feature = "invariants"))]

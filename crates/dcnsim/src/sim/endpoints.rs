@@ -206,15 +206,27 @@ impl Simulation {
     /// draw of the scenario's delay noise when that noise is at the receiver (`noise.rs`).
     #[inline]
     pub(super) fn queue_reply(&mut self, f: u32, h: u32) {
-        if let Some(hold) = self.flows[f as usize].reply_hold.as_mut() {
-            let wait = hold.sample();
-            if wait > Time::ZERO {
-                self.held_replies += 1;
-                self.events.schedule(self.now() + wait, Event::ReplyHeld(h));
-                return;
-            }
+        // One flag of the simulation, not a field of the flow: a run without held replies
+        // must not touch another cache line of the flow per ACK.
+        if self.replies_held && self.hold_reply(f, h) {
+            return;
         }
         self.enqueue(self.routing.host_up_port[self.flows[f as usize].dst as usize], h);
+    }
+
+    /// Holds reply `h` of flow `f` for a draw of its noise; false when the draw is 0 (or
+    /// the flow holds none), so the caller queues it at once.
+    #[cold]
+    #[inline(never)]
+    fn hold_reply(&mut self, f: u32, h: u32) -> bool {
+        let Some(hold) = self.flows[f as usize].reply_hold.as_mut() else { return false };
+        let wait = hold.sample();
+        if wait == Time::ZERO {
+            return false;
+        }
+        self.held_replies += 1;
+        self.events.schedule(self.now() + wait, Event::ReplyHeld(h));
+        true
     }
 
     /// A held reply's time is up: its host's NIC queues it.

@@ -175,6 +175,8 @@ pub struct Simulation {
     pub(crate) give_up_after: u32,
     /// Replies their receiving hosts hold (`Event::ReplyHeld`), in no queue or wire.
     pub(crate) held_replies: u64,
+    /// Some flow's receiver holds its replies (`noise::NoiseAt::Receiver`).
+    pub(crate) replies_held: bool,
     pub(crate) done: bool,
     /// Issue 10's invariant checks (`invariants.rs`): only in debug and test builds.
     #[cfg(any(debug_assertions, feature = "invariants"))]
