@@ -10,6 +10,15 @@ use crate::common::*;
 /// control; CONGA and ConWeave under DCTCP).
 const BALANCERS: [(&str, &str); 3] = [("laps", "laps"), ("conga", "dctcp"), ("conweave", "dctcp")];
 
+/// The flows of `flows.csv` on `topology` (the `[topology]` lines) under `lb` and `cc`,
+/// with `transport` added to `[transport]`.
+fn scenario(topology: &str, lb: &str, cc: &str, transport: &str) -> String {
+    format!(
+        "duration = \"50ms\"\n[topology]\n{topology}\n[transport]\ncc = \"{cc}\"\nlb = \"{lb}\"\n{transport}\n\
+         [[workload]]\nkind = \"flows\"\nfile = \"flows.csv\"\n"
+    )
+}
+
 /// A k = 4 three-tier fat tree: 2 hosts per ToR, 2 ToRs and 2 aggregation switches per pod,
 /// 4 pods, 4 cores. From host 0: host 1 shares its ToR (1 path); host 2 is in its pod
 /// under the other ToR (one path per aggregation switch: 2); host 4 is in pod 1 (one per
@@ -18,21 +27,7 @@ const BALANCERS: [(&str, &str); 3] = [("laps", "laps"), ("conga", "dctcp"), ("co
 fn source_routed_balancers_run_on_a_three_tier_fat_tree() {
     let flows = [("flows.csv", "src,dst,size,start\n0,1,200KB,0\n0,2,200KB,0\n0,4,200KB,0\n6,13,200KB,0\n")];
     for (lb, cc) in BALANCERS {
-        let toml = format!(
-            r#"
-            duration = "50ms"
-            [topology]
-            kind = "fat_tree"
-            tiers = 3
-            hosts = 16
-            [transport]
-            cc = "{cc}"
-            lb = "{lb}"
-            [[workload]]
-            kind = "flows"
-            file = "flows.csv"
-            "#
-        );
+        let toml = scenario("kind = \"fat_tree\"\ntiers = 3\nhosts = 16", lb, cc, "");
         let mut s = sim_with_files(&toml, &flows);
         let counts: Vec<usize> = (0..4).map(|f| s.candidate_paths(f).len()).collect();
         assert_eq!(counts, vec![1, 2, 4, 4], "{lb}: paths per flow");
@@ -62,21 +57,11 @@ fn source_routed_balancers_run_on_an_unequal_cost_file_topology() {
     let files = [("ring.csv", ring), ("flows.csv", "src,dst,size,start\n0,1,500KB,0\n0,2,500KB,0\n")];
     for slack in [0, 2] {
         for (lb, cc) in BALANCERS {
-            let toml = format!(
-                r#"
-                duration = "50ms"
-                [topology]
-                kind = "file"
-                file = "ring.csv"
-                hosts = 3
-                [transport]
-                cc = "{cc}"
-                lb = "{lb}"
-                candidate_paths = {{ slack = {slack} }}
-                [[workload]]
-                kind = "flows"
-                file = "flows.csv"
-                "#
+            let toml = scenario(
+                "kind = \"file\"\nfile = \"ring.csv\"\nhosts = 3",
+                lb,
+                cc,
+                &format!("candidate_paths = {{ slack = {slack} }}"),
             );
             let mut s = sim_with_files(&toml, &files);
             let lengths = |f: u32| s.candidate_paths(f).iter().map(|p| p.len() - 1).collect::<Vec<_>>();

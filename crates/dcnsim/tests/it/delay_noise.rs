@@ -40,20 +40,17 @@ fn noise_slows_a_delay_based_sender_without_any_queue() {
     assert!(noisy < 0.5 * clean, "{noisy} vs {clean}");
 }
 
+/// The build error of a two-host scenario with `noise` as its `delay_noise`.
+fn refused(noise: &str) -> String {
+    common::build_err(&format!(
+        "[topology]\nkind = \"star\"\nhosts = 2\n[transport]\ndelay_noise = {noise}\n\
+         [[workload]]\nkind = \"permutation\"\nsize = \"1MB\"\n"
+    ))
+}
+
 #[test]
 fn a_noise_section_without_a_source_is_refused() {
-    let e = common::build_err(
-        r#"
-        [topology]
-        kind = "star"
-        hosts = 2
-        [transport]
-        delay_noise = { scale = 2.0 }
-        [[workload]]
-        kind = "permutation"
-        size = "1MB"
-        "#,
-    );
+    let e = refused("{ scale = 2.0 }");
     assert!(e.contains("transport.delay_noise.cdf"), "{e}");
 }
 
@@ -107,17 +104,6 @@ fn noise_at_the_receiver_holds_every_reply_for_a_draw() {
 
 #[test]
 fn a_noise_place_outside_the_two_is_refused() {
-    let e = common::build_err(
-        r#"
-        [topology]
-        kind = "star"
-        hosts = 2
-        [transport]
-        delay_noise = { uniform = "1us", at = "bottleneck" }
-        [[workload]]
-        kind = "permutation"
-        size = "1MB"
-        "#,
-    );
+    let e = refused("{ uniform = \"1us\", at = \"bottleneck\" }");
     assert!(e.contains("at") && e.contains("samples") && e.contains("receiver"), "{e}");
 }

@@ -450,12 +450,18 @@ fn a_ring_of_transit_traffic_deadlocks_and_is_counted() {
         kind = "flows"
         file = "flows.csv"
     "#;
-    let run = |hops: u32| {
+    // (finished flows, deadlocked ports, drops) with every host sending to the host
+    // `hops` switches on.
+    let run_ring = |toml: &str, hops: u32| {
         let flows: String = (0..10).map(|h| format!("{h},{},2MB,0\n", (h + 2 * hops) % 10)).collect();
         let mut s =
             sim_with_files(toml, &[("ring.csv", &ring), ("flows.csv", &format!("src,dst,size,start\n{flows}"))]);
         s.run();
-        (s.flows_finished(), s.pfc_deadlocked_ports())
+        (s.flows_finished(), s.pfc_deadlocked_ports(), s.counters.drops)
+    };
+    let run = |hops: u32| {
+        let (finished, deadlocked, _) = run_ring(toml, hops);
+        (finished, deadlocked)
     };
     let (finished, deadlocked) = run(2);
     eprintln!("two hops: {finished} of 10 flows finished, {deadlocked} deadlocked ports");
@@ -476,11 +482,7 @@ fn a_ring_of_transit_traffic_deadlocks_and_is_counted() {
                  pfc = {{ lossless = [\"data\"], per_priority = true, class_change = \"{class_change}\" }}"
             ),
         );
-        let flows: String = (0..10).map(|h| format!("{h},{},2MB,0\n", (h + 4) % 10)).collect();
-        let mut s =
-            sim_with_files(&toml, &[("ring.csv", &ring), ("flows.csv", &format!("src,dst,size,start\n{flows}"))]);
-        s.run();
-        (s.flows_finished(), s.pfc_deadlocked_ports(), s.counters.drops)
+        run_ring(&toml, 2)
     };
     let (finished, deadlocked, _) = with_classes("none");
     assert!(finished < 10 && deadlocked >= 5, "three queues, one class in use: {finished} finished, {deadlocked}");
