@@ -245,6 +245,8 @@ pub struct PathState {
     /// `PathRto` event (`Time::MAX`: none), checked lazily like a flow's.
     pub rto_deadline: Time,
     pub rto_event_at: Time,
+    /// `ProbeRule::Paper`: a probe is out and `latency` is its doubled stand-in.
+    pub probe_out: bool,
 }
 
 /// The PIT of every source-routed host pair: paths indexed as in `SourceRoutes` (pairs
@@ -284,6 +286,7 @@ impl PathTable {
                 outstanding: VecDeque::new(),
                 rto_deadline: Time::MAX,
                 rto_event_at: Time::MAX,
+                probe_out: false,
             })
             .collect();
         PathTable {
@@ -314,6 +317,15 @@ impl PathTable {
         out.extend(self.range(first, n).iter().map(|p| p.latency));
     }
 
+    /// The latencies the rate control judges congestion by: as [`Self::latencies`], but a
+    /// path whose paper-rule probe is out shows its last measurement, not the doubled
+    /// stand-in that only steers the softmax away from it (a probe is no sign of a
+    /// queue, so it must not count as "above T").
+    pub fn measured_latencies(&self, first: u32, n: u32, out: &mut Vec<Time>) {
+        out.clear();
+        out.extend(self.range(first, n).iter().map(|p| if p.probe_out { Time(p.latency.0 / 2) } else { p.latency }));
+    }
+
     /// The path a probe should take before the data packet sent at `now`, if any, drawn
     /// with `u` in [0, 1) among the eligible ones (§2.4, `ProbeRule`). Records the probe.
     pub fn probe_due(&mut self, first: u32, n: u32, now: Time, u: f64, rule: ProbeRule) -> Option<u32> {
@@ -331,13 +343,24 @@ impl PathTable {
                 let k = ((u * count as f64) as usize).min(count - 1);
                 paths.iter().enumerate().filter(|(_, p)| eligible(p)).nth(k).map(|(i, _)| i)?
             }
-            ProbeRule::Paper => paths.iter().position(|p| now.saturating_sub(p.updated) > Time(2 * p.latency.0))?,
+            ProbeRule::Paper => {
+                // Uniform among the stale paths, as the artefact's rule draws (the first
+                // stale path alone would probe low-numbered paths more often).
+                let stale = |p: &PathState| now.saturating_sub(p.updated) > Time(2 * p.latency.0);
+                let count = paths.iter().filter(|p| stale(p)).count();
+                if count == 0 {
+                    return None;
+                }
+                let k = ((u * count as f64) as usize).min(count - 1);
+                paths.iter().enumerate().filter(|(_, p)| stale(p)).nth(k).map(|(i, _)| i)?
+            }
         };
         let path = &mut self.paths[first as usize + pick];
         path.last_sent = now;
         if rule == ProbeRule::Paper {
             path.updated = now;
             path.latency = Time(2 * path.latency.0);
+            path.probe_out = true;
         }
         self.probes += 1;
         Some(pick as u32)
@@ -356,6 +379,7 @@ impl PathTable {
         let p = &mut self.paths[path as usize];
         p.latency = latency;
         p.updated = now;
+        p.probe_out = false;
     }
 
     /// The ACK of the transmission sent at `sent_at` came back on `path`: paths are FIFO
@@ -613,8 +637,26 @@ mod tests {
         t.measured(1, ns(2500), ns(5000));
         assert_eq!(t.probe_due(0, 2, ns(2500), 0.0, ProbeRule::Paper), Some(0));
         assert_eq!((t.paths[0].latency, t.paths[0].updated), (ns(2000), ns(2500)));
+        // The rate control sees the measurement, not the stand-in: with T = 1.5 µs the
+        // doubled 2 µs would make both paths "above T" and cut the rate.
+        let mut out = Vec::new();
+        t.measured_latencies(0, 2, &mut out);
+        assert_eq!(out, [ns(1000), ns(5000)]);
+        assert!(!congested(&out, ns(1500)));
         t.measured(0, ns(3000), ns(1100));
         assert_eq!(t.paths[0].latency, ns(1100));
+        t.measured_latencies(0, 2, &mut out);
+        assert_eq!(out, [ns(1100), ns(5000)]);
+    }
+
+    /// With several stale paths the paper's rule draws one uniformly (as the artefact's
+    /// does), not always the first: three paths stale at once, u picks each third.
+    #[test]
+    fn a8_paper_probe_draws_among_the_stale_paths() {
+        for (u, want) in [(0.0, 0), (0.4, 1), (0.9, 2)] {
+            let mut t = table(&[1000, 1000, 1000]);
+            assert_eq!(t.probe_due(0, 3, ns(2500), u, ProbeRule::Paper), Some(want), "u = {u}");
+        }
     }
 
     /// Loss inference (LAPS paper §3.7; docs/models/laps.md): an ACK for the transmission

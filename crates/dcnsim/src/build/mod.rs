@@ -220,8 +220,24 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
             let pfc = build_pfc(c, &ports, n_hosts, s.switch.buffer.0, s.topology.mtu.0, priority_queues)?;
             // ACKs in the data queues travel, and pause, with their data (net/pfc.rs).
             let pfc = if s.switch.ack_priority { pfc } else { pfc.with_control_in_data_classes() };
-            let per_hop = c.class_change == crate::net::pfc::ClassChange::PerHop;
-            Some(Box::new(if per_hop { pfc.with_class_per_hop() } else { pfc }))
+            // Class change (net/pfc.rs): which links move a packet one class up, by the
+            // upstream port that sends over them (two ports per cable, as built above).
+            use crate::net::pfc::ClassChange;
+            let raises: Vec<bool> = match c.class_change {
+                ClassChange::None => Vec::new(),
+                ClassChange::PerHop => ports.iter().map(|p| p.node >= n_hosts && p.peer >= n_hosts).collect(),
+                ClassChange::PerGlobalHop => {
+                    let global: Vec<bool> = (0..ports.len()).map(|i| topo.cables[i / 2].tier == Tier::Global).collect();
+                    if !global.contains(&true) {
+                        return err(
+                            "switch.pfc.class_change",
+                            "\"per_global_hop\" needs a dragonfly (global links); allowed here: \"none\", \"per_hop\"",
+                        );
+                    }
+                    global
+                }
+            };
+            Some(Box::new(pfc.with_class_change(raises)))
         }
         None => None,
     };

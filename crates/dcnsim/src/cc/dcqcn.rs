@@ -26,6 +26,20 @@
 //! (`FlowInfo::unified_bdp`). The same window for every flow, hence "unified". The
 //! transport enforces it through `cwnd()`, as for every window-based algorithm.
 //!
+//! The artefact's NIC variant (`variant = "mellanox"`): the DCQCN of the HPCC/ConWeave
+//! simulator family, whose Mellanox-NIC model the LAPS artefact runs its DCQCN baselines
+//! on (docs/models/dcqcn.md, "Variants"). It differs from the paper's RP in four ways:
+//! - α is updated only on its timer: each `alpha_timer` period, `α ← (1 − g)·α + g` when a
+//!   CNP arrived in the period, else `α ← (1 − g)·α`; the first CNP of a flow sets α = 1
+//!   (so its first cut halves the rate however long it ran unmarked);
+//! - the rate is cut on a timer too: at most once per `rate_decrease_interval`, at the
+//!   first tick after a CNP (the first CNP's tick is immediate);
+//! - a cut keeps the target rate when no increase event ran since the previous cut
+//!   (back-to-back cuts lower `rc`, not `rt`);
+//! - increase events come from the timer alone (no byte counter), the stage from the
+//!   count k of events since the last cut: fast recovery while k < F, one additive step
+//!   at k = F, hyper steps (`rt += R_HAI`) after.
+//!
 //! Two modelling choices: timers are evaluated when the sender next hears from the
 //! network (an ACK or CNP; one per packet while it sends), which only delays an increase
 //! by well under a timer period; and the byte counter counts acknowledged bytes (the
@@ -64,6 +78,22 @@ pub struct DcqcnParams {
     /// Cap on bytes in flight: "off" (the DCQCN paper: rate only), "bdp" (the LAPS
     /// artefact's unified window, docs/models/dcqcn.md) or a size.
     pub window: WindowCap,
+    /// Which reaction point: the DCQCN paper's or the LAPS artefact's NIC model (module header).
+    pub variant: DcqcnVariant,
+    /// `variant = "mellanox"`: the shortest gap between two rate cuts (the HPCC/ConWeave
+    /// simulators' default rate-decrease interval, 4 µs).
+    pub rate_decrease_interval: TimeVal,
+}
+
+/// `dcqcn.variant` (module header).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DcqcnVariant {
+    /// Zhu et al. §3: α and the rate react to each CNP; timer and byte-counter increases.
+    #[default]
+    Paper,
+    /// The Mellanox-NIC model of the HPCC/ConWeave simulator family (the LAPS artefact's).
+    Mellanox,
 }
 
 impl Default for DcqcnParams {
@@ -80,6 +110,8 @@ impl Default for DcqcnParams {
             rate_hai: RateVal(Rate(50_000_000)),
             min_rate: RateVal(Rate(10_000_000)),
             window: WindowCap::Off,
+            variant: DcqcnVariant::Paper,
+            rate_decrease_interval: TimeVal(Time::from_us(4)),
         }
     }
 }
@@ -96,6 +128,7 @@ impl DcqcnParams {
             ("cnp_interval", self.cnp_interval),
             ("alpha_timer", self.alpha_timer),
             ("increase_timer", self.increase_timer),
+            ("rate_decrease_interval", self.rate_decrease_interval),
         ] {
             if t.0 == Time::ZERO {
                 return Err((name, "must be positive".into()));
@@ -151,6 +184,13 @@ pub struct Dcqcn {
     bytes_counted: u64,
     /// A CNP has cut the rate at least once (before that there is nothing to recover).
     cut_once: bool,
+    /// `Mellanox`: a CNP arrived since the last α tick / since the last decrease tick.
+    cnp_for_alpha: bool,
+    cnp_for_decrease: bool,
+    /// `Mellanox`: the next rate-decrease tick (`Time::MAX`: idle until a CNP), on the
+    /// grid `decrease_grid + k·rate_decrease_interval` that the first CNP starts.
+    next_decrease: Time,
+    decrease_grid: Time,
     pub cnps: u64,
     pub last_stage: Option<Stage>,
 }
@@ -172,12 +212,17 @@ impl Dcqcn {
             rc: line_rate,
             rt: line_rate,
             alpha: p.alpha_init,
-            next_alpha_decay: p.alpha_timer.0,
+            // The Mellanox α timer starts with the first CNP, which sets α = 1 anyway.
+            next_alpha_decay: if p.variant == DcqcnVariant::Mellanox { Time::MAX } else { p.alpha_timer.0 },
             next_timer_increase: Time::MAX,
             timer_stage: 0,
             byte_stage: 0,
             bytes_counted: 0,
             cut_once: false,
+            cnp_for_alpha: false,
+            cnp_for_decrease: false,
+            next_decrease: Time::MAX,
+            decrease_grid: Time::ZERO,
             cnps: 0,
             last_stage: None,
         }
@@ -197,6 +242,9 @@ impl Dcqcn {
 
     /// Applies the timers that expired up to `now`, in time order.
     fn advance(&mut self, now: Time) {
+        if self.p.variant == DcqcnVariant::Mellanox {
+            return self.advance_mellanox(now);
+        }
         let one_minus_g = 1.0 - self.p.g;
         loop {
             let next = self.next_alpha_decay.min(self.next_timer_increase);
@@ -245,8 +293,106 @@ impl Dcqcn {
         self.last_stage = Some(stage);
     }
 
+    /// `Mellanox`: the timers up to `now`. On a tie the α tick comes first, then the cut,
+    /// then the increase (the HPCC/ConWeave NIC schedules its first cut 1 ns after the α
+    /// reset).
+    fn advance_mellanox(&mut self, now: Time) {
+        let one_minus_g = 1.0 - self.p.g;
+        loop {
+            let next = self.next_alpha_decay.min(self.next_decrease).min(self.next_timer_increase);
+            if next > now {
+                return;
+            }
+            if self.next_alpha_decay == next {
+                let period = self.p.alpha_timer.0;
+                if self.cnp_for_alpha {
+                    self.alpha = one_minus_g * self.alpha + self.p.g;
+                    self.cnp_for_alpha = false;
+                    self.next_alpha_decay = next + period;
+                } else {
+                    // Quiet ticks up to the next other timer (or `now`) in one step.
+                    let until = now.min(self.next_decrease).min(self.next_timer_increase);
+                    let ticks = if until < next { 1 } else { 1 + (until - next).ps() / period.ps() };
+                    self.alpha *= one_minus_g.powi(ticks.min(i32::MAX as u64) as i32);
+                    self.next_alpha_decay =
+                        if self.alpha < 1e-12 { Time::MAX } else { Time(next.ps() + period.ps() * ticks) };
+                }
+            } else if self.next_decrease == next {
+                if self.cnp_for_decrease {
+                    if self.timer_stage > 0 {
+                        self.rt = self.rc;
+                    }
+                    self.rc = (self.rc * (1.0 - self.alpha / 2.0)).max(self.p.min_rate.0.bps() as f64);
+                    self.cnp_for_decrease = false;
+                    self.timer_stage = 0;
+                    self.next_timer_increase = next + self.p.increase_timer.0;
+                    self.next_decrease = next + self.p.rate_decrease_interval.0;
+                } else {
+                    // Idle until the next CNP, which resumes the grid.
+                    self.next_decrease = Time::MAX;
+                }
+            } else {
+                self.increase_mellanox();
+                self.next_timer_increase = if self.rc >= self.line_rate && self.rt >= self.line_rate {
+                    Time::MAX
+                } else {
+                    next + self.p.increase_timer.0
+                };
+            }
+        }
+    }
+
+    /// `Mellanox`: one timer increase event; the stage from the events since the last cut.
+    fn increase_mellanox(&mut self) {
+        let f = self.p.fast_recovery_stages;
+        let stage = match self.timer_stage.cmp(&f) {
+            std::cmp::Ordering::Less => Stage::FastRecovery,
+            std::cmp::Ordering::Equal => Stage::Additive,
+            std::cmp::Ordering::Greater => Stage::Hyper,
+        };
+        match stage {
+            Stage::FastRecovery => {}
+            Stage::Additive => self.rt += self.p.rate_ai.0.bps() as f64,
+            Stage::Hyper => self.rt += self.p.rate_hai.0.bps() as f64,
+        }
+        self.rt = self.rt.min(self.line_rate);
+        self.rc = ((self.rt + self.rc) / 2.0).min(self.line_rate);
+        self.timer_stage += 1;
+        self.last_stage = Some(stage);
+    }
+
+    /// `Mellanox`: a CNP arrived. The first sets α = 1 and cuts at once; later ones are
+    /// applied by the next α and decrease ticks.
+    fn cnp_mellanox(&mut self, now: Time) {
+        self.advance_mellanox(now);
+        self.cnps += 1;
+        self.cnp_for_alpha = true;
+        self.cnp_for_decrease = true;
+        if !self.cut_once {
+            self.cut_once = true;
+            self.alpha = 1.0;
+            self.rt = self.rc;
+            self.decrease_grid = now;
+            self.next_decrease = now;
+            self.next_alpha_decay = now + self.p.alpha_timer.0;
+        } else {
+            if self.next_decrease == Time::MAX {
+                let period = self.p.rate_decrease_interval.0.ps();
+                let k = (now - self.decrease_grid).ps().div_ceil(period);
+                self.next_decrease = Time(self.decrease_grid.ps() + k * period);
+            }
+            if self.next_alpha_decay == Time::MAX {
+                self.next_alpha_decay = now + self.p.alpha_timer.0;
+            }
+        }
+        self.advance_mellanox(now);
+    }
+
     /// A CNP reached the sender: cut the rate (paper §3.1, RP algorithm).
     pub fn cnp(&mut self, now: Time) {
+        if self.p.variant == DcqcnVariant::Mellanox {
+            return self.cnp_mellanox(now);
+        }
         self.advance(now);
         self.cnps += 1;
         self.cut_once = true;
@@ -272,7 +418,7 @@ impl CongestionControl for Dcqcn {
 
     fn on_ack(&mut self, a: &AckSample) {
         self.advance(a.now);
-        if !self.cut_once || self.next_timer_increase == Time::MAX {
+        if !self.cut_once || self.next_timer_increase == Time::MAX || self.p.variant == DcqcnVariant::Mellanox {
             return;
         }
         self.bytes_counted += a.newly_acked;
@@ -425,5 +571,104 @@ mod tests {
         assert_eq!(d.rate_bps(), 10e6);
         d.advance(Time::from_ms(2000));
         assert!(d.rate_bps() <= 100.0 * GBPS && d.rate_bps() > 99.0 * GBPS);
+    }
+
+    /// The LAPS artefact's NIC settings (experiments/laps/*.toml: F = 1, increase timer
+    /// 300 µs, cuts at most every 4 µs) with α's timer period `alpha_timer` (the artefact:
+    /// 1 µs; 1 s keeps α = 1 for tests of the rate rules alone).
+    fn mellanox_with(alpha_timer: Time) -> Dcqcn {
+        let p = DcqcnParams {
+            variant: DcqcnVariant::Mellanox,
+            alpha_timer: TimeVal(alpha_timer),
+            increase_timer: TimeVal(us(300)),
+            fast_recovery_stages: 1,
+            ..DcqcnParams::default()
+        };
+        Dcqcn::at_rate(&p, 100.0 * GBPS)
+    }
+
+    fn mellanox() -> Dcqcn {
+        mellanox_with(us(1))
+    }
+
+    /// A flow that ran 1 ms unmarked: the paper's RP has decayed α to (1 − g)^1000 ≈ 0.02
+    /// with a 1 µs timer, so its first cut takes 1 %; the Mellanox NIC resets α = 1 on
+    /// the first CNP and halves.
+    #[test]
+    fn mellanox_first_cnp_sets_alpha_to_one_and_halves() {
+        let mut paper =
+            Dcqcn::at_rate(&DcqcnParams { alpha_timer: TimeVal(us(1)), ..DcqcnParams::default() }, 100.0 * GBPS);
+        paper.cnp(us(1000));
+        let a = (1.0f64 - 1.0 / 256.0).powi(1000);
+        assert!((paper.rate_bps() - 100.0 * GBPS * (1.0 - a / 2.0)).abs() < 1.0);
+        let mut m = mellanox();
+        m.cnp(us(1000));
+        assert_eq!((m.rate_bps(), m.target_bps(), m.alpha()), (50.0 * GBPS, 100.0 * GBPS, 1.0));
+    }
+
+    /// Cuts come at most once per 4 µs tick, and back-to-back cuts (no increase event in
+    /// between) keep the target: CNPs at 0, 1, 2 µs give one cut at 0; the CNPs in (0, 4]
+    /// give the second cut at the 4 µs tick, to 25 Gbps with the target still 100 Gbps
+    /// (the paper's RP would have cut three times and moved the target to 25 Gbps).
+    #[test]
+    fn mellanox_cuts_once_per_interval_and_keeps_the_target_back_to_back() {
+        let mut m = mellanox_with(Time::from_ms(1000));
+        for t in [0, 1, 2] {
+            m.cnp(us(t));
+        }
+        assert_eq!(m.rate_bps(), 50.0 * GBPS);
+        m.advance_mellanox(us(4));
+        assert_eq!((m.rate_bps(), m.target_bps()), (25.0 * GBPS, 100.0 * GBPS));
+        // No CNP in (4, 8]: no cut at 8 µs, and the decrease timer idles.
+        m.advance_mellanox(us(20));
+        assert_eq!(m.rate_bps(), 25.0 * GBPS);
+        assert_eq!(m.cnps, 3);
+    }
+
+    /// α on its timer: a CNP in the period moves it up, a quiet period decays it; 10 quiet
+    /// ticks after the first update give (1 − g)^10.
+    #[test]
+    fn mellanox_alpha_follows_its_timer() {
+        let g: f64 = 1.0 / 256.0;
+        let mut m = mellanox();
+        m.cnp(us(0));
+        m.advance_mellanox(us(1)); // tick at 1 µs saw the CNP: α = (1 − g) + g = 1
+        assert_eq!(m.alpha(), 1.0);
+        m.advance_mellanox(us(11));
+        assert!((m.alpha() - (1.0 - g).powi(10)).abs() < 1e-12);
+        m.cnp(Time::from_ns(11_500));
+        m.advance_mellanox(us(12));
+        assert!((m.alpha() - ((1.0 - g) * (1.0 - g).powi(10) + g)).abs() < 1e-12);
+    }
+
+    /// Increase with F = 1, timer only: after a cut to 50 Gbps (target 100) the first
+    /// 300 µs event is fast recovery, the next additive (+5 Mbps), the next hyper (+50 Mbps,
+    /// one R_HAI, not i·R_HAI). α stays 1 (a 1 s α timer) so every cut halves.
+    #[test]
+    fn mellanox_increase_stages_by_timer_events_since_the_cut() {
+        let mut m = mellanox_with(Time::from_ms(1000));
+        m.cnp(us(0));
+        m.cnp(us(4)); // the second cut, at the 4 µs tick: back to back, the target stays
+        assert_eq!((m.rate_bps(), m.target_bps()), (25.0 * GBPS, 100.0 * GBPS));
+        m.advance_mellanox(us(304));
+        assert_eq!((m.last_stage, m.rate_bps()), (Some(Stage::FastRecovery), 62.5 * GBPS));
+        // A cut after an increase event moves the target to the current rate.
+        m.cnp(us(305));
+        m.advance_mellanox(us(308));
+        assert_eq!((m.rate_bps(), m.target_bps()), (31.25 * GBPS, 62.5 * GBPS));
+        m.advance_mellanox(us(608)); // event 0 after the cut: fast recovery
+        assert_eq!((m.last_stage, m.rate_bps()), (Some(Stage::FastRecovery), 46.875 * GBPS));
+        m.advance_mellanox(us(908)); // event 1 = F: additive
+        assert_eq!(m.last_stage, Some(Stage::Additive));
+        assert!((m.target_bps() - (62.5 * GBPS + 5e6)).abs() < 1e-3);
+        m.advance_mellanox(us(1208)); // event 2 > F: hyper, one R_HAI
+        assert_eq!(m.last_stage, Some(Stage::Hyper));
+        assert!((m.target_bps() - (62.5 * GBPS + 5e6 + 50e6)).abs() < 1e-3);
+        // The byte counter plays no part.
+        let mut a = crate::cc::test_ack(0, 0, 50_000_000, false);
+        a.now = us(1208);
+        m.on_ack(&a);
+        assert_eq!(m.last_stage, Some(Stage::Hyper));
+        assert!((m.target_bps() - (62.5 * GBPS + 5e6 + 50e6)).abs() < 1e-3);
     }
 }

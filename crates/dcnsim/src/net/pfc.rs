@@ -33,10 +33,13 @@
 //! Class change at every hop (`ClassChange::PerHop`, docs/models/pfc.md, "Deadlock"): the
 //! standard remedy for the cyclic buffer dependencies of multi-hop lossless routing (as in
 //! Dally and Seitz's virtual channels, and a dragonfly's class change at the Valiant
-//! group). A data packet that reaches a switch from another switch moves one level up
-//! (to the top queue at most) before the switch counts it, so a packet of class c waits
-//! only for room in class c + 1 downstream: as long as no path needs more levels than
-//! there are queues, the dependencies cannot form a cycle.
+//! group). A data packet that a switch sends on to another switch moves one level up (to
+//! the top queue at most): the switch counts it at its ingress in the class it arrived in,
+//! queues it at the egress in the new class, and the next switch counts and pauses that
+//! class. So the ingress room of class c at a switch waits only for room in class c + 1
+//! downstream: as long as no path needs more levels than there are queues, the
+//! dependencies cannot form a cycle. `ClassChange::PerGlobalHop` does the same over a
+//! dragonfly's global links only.
 //!
 //! Dynamic threshold (`SharedBuffer`, docs/models/pfc.md, "Dynamic threshold";
 //! Choudhury & Hahne's DT as the PrioPlus artefact's switches use it).
@@ -73,6 +76,10 @@ pub enum ClassChange {
     None,
     /// One level up at every switch reached from a switch.
     PerHop,
+    /// One level up at every switch reached over a dragonfly global link: the class change
+    /// at the Valiant intermediate group (and at the destination group), the dragonfly's
+    /// standard remedy (module header).
+    PerGlobalHop,
 }
 
 /// Data packets (the port's data queue).
@@ -130,6 +137,11 @@ pub struct PfcPortStats {
 }
 
 const NOT_HELD: u32 = u32::MAX;
+/// `held` packs the ingress port (below `MAX_PORTS` = 2^25) with the class the packet was
+/// counted in (bits 25..31, classes < `MAX_CLASSES` = 64), which a class change may
+/// make differ from the packet's class when it leaves.
+const HELD_CLASS_SHIFT: u32 = 25;
+const HELD_INGRESS_MASK: u32 = (1 << HELD_CLASS_SHIFT) - 1;
 
 /// The dynamic-threshold shared buffer of every switch (module header).
 #[derive(Clone, Debug)]
@@ -228,8 +240,9 @@ pub struct Pfc {
     /// Control packets travel in the data's class (module header, "ACKs at the data's
     /// priority"); `CONTROL` is then never used.
     control_in_data: bool,
-    /// `ClassChange::PerHop` (module header).
-    class_per_hop: bool,
+    /// `ClassChange` (module header): whether a packet arriving over the link of upstream
+    /// port p moves one level up (`raises_class[p]`); empty when levels never change.
+    raises_class: Vec<bool>,
 }
 
 impl Pfc {
@@ -262,31 +275,28 @@ impl Pfc {
             headroom_overflows: 0,
             shared: None,
             control_in_data: false,
-            class_per_hop: false,
+            raises_class: Vec::new(),
         }
     }
 
-    /// `ClassChange::PerHop`: data moves one level up at every switch-to-switch hop.
-    pub fn with_class_per_hop(mut self) -> Pfc {
-        self.class_per_hop = true;
+    /// Class change: data arriving over the link of upstream port p moves one level up
+    /// where `raises[p]` (the builder marks the links of the chosen `ClassChange`).
+    pub fn with_class_change(mut self, raises: Vec<bool>) -> Pfc {
+        self.raises_class = if raises.contains(&true) { raises } else { Vec::new() };
         self
     }
 
-    /// The level a data packet of `level` takes at a switch it reached from another switch:
-    /// one up with `ClassChange::PerHop` (capped at the top queue), else unchanged.
+    /// The level a data packet of `level` takes after a link that raises its class: one
+    /// up (from the bottom queue for a packet without a level), capped at the top queue.
     #[inline]
     pub fn level_after_hop(&self, level: u8) -> u8 {
-        if self.class_per_hop {
-            (level.max(1) as usize + 1).min(self.priority_queues) as u8
-        } else {
-            level
-        }
+        (level.max(1) as usize + 1).min(self.priority_queues) as u8
     }
 
-    /// Whether levels change at switch-to-switch hops.
+    /// Whether a packet sent by upstream port `p` changes class on arrival.
     #[inline]
-    pub fn class_per_hop(&self) -> bool {
-        self.class_per_hop
+    pub fn raises_class_from(&self, p: u32) -> bool {
+        self.raises_class.get(p as usize).copied().unwrap_or(false)
     }
 
     /// Control packets travel in the class of their data (module header): for switches
@@ -388,7 +398,7 @@ impl Pfc {
         if self.held.len() <= h as usize {
             self.held.resize(h as usize + 1, NOT_HELD);
         }
-        self.held[h as usize] = ingress;
+        self.held[h as usize] = ingress | (class as u32) << HELD_CLASS_SHIFT;
         let i = ingress as usize;
         let slot = i * self.classes + class;
         let count = &mut self.ingress_bytes[slot];
@@ -434,14 +444,16 @@ impl Pfc {
         None
     }
 
-    /// Packet `h` (`size` bytes of `class`) left its switch (transmitted or, for a lossy
-    /// class, dropped). Returns the RESUME to send if the count fell to `xon`.
-    pub fn depart(&mut self, h: u32, class: usize, size: u64) -> Option<PfcFrame> {
+    /// Packet `h` (`size` bytes) left its switch (transmitted or, for a lossy class,
+    /// dropped); it is uncounted from the class it was counted in on arrival. Returns the
+    /// RESUME to send if the count fell to `xon`.
+    pub fn depart(&mut self, h: u32, size: u64) -> Option<PfcFrame> {
         let slot = self.held.get_mut(h as usize)?;
-        let ingress = std::mem::replace(slot, NOT_HELD);
-        if ingress == NOT_HELD {
+        let held = std::mem::replace(slot, NOT_HELD);
+        if held == NOT_HELD {
             return None;
         }
+        let (ingress, class) = (held & HELD_INGRESS_MASK, (held >> HELD_CLASS_SHIFT) as usize);
         let i = ingress as usize;
         let slot = i * self.classes + class;
         let count = &mut self.ingress_bytes[slot];
@@ -559,9 +571,10 @@ impl Pfc {
         self.stats.iter().map(|s| s.resume_frames).sum()
     }
 
-    /// The ingress port packet `h`'s bytes are counted against, if any.
-    pub fn held_ingress(&self, h: u32) -> Option<u32> {
-        self.held.get(h as usize).copied().filter(|&i| i != NOT_HELD)
+    /// The ingress port and the class packet `h`'s bytes are counted against, if any.
+    pub fn held_at(&self, h: u32) -> Option<(u32, usize)> {
+        let held = self.held.get(h as usize).copied().filter(|&i| i != NOT_HELD)?;
+        Some((held & HELD_INGRESS_MASK, (held >> HELD_CLASS_SHIFT) as usize))
     }
 
     /// Whether the switch at the far end of port `p` holds `class` paused with no RESUME
@@ -643,9 +656,9 @@ mod tests {
         assert_eq!(frames, vec![None, None, None, Some(PfcFrame { port: 0, class: 0, pause: true })]);
         assert_eq!(pfc.arrive(0, 4, DATA, 3_000), None, "already paused");
         // 15k -> 12k -> 9k -> 6k: resume at 6k (= xon).
-        let out: Vec<_> = (0..3u32).map(|h| pfc.depart(h, DATA, 3_000)).collect();
+        let out: Vec<_> = (0..3u32).map(|h| pfc.depart(h, 3_000)).collect();
         assert_eq!(out, vec![None, None, Some(PfcFrame { port: 0, class: 0, pause: false })]);
-        assert_eq!(pfc.depart(3, DATA, 3_000), None);
+        assert_eq!(pfc.depart(3, 3_000), None);
         assert_eq!(pfc.headroom_overflows, 0, "15k <= xoff + headroom");
     }
 
@@ -696,8 +709,8 @@ mod tests {
         assert_eq!(pfc.arrive(0, 2, low, 3_000), Some(PfcFrame { port: 0, class: low as u8, pause: true }));
         assert!(pfc.apply(PfcFrame { port: 0, class: low as u8, pause: true }, Time::ZERO) == false);
         assert_eq!(pfc.paused_mask(0), 1 << low, "only the low level stops");
-        assert_eq!(pfc.depart(0, low, 3_000), None);
-        assert_eq!(pfc.depart(2, low, 3_000), Some(PfcFrame { port: 0, class: low as u8, pause: false }));
+        assert_eq!(pfc.depart(0, 3_000), None);
+        assert_eq!(pfc.depart(2, 3_000), Some(PfcFrame { port: 0, class: low as u8, pause: false }));
         assert_eq!(pfc.ingress_bytes(0, high), 3_000);
     }
 
@@ -723,15 +736,16 @@ mod tests {
         assert!(one_class.is_lossless(one_class.class_of(&ack)));
     }
 
-    /// The per-hop class change goes one level up per switch-to-switch hop, from the bottom
-    /// level for a packet without one, and stops at the top queue; off, levels stay.
+    /// The class change goes one level up per marked hop, from the bottom level for a packet
+    /// without one, and stops at the top queue; off, no link raises a class.
     #[test]
     fn class_per_hop_moves_one_level_up_to_the_top() {
         let th = vec![Some(PfcThresholds { xoff: 5_000, xon: 1_000, headroom: 9_000 })];
-        let pfc = Pfc::new(1 << DATA, 3, th.clone()).with_class_per_hop();
+        let pfc = Pfc::new(1 << DATA, 3, th.clone()).with_class_change(vec![true]);
         assert_eq!([0, 1, 2, 3, 7].map(|l| pfc.level_after_hop(l)), [2, 2, 3, 3, 3]);
-        let off = Pfc::new(1 << DATA, 3, th);
-        assert_eq!([0, 1, 2, 3].map(|l| off.level_after_hop(l)), [0, 1, 2, 3]);
+        assert!(pfc.raises_class_from(0));
+        let off = Pfc::new(1 << DATA, 3, th.clone()).with_class_change(vec![false]);
+        assert!(!off.raises_class_from(0) && !Pfc::new(1 << DATA, 3, th).raises_class_from(0));
     }
 
     /// Bytes beyond xoff + headroom are reported, so a test can assert the headroom held.
@@ -797,7 +811,7 @@ mod tests {
         assert_eq!(pfc.headroom_overflows, 500, "3 kB into 2.5 kB of headroom");
         // Drain: 3 headroom packets, then pool share 20 kB − 1 kB·d against threshold
         // 20 kB + 250·d; 20 − d + 3.072 ≤ 20 + 0.25·d from d = 3.
-        let frames: Vec<_> = (0..6u32).map(|h| pfc.depart(h, DATA, 1_000)).collect();
+        let frames: Vec<_> = (0..6u32).map(|h| pfc.depart(h, 1_000)).collect();
         let resume = Some(PfcFrame { port: 0, class: DATA as u8, pause: false });
         assert_eq!(frames, vec![None, None, None, None, None, resume]);
     }
@@ -816,7 +830,7 @@ mod tests {
         pfc.arrive(0, 50, DATA, 1_000);
         assert_eq!(pfc.shared_split(0, DATA), Some((16_000, 1_000)), "T = 16 kB: to headroom");
         for h in 100..124 {
-            pfc.depart(h, DATA, 1_000);
+            pfc.depart(h, 1_000);
         }
         pfc.arrive(0, 51, DATA, 1_000);
         assert_eq!(pfc.shared_split(0, DATA), Some((17_000, 1_000)), "T = 21 kB again: to the pool");

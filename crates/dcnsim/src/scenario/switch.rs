@@ -154,7 +154,9 @@ pub struct PfcCfg {
     pub per_priority: bool,
     /// The deadlock remedy (`net/pfc.rs`, docs/models/pfc.md): `"per_hop"` moves a data
     /// packet one lossless class (priority queue) up at every switch it reaches from
-    /// another switch, so no cycle of pauses can close; needs `per_priority`.
+    /// another switch, so no cycle of pauses can close; `"per_global_hop"` does it only
+    /// over a dragonfly's global links (the class change at the Valiant group); both need
+    /// `per_priority`.
     #[serde(default)]
     pub class_change: crate::net::pfc::ClassChange,
     /// Pause by dynamic threshold over one buffer per switch that its lossless ingress

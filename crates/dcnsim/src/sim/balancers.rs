@@ -103,7 +103,7 @@ impl Simulation {
         let table = self.laps.as_mut().expect("LAPS flows have a path table");
         table.scratch_lost = lost;
         let mut latencies = std::mem::take(&mut table.scratch_latencies);
-        table.latencies(first, n, &mut latencies);
+        table.measured_latencies(first, n, &mut latencies);
         let flow = &mut self.flows[f as usize];
         if !flow.sender_done() {
             let out = flow.on_ack(now, pkt, &self.cfg);
@@ -172,7 +172,7 @@ impl Simulation {
             self.conga_forward(egress, h);
         }
         if self.pfc.is_some() {
-            self.pfc_admit(ingress, h);
+            self.pfc_admit(ingress, egress, h);
         }
     }
 

@@ -466,23 +466,26 @@ impl Simulation {
         self.arena.free(h);
     }
 
-    /// PFC: packet `h` entered a switch over port `ingress`; count it, and PAUSE the
-    /// upstream port if the count crossed `xoff`.
+    /// PFC: packet `h` entered a switch over port `ingress` and will leave by `egress`;
+    /// count it in its class, and PAUSE the upstream port if the count crossed `xoff`.
+    /// A class change (net/pfc.rs) then moves it one class up when `egress` is a link that
+    /// raises it: it waits in the egress queue of its new class, which the next switch
+    /// counts and pauses, while this switch uncounts it from the class it arrived in.
     #[cold]
     #[inline(never)]
-    pub(super) fn pfc_admit(&mut self, ingress: u32, h: u32) {
+    pub(super) fn pfc_admit(&mut self, ingress: u32, egress: u32, h: u32) {
         let Some(pfc) = self.pfc.as_mut() else { return };
-        if pfc.class_per_hop() && self.ports[ingress as usize].node >= self.n_hosts {
-            // The deadlock remedy: one class up before this switch counts the packet.
-            let pkt = self.arena.get_mut(h);
-            if !pkt.is_control() {
-                pkt.priority = pfc.level_after_hop(pkt.priority);
-            }
-        }
         let pkt = self.arena.get(h);
         let (class, size) = (pfc.class_of(pkt), pkt.size as u64);
         if let Some(frame) = pfc.arrive(ingress, h, class, size) {
             self.send_pfc_frame(frame);
+        }
+        let pfc = self.pfc.as_ref().expect("checked above");
+        if pfc.raises_class_from(egress) {
+            let pkt = self.arena.get_mut(h);
+            if !pkt.is_control() {
+                pkt.priority = pfc.level_after_hop(pkt.priority);
+            }
         }
     }
 
@@ -491,10 +494,9 @@ impl Simulation {
     #[cold]
     #[inline(never)]
     pub(super) fn pfc_release(&mut self, _p: u32, h: u32) {
-        let pkt = self.arena.get(h);
+        let size = self.arena.get(h).size as u64;
         let Some(pfc) = self.pfc.as_mut() else { return };
-        let (class, size) = (pfc.class_of(pkt), pkt.size as u64);
-        if let Some(frame) = pfc.depart(h, class, size) {
+        if let Some(frame) = pfc.depart(h, size) {
             self.send_pfc_frame(frame);
         }
     }

@@ -15,13 +15,15 @@ impl Simulation {
         let mut edges = Vec::new();
         for (q, port) in self.ports.iter().enumerate() {
             for h in port.waiting() {
-                let Some(a) = pfc.held_ingress(h) else { continue };
+                // Counted in class `held_class` at ingress `a`; waiting in `class` at q (a
+                // class change makes them differ: net/pfc.rs).
+                let Some((a, held_class)) = pfc.held_at(h) else { continue };
                 let class = pfc.class_of(self.arena.get(h));
-                if !pfc.pause_in_force(a, class) {
+                if !pfc.pause_in_force(a, held_class) {
                     continue;
                 }
                 let to = if pfc.pause_in_force(q as u32, class) { (q * classes + class) as u32 } else { free };
-                edges.push(((a as usize * classes + class) as u32, to));
+                edges.push(((a as usize * classes + held_class) as u32, to));
             }
         }
         if edges.is_empty() {

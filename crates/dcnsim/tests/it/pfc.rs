@@ -468,11 +468,11 @@ fn a_ring_of_transit_traffic_deadlocks_and_is_counted() {
     assert!(finished < 10 && (5..=15).contains(&deadlocked), "finished {finished}, deadlocked {deadlocked}");
     assert_eq!(run(1), (10, 0));
 
-    // The remedy (`switch.pfc.class_change = "per_hop"`): a packet moves one class up at
-    // every switch it reaches from a switch, so on the two-hop ring it waits at its
-    // source switch in class 1, at the transit switch in class 2 and at its destination
-    // switch in class 3; a class-c queue waits only on class c + 1 downstream, which no
-    // cycle can close, so every flow finishes. The three per-priority queues alone, with
+    // The remedy (`switch.pfc.class_change = "per_hop"`): a packet moves one class up
+    // whenever a switch sends it on to a switch, so on the two-hop ring it is counted at
+    // its source switch in class 1, at the transit switch in class 2 and at its
+    // destination switch in class 3; class c's ingress room waits only on class c + 1
+    // downstream, which no cycle can close, so every flow finishes. The three per-priority queues alone, with
     // every packet kept at level 1, still deadlock: the class change is what helps.
     let with_classes = |class_change: &str| {
         let toml = toml.replace(
@@ -632,4 +632,66 @@ fn bad_dynamic_threshold_input_names_the_field() {
     let shift = toml.replace("\"100KB\"", "\"1MB\", alpha_shift = 40");
     let e = build_with_files(&shift, &f).err().expect("alpha_shift 40").0;
     assert!(e.starts_with("switch.pfc.dynamic.alpha_shift"), "{e}");
+}
+
+/// A lossless dragonfly whose flows are sprayed over minimal and Valiant paths (LAPS with
+/// β = 0: uniform over its candidate paths) deadlocks: local and global hops of one class
+/// form cycles of pauses. The dragonfly's remedy (`class_change = "per_global_hop"`, a
+/// class more per global link: three classes for local-global-local-global-local) leaves
+/// no cycle, so the same arrivals all finish, without a drop (docs/models/pfc.md,
+/// "Deadlock"). The remedy needs global links: a fat tree refuses it.
+#[test]
+fn a_dragonfly_with_valiant_paths_deadlocks_and_the_global_class_change_prevents_it() {
+    let cdf = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../workloads/hadoop_fb2015.cdf");
+    let toml = format!(
+        r#"
+        seed = 1
+        [topology]
+        kind = "dragonfly"
+        hosts = 40
+        groups = 5
+        routers_per_group = 4
+        link_rate = "100Gbps"
+        link_latency = "1us"
+        mtu = "1048B"
+        [switch]
+        buffer = "60KB"
+        pfc = {{ lossless = ["data"] }}
+        [transport]
+        cc = "laps"
+        lb = "laps"
+        laps = {{ beta = 0 }}
+        [[workload]]
+        kind = "poisson"
+        cdf = {:?}
+        load = 0.9
+        start = "0"
+        stop = "200us"
+    "#,
+        cdf.display().to_string()
+    );
+    let run = |toml: &str| {
+        let mut s = sim(toml);
+        s.run();
+        (s.flows_finished(), s.flows.len() as u32, s.pfc_deadlocked_ports(), s.counters.drops)
+    };
+    let (finished, flows, deadlocked, _) = run(&toml);
+    assert!(finished < flows && deadlocked >= 10, "one class: {finished} of {flows} finished, {deadlocked} deadlocked");
+    let remedy = |class_change: &str| {
+        toml.replace(
+            "pfc = { lossless = [\"data\"] }",
+            &format!(
+                "scheduler = \"priority\"\npriority = {{ queues = 3, service = \"drr\" }}\n\
+                 pfc = {{ lossless = [\"data\"], per_priority = true, class_change = \"{class_change}\" }}"
+            ),
+        )
+    };
+    let (finished, flows, deadlocked, drops) = run(&remedy("per_global_hop"));
+    assert_eq!((finished, deadlocked, drops), (flows, 0, 0), "a class per global hop: every flow, no deadlock");
+    let fat_tree = remedy("per_global_hop").replace(
+        "kind = \"dragonfly\"\n        hosts = 40\n        groups = 5\n        routers_per_group = 4",
+        "kind = \"fat_tree\"\n        hosts = 16\n        tiers = 2",
+    );
+    let e = build_err(&fat_tree);
+    assert!(e.starts_with("switch.pfc.class_change") && e.contains("dragonfly"), "{e}");
 }
