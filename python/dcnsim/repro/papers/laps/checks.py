@@ -120,17 +120,17 @@ def checks_b3(g: Optional[Grid], laps: str, key: str = "E1") -> list[Check]:
                  "every load 0.5-1.0", verdict(ok),
                  _why("" if not lost else "best at those loads: " + ", ".join(
                      f"{x:.2f} {min(BASELINES, key=lambda b: base[b][x] if finite(base[b][x]) else math.inf)}"
-                     for x in lost), quiet))]
+                     for x in lost), quiet if ok is not None else ""))]
     r_e = base[ECMP].get(0.8, math.nan) / la.get(0.8, math.nan) if finite(la.get(0.8, math.nan)) else math.nan
     r_p = base[PLB].get(0.8, math.nan) / la.get(0.8, math.nan) if finite(la.get(0.8, math.nan)) else math.nan
     ok = None if not finite(r_e, r_p) else (r_e >= 2.0 and r_p >= 1.2)
     out.append(Check.with_id("B3", names[1], f"ECMP {fmt(r_e, '.2f')}x, PLB {fmt(r_p, '.2f')}x",
-                     "ECMP ≥ 2.0x (paper 3.3x), PLB ≥ 1.2x (paper 1.6x)", verdict(ok), quiet_08))
+                     "ECMP ≥ 2.0x (paper 3.3x), PLB ≥ 1.2x (paper 1.6x)", verdict(ok), quiet_08 if ok is not None else ""))
     gr = {s: growth(d) for s, d in [(laps, la)] + list(base.items())}
     ok = None if not all(finite(x) for x in gr.values()) else (
         all(gr[laps] < gr[b] for b in BASELINES) and gr[laps] < 0.5 * gr[ECMP])
     out.append(Check.with_id("B3", names[2], ", ".join(f"{s} {fmt(x, '+.3f')}" for s, x in gr.items()) + " ms",
-                     "LAPS smallest, < 0.5 x ECMP (paper +0.64 vs +4.6 ms)", verdict(ok), quiet_gr))
+                     "LAPS smallest, < 0.5 x ECMP (paper +0.64 vs +4.6 ms)", verdict(ok), quiet_gr if ok is not None else ""))
     return out
 
 

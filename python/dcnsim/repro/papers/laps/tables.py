@@ -79,9 +79,9 @@ def a2a_block(g: Grid) -> list[str]:
     lines += ["", "per cell, median over seeds: avg / P99 FCT in ms per size bucket (dcnsim's buckets: small < 100 KB, "
               "medium 100 KB - 10 MB, large >= 10 MB) and of every counted flow; offered = bytes of the flows that "
               f"start in the {'measurement' if what != 'every flow' else 'arrival'} window / ({e.hosts} hosts x "
-              f"{e.host_gbps:g} Gb/s x window); ECN marks (core stat ecn_marks; LAPS sends no ECN-capable packets, so "
-              "its cells show 0) and PFC pause frames (pfc_pause_frames) over the whole run; \"no congestion signal\" "
-              "= 0 ECN marks and 0 PFC pauses"]
+              f"{e.host_gbps:g} Gb/s x window); ECN marks (core stat ecn_marks, RED marks on ECN-capable packets) and PFC "
+              "pause frames (pfc_pause_frames) over the whole run; \"no congestion signal\" = 0 ECN marks and 0 PFC "
+              "pauses: such a cell cannot judge a balancer"]
     rows = [["load", "scheme", "flows", "offered", "small avg / P99", "medium avg / P99", "large avg / P99",
              "all avg / P99", "ECN marks", "PFC pauses", "deadlocked seeds", "note"]]
     for x in g.loads():
