@@ -419,7 +419,7 @@ def _a2a_result(exp: str, load: float, scheme: str, seed: int, fct_us: float, *,
     ``stalled``: the events ran out, no time cap)."""
     cell = rl.Cell.of(exp, rl.Run(f"load {load:.2f}", scheme, (), load, window_us=1000.0), seed, {})
     flows = {"size": [1_000_000] * 2, "start_us": [0.0, 0.0], "fct_us": [fct_us, fct_us if not stalled else None],
-             "finished": [True, not stalled]}
+             "finished": [True, not stalled], "ideal_fct_us": [40.0, 40.0]}  # 1 MB at 200 Gb/s
     return rl.RunResult(cell, {"flows": flows, "stats": {"ecn_marks": ecn, "pfc_pause_frames": pauses}})
 
 
@@ -468,3 +468,23 @@ def test_quick_e1_smoke(tmp_path):
         for size, fct in zip(f["size"], f["fct_us"]):
             assert fct >= size * 8 / 200e9 * 1e6
     assert (tmp_path / "fig5_rail_dm.png").is_file() and (tmp_path / "fig5_rail_dm_by_size.png").is_file()
+
+
+def test_checks_judge_the_headline_on_both_load_definitions_and_the_100g_rail():
+    # B3 on E1 and E1H, B4 on E2, E2A and E2H, B5 on E3/E4 and E3A/E4A: one row each, for the
+    # headline and again, marked as the ablation, for LAPS [text]; B6 once, on the headline.
+    grids = {k: rl.Grid(rl.EXPERIMENTS[k], [_a2a_result(k, 0.8, s, 1, 1000.0) for s in (rl.LAPS, *rl.BASELINES)])
+             for k in ("E1", "E1H", "E2", "E2A", "E2H", "E3", "E4", "E3A", "E4A")}
+    (head, cs), (abl, cs_t) = rl.all_checks(grids, quick=True)
+    assert (head, abl) == (rl.LAPS, rl.LAPS_T)
+    names = [c.name for c in cs]
+    for key in ("E1", "E1H"):
+        assert sum(n.startswith(f"{key} ") for n in names if "lowest avg FCT at every load" in n) == 1, key
+    for key in ("E2", "E2A", "E2H"):
+        assert f"{key} at 0.8: LAPS P99 lowest and ≤ 0.5 x every baseline's" in names, key
+    for key in ("E3", "E4", "E3A", "E4A"):
+        assert any(n.startswith(f"{key} LAPS: lowest avg and P99") for n in names), key
+    assert sum(c.id == "B6" for c in cs) == 2 and not any(c.id == "B6" for c in cs_t)
+    assert "E2A at 0.8: LAPS [text] P99 lowest and ≤ 0.5 x every baseline's" in [c.name for c in cs_t]
+    block = rl.checks_block([(head, cs), (abl, cs_t)])
+    assert "| headline " in block and "| ablation [text] " in block
