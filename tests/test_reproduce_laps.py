@@ -313,7 +313,9 @@ def test_every_scenario_builds_in_the_core(tmp_path):
 
     exp_dir = rl.experiments_dir()
     cells = rl.build_cells(list(rl.EXPERIMENTS), 1, True, exp_dir, "test", flows_dir=tmp_path)
-    cells += rl.build_cells([k for k in rl.EXPERIMENTS if k != "E3"], 1, False, exp_dir, "test", flows_dir=tmp_path)
+    # Full E3 and E3A generate 10^5 RPC flows per scenario; their quick twins cover the same files.
+    cells += rl.build_cells([k for k in rl.EXPERIMENTS if k not in ("E3", "E3A")], 1, False, exp_dir, "test",
+                            flows_dir=tmp_path)
     errors: dict[str, list[str]] = {}
     for cell in {c.key: c for c in cells}.values():
         try:
