@@ -6,20 +6,27 @@ checks B1-B9 and the conflicts between the paper and its artefact are described 
 docs/reproductions/laps-paper.md. This harness runs
 
 - E1, E2 (Figs. 5, 6; B3, B4, B6): All2all on the 64-GPU rail fabric, DM and STR flow sizes,
-  avg and P99 FCT against load;
-- E3, E4 (Figs. 7, 8; B5, B6): All2all on the 144-host dragonfly, RPC and HDP;
+  avg and P99 FCT against load; E1 in a steady state (10 ms of arrivals, FCTs of the flows
+  that start in [1, 9) ms), both by size bucket with the ECN marks, PFC pauses and offered
+  load beside each cell;
+- E1H, E2H (B3, B4): E1 and E2 on the all-100G rail of the paper's text;
+- E3, E4 (Figs. 7, 8; B5, B6): All2all on the 144-host dragonfly, RPC and HDP, with the PFC
+  class change at global links for every scheme and, in E4, an ablation without it;
+- E2A, E3A, E4A (Figs. 6-8 under the artefact's load; B4, B5): E2-E4 at every load under
+  the artefact's load definition (the x1/100 of its percent-scale CDFs, the dragonfly's
+  1.30 per-pair factor);
 - E5 (Table 1; B1, B2, B6, B9): the 63 -> 1 AllReduce incast of 64 MB flows, with and
-  without 1e-6 random loss;
+  without 1e-6 random loss, and the DCQCN baselines on the DCQCN paper's rules as an
+  ablation;
 - E6 (Fig. 9; B7, B8, B9): LAPS's reordering and receiver OOO buffer under AllScatter
   (1 -> 63) and AllReduce, against RPS (LAPS with beta = 0) and a beta sweep of the
-  artefact's softmax;
-- AL: the artefact's load definition (the x1/100 of its percent-scale CDFs, the
-  dragonfly's 1.30 per-pair factor) on E2-E4 at nominal 0.8, against the paper's.
+  softmax.
 
-Schemes (docs/models/laps.md and the balancers' docs): LAPS in the paper's variant (the
-default wherever paper and artefact conflict) and in the artefact's ("LAPS [A]"), ECMP,
-LetFlow and CONGA and ConWeave over DCQCN, PLB over DCTCP, all five with go-back-N, and
-RPS in E5/E6. ECMP, LetFlow and PLB route over the LAPS candidate paths hop by hop
+Schemes (docs/models/laps.md and the balancers' docs): LAPS, the headline, with the
+artefact's rules (the paper alone does not fix them and points to its artefact), and the
+ablation "LAPS [text]" with the paper's literal rules; ECMP, LetFlow, CONGA and ConWeave
+over the artefact's Mellanox DCQCN, PLB over DCTCP, all five with go-back-N, and RPS in
+E5/E6. ECMP, LetFlow and PLB route over the LAPS candidate paths hop by hop
 (``lb_paths = "candidates"``, docs/models/ecmp.md), CONGA picks one of the same candidate
 paths per flowlet at the source (docs/models/conga.md), ConWeave moves a flow to another
 of them when an RTT reply is late and reorders at the destination

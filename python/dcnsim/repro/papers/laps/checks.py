@@ -1,5 +1,7 @@
-"""LAPS: checks B1-B9, for the paper's LAPS and the artefact's, and the paper's numbers
-beside ours (docs/reproductions/laps-paper.md)."""
+"""LAPS: checks B1-B9 for the headline LAPS (the artefact's rules) and, marked as the
+ablation, for the paper's literal text ("LAPS [text]"), and the paper's numbers beside ours
+(docs/reproductions/laps-paper.md). B3 is also judged on the all-100G rail (E1H), B4 on the
+artefact's load (E2A) and the all-100G rail (E2H), B5 on the artefact's load (E3A, E4A)."""
 
 from __future__ import annotations
 
@@ -8,14 +10,14 @@ from typing import Callable, Optional
 
 from dcnsim.repro.checks import Check, finite, fmt, verdict
 from dcnsim.repro.papers.laps.runs import (
-    A2A,
     BASELINES,
     CONGA,
     CONWEAVE,
     ECMP,
-    LAPS_A,
-    LAPS_P,
+    LAPS,
+    LAPS_T,
     LAPS_VARIANTS,
+    PAPER_A2A,
     LETFLOW,
     LLM_BYTES,
     LOSS,
@@ -86,38 +88,57 @@ def checks_b2(g: Optional[Grid], laps: str) -> list[Check]:
     return out
 
 
-def checks_b3(g: Optional[Grid], laps: str) -> list[Check]:
-    names = (f"E1 {laps}: lowest avg FCT at every load", "E1 at 0.8: ECMP / LAPS and PLB / LAPS avg FCT",
-             "E1 growth of avg FCT 0.5 -> 1.0: LAPS smallest and < 0.5 x ECMP's")
+def quiet_note(g: Grid, schemes: tuple[str, ...], loads: Optional[list[float]] = None) -> str:
+    """Which cells (load, scheme) a verdict rests on that had no congestion signal (median
+    ECN marks and PFC pauses both 0); empty when none."""
+    loads = g.loads() if loads is None else loads
+    cells = [(x, s) for x in loads for s in schemes if g.runs(g.point_of_load(x), s)]
+    quiet = [f"{x:.2f} {s}" for x, s in cells if g.quiet(g.point_of_load(x), s)]
+    if not quiet:
+        return ""
+    return (f"rests on {len(quiet)} of {len(cells)} cells with no congestion signal (0 ECN marks, 0 PFC pauses): "
+            + ", ".join(quiet))
+
+
+def _why(*parts: str) -> str:
+    return "; ".join(p for p in parts if p)
+
+
+def checks_b3(g: Optional[Grid], laps: str, key: str = "E1") -> list[Check]:
+    names = (f"{key} {laps}: lowest avg FCT at every load", f"{key} at 0.8: ECMP / LAPS and PLB / LAPS avg FCT",
+             f"{key} growth of avg FCT 0.5 -> 1.0: LAPS smallest and < 0.5 x ECMP's")
     if g is None:
-        return [Check.with_id("B3", n, "-", "", "not run", "E1 not selected") for n in names]
+        return [Check.with_id("B3", n, "-", "", "not run", f"{key} not selected") for n in names]
+    quiet = quiet_note(g, (laps,) + BASELINES)
+    quiet_08 = quiet_note(g, (laps, ECMP, PLB), [x for x in g.loads() if x == 0.8])
+    quiet_gr = quiet_note(g, (laps,) + BASELINES, [x for x in g.loads() if x in (0.5, 1.0)])
     la = g.by_load(laps, avg_fct_ms)
     base = {b: g.by_load(b, avg_fct_ms) for b in BASELINES}
     lost = [x for x in g.loads() if not all(finite(la[x], base[b][x]) and la[x] < base[b][x] for b in BASELINES)]
     ok = None if not g.loads() else not lost
     out = [Check.with_id("B3", names[0], "every load" if not lost else "not at " + ", ".join(f"{x:.2f}" for x in lost),
                  "every load 0.5-1.0", verdict(ok),
-                 "" if not lost else "best at those loads: " + ", ".join(
+                 _why("" if not lost else "best at those loads: " + ", ".join(
                      f"{x:.2f} {min(BASELINES, key=lambda b: base[b][x] if finite(base[b][x]) else math.inf)}"
-                     for x in lost))]
+                     for x in lost), quiet if ok is not None else ""))]
     r_e = base[ECMP].get(0.8, math.nan) / la.get(0.8, math.nan) if finite(la.get(0.8, math.nan)) else math.nan
     r_p = base[PLB].get(0.8, math.nan) / la.get(0.8, math.nan) if finite(la.get(0.8, math.nan)) else math.nan
     ok = None if not finite(r_e, r_p) else (r_e >= 2.0 and r_p >= 1.2)
     out.append(Check.with_id("B3", names[1], f"ECMP {fmt(r_e, '.2f')}x, PLB {fmt(r_p, '.2f')}x",
-                     "ECMP ≥ 2.0x (paper 3.3x), PLB ≥ 1.2x (paper 1.6x)", verdict(ok)))
+                     "ECMP ≥ 2.0x (paper 3.3x), PLB ≥ 1.2x (paper 1.6x)", verdict(ok), quiet_08 if ok is not None else ""))
     gr = {s: growth(d) for s, d in [(laps, la)] + list(base.items())}
     ok = None if not all(finite(x) for x in gr.values()) else (
         all(gr[laps] < gr[b] for b in BASELINES) and gr[laps] < 0.5 * gr[ECMP])
     out.append(Check.with_id("B3", names[2], ", ".join(f"{s} {fmt(x, '+.3f')}" for s, x in gr.items()) + " ms",
-                     "LAPS smallest, < 0.5 x ECMP (paper +0.64 vs +4.6 ms)", verdict(ok)))
+                     "LAPS smallest, < 0.5 x ECMP (paper +0.64 vs +4.6 ms)", verdict(ok), quiet_gr if ok is not None else ""))
     return out
 
 
-def checks_b4(g: Optional[Grid], laps: str) -> list[Check]:
-    names = (f"E2 at 0.8: {laps} P99 lowest and ≤ 0.5 x every baseline's", f"E2 at 0.8: {laps} P99 / ideal FCT of "
-             "the P99-size flow")
+def checks_b4(g: Optional[Grid], laps: str, key: str = "E2") -> list[Check]:
+    names = (f"{key} at 0.8: {laps} P99 lowest and ≤ 0.5 x every baseline's",
+             f"{key} at 0.8: {laps} P99 / ideal FCT of the P99-size flow")
     if g is None or 0.8 not in g.loads():
-        return [Check.with_id("B4", n, "-", "", "not run", _missing(g, "E2") if g is None else "no 0.8 point")
+        return [Check.with_id("B4", n, "-", "", "not run", _missing(g, key) if g is None else "no 0.8 point")
                 for n in names]
     p = g.point_of_load(0.8)
     lp = g.med(p, laps, p99_fct_ms)
@@ -133,9 +154,9 @@ def checks_b4(g: Optional[Grid], laps: str) -> list[Check]:
     return out
 
 
-def checks_b5(grids: dict[str, Grid], laps: str) -> list[Check]:
+def checks_b5(grids: dict[str, Grid], laps: str, keys: tuple[str, ...] = ("E3", "E4")) -> list[Check]:
     out = []
-    for key in ("E3", "E4"):
+    for key in keys:
         g = grids.get(key)
         name = f"{key} {laps}: lowest avg and P99 at all but ≤ 1 load; lowest mean over loads"
         if g is None:
@@ -163,7 +184,7 @@ def checks_b5(grids: dict[str, Grid], laps: str) -> list[Check]:
 
 def checks_b6(grids: dict[str, Grid]) -> list[Check]:
     ratios = []
-    for key in A2A:
+    for key in PAPER_A2A:
         g = grids.get(key)
         if g is None:
             continue
@@ -181,8 +202,10 @@ def checks_b6(grids: dict[str, Grid]) -> list[Check]:
     if ratios:
         lo, hi = min(ratios), max(ratios)
         ok = all(0.75 <= r <= 1.25 for r, _ in ratios)
+        g1 = grids.get("E1")
         out.append(Check.with_id("B6", "LetFlow / ECMP avg FCT, every point of E1-E5", f"{lo[0]:.2f} ({lo[1]}) to "
-                         f"{hi[0]:.2f} ({hi[1]})", "within 0.75-1.25", verdict(ok)))
+                         f"{hi[0]:.2f} ({hi[1]})", "within 0.75-1.25", verdict(ok),
+                         quiet_note(g1, (LETFLOW, ECMP)).replace("rests on", "E1 rests on") if g1 else ""))
     else:
         out.append(Check.with_id("B6", "LetFlow / ECMP avg FCT", "-", "within 0.75-1.25", "not run", "no E1-E5 runs"))
     best = []
@@ -200,7 +223,8 @@ def checks_b6(grids: dict[str, Grid]) -> list[Check]:
         out.append(Check.with_id("B6", "PLB the best baseline (avg FCT) in E1 (every load) and E5",
                          "everywhere" if not not_plb else "not at " + ", ".join(not_plb),
                          "PLB best of ECMP, LetFlow, CONGA, ConWeave, PLB",
-                         verdict(not not_plb)))
+                         verdict(not not_plb),
+                         quiet_note(g1, BASELINES).replace("rests on", "E1 rests on") if g1 else ""))
     else:
         out.append(Check.with_id("B6", "PLB the best baseline in E1 and E5", "-", "PLB best", "not run", "E1, E5 not selected"))
     return out
@@ -246,15 +270,25 @@ def checks_b7_b9(g6: Optional[Grid], g5: Optional[Grid], laps: str) -> list[Chec
 
 
 def all_checks(grids: dict[str, Grid], quick: bool) -> list[tuple[str, list[Check]]]:
-    """(LAPS variant, its checks B1-B9) for the paper's and the artefact's LAPS."""
+    """(LAPS variant, its checks B1-B9): the headline LAPS (the artefact's rules), then the
+    ablation LAPS [text] (the paper's literal rules). B3 is judged on E1 and E1H, B4 on E2,
+    E2A and E2H, B5 on E3/E4 and E3A/E4A (one row each)."""
     out = []
     g5 = grids.get("E5")
     scale = (g5.results[0].cell_size / LLM_BYTES) if g5 is not None and g5.results else (
         QUICK_LLM_BYTES / LLM_BYTES if quick else 1.0)
     for laps in LAPS_VARIANTS:
-        cs = checks_b1(g5, laps, scale) + checks_b2(g5, laps) + checks_b3(grids.get("E1"), laps)
-        cs += checks_b4(grids.get("E2"), laps) + checks_b5(grids, laps)
-        if laps == LAPS_P:
+        cs = checks_b1(g5, laps, scale) + checks_b2(g5, laps)
+        for key in ("E1", "E1H"):
+            if key == "E1" or key in grids:
+                cs += checks_b3(grids.get(key), laps, key)
+        for key in ("E2", "E2A", "E2H"):
+            if key == "E2" or key in grids:
+                cs += checks_b4(grids.get(key), laps, key)
+        cs += checks_b5(grids, laps)
+        if "E3A" in grids or "E4A" in grids:
+            cs += checks_b5(grids, laps, tuple(k for k in ("E3A", "E4A") if k in grids))
+        if laps == LAPS:
             cs += checks_b6(grids)
         cs += checks_b7_b9(grids.get("E6"), g5, laps)
         out.append((laps, cs))
@@ -265,7 +299,7 @@ def checks_block(variant_checks: list[tuple[str, list[Check]]]) -> str:
     rows = [["check", "LAPS", "what", "ours", "target", "status"]]
     for laps, cs in variant_checks:
         for c in cs:
-            rows.append([c.id, "paper" if laps == LAPS_P else "[A]", c.name, c.ours, c.target,
+            rows.append([c.id, "headline" if laps == LAPS else "ablation [text]", c.name, c.ours, c.target,
                          c.status + (f": {c.why}" if c.why else "")])
     return "\n".join(pad_rows(rows))
 
@@ -275,11 +309,11 @@ def checks_block(variant_checks: list[tuple[str, list[Check]]]) -> str:
 
 PAPER_E5 = {  # Table 1 (ms): (avg, P99) at drop 0 and 1e-6
     ECMP: ((564, 617), (580, 645)), LETFLOW: ((553, 589), (578, 633)), CONGA: ((540, 628), (547, 658)),
-    CONWEAVE: ((563, 659), (610, 757)), PLB: ((211, 235), (219, 240)), LAPS_P: ((162, 175), (162, 175)),
+    CONWEAVE: ((563, 659), (610, 757)), PLB: ((211, 235), (219, 240)), LAPS: ((162, 175), (162, 175)),
 }
 PAPER_E1_RATIO = {ECMP: 3.3, LETFLOW: 2.8, PLB: 1.6, CONWEAVE: 4.8, CONGA: 6.1}
-PAPER_E1_GROWTH = {LAPS_P: 0.64, ECMP: 4.6, LETFLOW: 4.3, PLB: 1.1, CONWEAVE: 5.2, CONGA: 5.6}
-PAPER_E2_P99 = {LAPS_P: 0.12, ECMP: 0.67, LETFLOW: 0.70, PLB: 0.48, CONWEAVE: 0.80, CONGA: 0.85}
+PAPER_E1_GROWTH = {LAPS: 0.64, ECMP: 4.6, LETFLOW: 4.3, PLB: 1.1, CONWEAVE: 5.2, CONGA: 5.6}
+PAPER_E2_P99 = {LAPS: 0.12, ECMP: 0.67, LETFLOW: 0.70, PLB: 0.48, CONWEAVE: 0.80, CONGA: 0.85}
 
 
 def headlines(grids: dict[str, Grid]) -> list[Headline]:
@@ -290,22 +324,22 @@ def headlines(grids: dict[str, Grid]) -> list[Headline]:
         if g is not None and 0.8 in g.loads():
             p = g.point_of_load(0.8)
             vals = [g.med(p, s, avg_fct_ms) / g.med(p, lv, avg_fct_ms) for lv in LAPS_VARIANTS]
-            ours = " / ".join(f"{fmt(v, '.2f')}x" for v in vals) + " (LAPS / LAPS [A])"
+            ours = " / ".join(f"{fmt(v, '.2f')}x" for v in vals) + " (LAPS / LAPS [text])"
         out.append(Headline("E1", f"Rail DM 0.8: {s} avg FCT / LAPS", f"{PAPER_E1_RATIO[s]}x", ours))
     for s, paper in PAPER_E1_GROWTH.items():
         ours = "n/a"
         if g is not None:
             ours = f"{fmt(growth(g.by_load(s, avg_fct_ms)), '+.2f')} ms"
-            if s == LAPS_P:
-                ours += f" ([A] {fmt(growth(g.by_load(LAPS_A, avg_fct_ms)), '+.2f')} ms)"
+            if s == LAPS:
+                ours += f" ([text] {fmt(growth(g.by_load(LAPS_T, avg_fct_ms)), '+.2f')} ms)"
         out.append(Headline("E1", f"Rail DM: {s} avg FCT growth 0.5 -> 1.0", f"+{paper} ms", ours))
     g = grids.get("E2")
     for s, paper in PAPER_E2_P99.items():
         ours = "n/a"
         if g is not None and 0.8 in g.loads():
             ours = f"{fmt(g.med(g.point_of_load(0.8), s, p99_fct_ms), '.3f')} ms"
-            if s == LAPS_P:
-                ours += f" ([A] {fmt(g.med(g.point_of_load(0.8), LAPS_A, p99_fct_ms), '.3f')} ms)"
+            if s == LAPS:
+                ours += f" ([text] {fmt(g.med(g.point_of_load(0.8), LAPS_T, p99_fct_ms), '.3f')} ms)"
         out.append(Headline("E2", f"Rail STR 0.8: {s} P99 FCT", f"{paper} ms", ours))
     g = grids.get("E5")
     scale = g.results[0].cell_size / LLM_BYTES if g is not None and g.results else 1.0
@@ -314,23 +348,23 @@ def headlines(grids: dict[str, Grid]) -> list[Headline]:
         if g is not None:
             v = [g.med(e5_point(x), s, m) / scale for x in (0.0, LOSS) for m in (avg_fct_ms, p99_fct_ms)]
             ours = " / ".join(fmt(x, ".0f") for x in v)
-            if s == LAPS_P:
-                va = [g.med(e5_point(x), LAPS_A, m) / scale for x in (0.0, LOSS) for m in (avg_fct_ms, p99_fct_ms)]
-                ours += " ([A] " + " / ".join(fmt(x, ".0f") for x in va) + ")"
+            if s == LAPS:
+                va = [g.med(e5_point(x), LAPS_T, m) / scale for x in (0.0, LOSS) for m in (avg_fct_ms, p99_fct_ms)]
+                ours += " ([text] " + " / ".join(fmt(x, ".0f") for x in va) + ")"
         out.append(Headline("T1", f"AllReduce {s}: avg / P99 drop 0, avg / P99 drop 1e-6 (ms"
                             + (f", x{1 / scale:g} from {scale * 64:g} MB" if scale != 1 else "") + ")",
                             f"{a0} / {p0} / {a1} / {p1}", ours))
     g = grids.get("E6")
     if g is not None:
-        rr = g.med("allscatter", LAPS_P, lambda r: r.reordered_ratio())
-        oo = g.med("allscatter", LAPS_P, lambda r: r.stat("ooo_buffer_mean_kb"))
-        rra = g.med("allscatter", LAPS_A, lambda r: r.reordered_ratio())
-        ooa = g.med("allscatter", LAPS_A, lambda r: r.stat("ooo_buffer_mean_kb"))
+        rr = g.med("allscatter", LAPS, lambda r: r.reordered_ratio())
+        oo = g.med("allscatter", LAPS, lambda r: r.stat("ooo_buffer_mean_kb"))
+        rra = g.med("allscatter", LAPS_T, lambda r: r.reordered_ratio())
+        ooa = g.med("allscatter", LAPS_T, lambda r: r.stat("ooo_buffer_mean_kb"))
         out.append(Headline("F9", "AllScatter: reordered packets, mean OOO buffer", "0.2 %, 0.003 KB",
-                            f"{fmt(rr * 100, '.2f')} %, {fmt(oo, '.3f')} KB ([A] {fmt(rra * 100, '.2f')} %, "
+                            f"{fmt(rr * 100, '.2f')} %, {fmt(oo, '.3f')} KB ([text] {fmt(rra * 100, '.2f')} %, "
                             f"{fmt(ooa, '.3f')} KB)"))
-        mo = g.med("allreduce", LAPS_P, lambda r: r.stat("ooo_buffer_mean_kb"))
-        pa = g.med("allreduce", LAPS_P, lambda r: r.stat("ooo_buffer_above_30kb"))
+        mo = g.med("allreduce", LAPS, lambda r: r.stat("ooo_buffer_mean_kb"))
+        pa = g.med("allreduce", LAPS, lambda r: r.stat("ooo_buffer_above_30kb"))
         out.append(Headline("F9", "AllReduce: mean OOO buffer, P(> 30 KB)", "< 16 KB, < 4 %",
                             f"{fmt(mo, '.2f')} KB, {fmt(pa * 100, '.1f')} %"))
     else:

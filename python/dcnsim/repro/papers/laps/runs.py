@@ -6,7 +6,9 @@ with ``--set`` style overrides (docs/reproductions/laps-paper.md). The LLM flow 
 Poisson start times per seed) are written by the harness into ``<out>/flows/``; a cell's
 cache key hashes the file's content, not its path. The metric functions
 (:func:`p99_artefact`, :func:`median`, :func:`llm_flows`, :func:`ideal_incast_ms`,
-:func:`growth`) are plain Python, unit-tested on hand-computed inputs.
+:func:`growth`) and the flow-table helpers (:func:`size_bucket`, :func:`in_window`,
+:func:`window_fcts_us`, :func:`offered_load`) are plain Python, unit-tested on hand-computed
+inputs.
 """
 
 from __future__ import annotations
@@ -92,8 +94,9 @@ def llm_csv(flows: Sequence[tuple[int, int, int, float]]) -> str:
 # ---------------------------------------------------------------------------------------
 # Schemes (docs/reproductions/laps-paper.md; experiments/laps/README.md "Schemes")
 
-LAPS_P = "LAPS"  # the paper's variant (default)
-LAPS_A = "LAPS [A]"  # the artefact's
+LAPS = "LAPS"  # the headline: the artefact's rules (the core's defaults)
+LAPS_T = "LAPS [text]"  # the ablation: the paper's literal text
+LAPS_NCC = "LAPS [no class change]"  # E4's ablation: the headline LAPS without the class change
 ECMP = "ECMP"
 LETFLOW = "LetFlow"
 PLB = "PLB"
@@ -102,11 +105,17 @@ RPS = "RPS"
 CONGA = "CONGA"
 CONWEAVE = "ConWeave"
 BASELINES = (ECMP, LETFLOW, CONGA, CONWEAVE, PLB)
-LAPS_VARIANTS = (LAPS_P, LAPS_A)
+LAPS_VARIANTS = (LAPS, LAPS_T)
+DCQCN_SCHEMES = (ECMP, LETFLOW, CONGA, CONWEAVE)
+DCQCN_PAPER = " [DCQCN paper]"  # E5's ablation suffix: the baseline on the DCQCN paper's rules
 
-# The paper's LAPS (docs/models/laps.md): Eq. 1 on raw latencies (in µs: in ns, beta = 1 is a
-# strict argmin), one 2T gate and a half-gap step, per-path staleness 2 x its own latency
-# with doubling while a probe is out, no window. The artefact's is the core's default.
+# The artefact's LAPS is the headline (issue 28: the paper alone does not fix these settings
+# and points to the artefact): latency / T in the softmax, separate increase (2T) and
+# decrease (2 x the largest current latency) timers, the artefact's probing, W = 2T x line
+# rate in flight (docs/models/laps.md; the core's defaults, hence ``{}``).
+# The literal text of the paper, the ablation "LAPS [text]" (docs/models/laps.md): Eq. 1 on raw
+# latencies (in µs: in ns, beta = 1 is a strict argmin), one 2T gate and a half-gap step,
+# per-path staleness 2 x its own latency with doubling while a probe is out, no window.
 PAPER_LAPS = '{ latency_scale = "raw_us", gate = "paper", probe = "paper", window = false }'
 # CONGA with the artefact's parameters (docs/models/conga.md): flowlet gap 10 µs, DRE period 200 µs,
 # decay 0.2, 3-bit metric, feedback forgotten after 10 ms (the core's defaults, spelled out
@@ -126,8 +135,8 @@ DCTCP_RATE = '{ g = 0.00390625, rate_ai = "1Gbps", min_rate = "100Mbps", window 
 # (docs/models/ecmp.md, the artefact's; the core's default, spelled out for the same reason).
 CANDIDATES = "transport.lb_paths=candidates"
 SCHEMES: dict[str, tuple[str, ...]] = {
-    LAPS_P: ("transport.cc=laps", "transport.lb=laps", f"transport.laps={PAPER_LAPS}"),
-    LAPS_A: ("transport.cc=laps", "transport.lb=laps", "transport.laps={}"),
+    LAPS: ("transport.cc=laps", "transport.lb=laps", "transport.laps={}"),
+    LAPS_T: ("transport.cc=laps", "transport.lb=laps", f"transport.laps={PAPER_LAPS}"),
     ECMP: ("transport.cc=dcqcn", "transport.lb=ecmp", CANDIDATES, "transport.loss_recovery=go_back_n"),
     LETFLOW: ("transport.cc=dcqcn", "transport.lb=letflow", CANDIDATES, "transport.loss_recovery=go_back_n"),
     CONGA: ("transport.cc=dcqcn", "transport.lb=conga", f"transport.conga={CONGA_PARAMS}",
@@ -140,18 +149,26 @@ SCHEMES: dict[str, tuple[str, ...]] = {
     # allows (docs/models/dctcp.md); not in the default scheme lists, run it with ``schemes=``.
     PLB_W: ("transport.cc=dctcp", "transport.lb=plb", CANDIDATES, "transport.loss_recovery=go_back_n",
             "transport.dctcp.variant=window"),
-    # RPS: the paper's LAPS with beta = 0, i.e. uniform spraying under the same CC (docs/models/laps.md).
-    RPS: ("transport.cc=laps", "transport.lb=laps", f"transport.laps={PAPER_LAPS[:-2]}, beta = 0 }}"),
+    # RPS: the headline LAPS with beta = 0, i.e. uniform spraying under the same CC (docs/models/laps.md).
+    RPS: ("transport.cc=laps", "transport.lb=laps", "transport.laps={ beta = 0 }"),
 }
+# The DCQCN baselines run the artefact's Mellanox DCQCN (the scenario files' [transport.dcqcn]
+# variant, docs/models/dcqcn.md); E5's ablation runs them on the DCQCN paper's rules.
+for _s in DCQCN_SCHEMES:
+    SCHEMES[_s + DCQCN_PAPER] = SCHEMES[_s] + ("transport.dcqcn.variant=paper",)
+# E4's ablation: the dragonfly without the PFC class change (docs/models/pfc.md, "Deadlock").
+SCHEMES[LAPS_NCC] = SCHEMES[LAPS] + ('switch.pfc.class_change="none"',)
 
 
 def beta_variant(beta: float) -> tuple[str, tuple[str, ...]]:
-    """LAPS [A] with softmax sharpness ``beta`` (the B7 sweep; docs/reproductions/laps-paper.md, B7)."""
-    return f"{LAPS_A} β={beta:g}", ("transport.cc=laps", "transport.lb=laps", f"transport.laps={{ beta = {beta} }}")
+    """The headline LAPS (the artefact's rules) with softmax sharpness ``beta`` (the B7
+    sweep; docs/reproductions/laps-paper.md, B7)."""
+    return f"{LAPS} β={beta:g}", ("transport.cc=laps", "transport.lb=laps", f"transport.laps={{ beta = {beta} }}")
 
 
-A2A_SCHEMES = (LAPS_P, LAPS_A, ECMP, LETFLOW, CONGA, CONWEAVE, PLB)
-E5_SCHEMES = (LAPS_P, LAPS_A, ECMP, LETFLOW, CONGA, CONWEAVE, PLB, RPS)
+A2A_SCHEMES = (LAPS, LAPS_T, ECMP, LETFLOW, CONGA, CONWEAVE, PLB)
+E5_SCHEMES = (LAPS, LAPS_T, ECMP, LETFLOW, CONGA, CONWEAVE, PLB, RPS)
+E5_ABLATIONS = tuple(s + DCQCN_PAPER for s in DCQCN_SCHEMES)
 BETAS = (2.0, 5.0, 10.0, 30.0)
 QUICK_BETAS = (5.0,)
 
@@ -160,6 +177,8 @@ QUICK_BETAS = (5.0,)
 
 LOADS = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0)  # the paper's 11 points 0.50, 0.55, ... halved
 QUICK_LOADS = (0.5, 0.8, 1.0)
+NCC_LOADS = (0.9, 1.0)  # E4's "LAPS [no class change]" ablation (full mode)
+QUICK_NCC_LOADS = (1.0,)
 LOSS = 1e-6  # the paper's 0.0001 %, here per switch-to-switch link crossed
 # docs/reproductions/laps-paper.md: the artefact snapshot drops with probability about 1e-5 at every link receive
 # (host links and ACKs included). Full E5 runs it as a third point, to see whether the
@@ -169,6 +188,12 @@ E5_POINT_A = f"drop {LOSS_A:g} every link [A]"
 QUICK_LLM_BYTES = 8 * MB
 ARTEFACT_PAIR_FACTOR = 0.0091 * 143  # the dragonfly's per-pair factor (docs/reproductions/laps-paper.md, AL): 1.30
 ARTEFACT_PERCENT_SCALE = 0.01  # the artefact's un-normalised percent-scale CDFs (docs/reproductions/laps-paper.md, AL)
+# Flow-size buckets of the FCT tables (dcnsim's, not the paper's): small < 100 KB, medium
+# 100 KB to < 10 MB, large >= 10 MB.
+SMALL_MAX = 100_000
+LARGE_MIN = 10_000_000
+BUCKETS = ("small", "medium", "large")
+RAIL_100G = 'topology.host_link_rate="100Gbps"'  # the paper's text: every link 100 Gb/s
 
 
 @dataclass(frozen=True)
@@ -184,25 +209,61 @@ class Experiment:
     quick_window_us: float = 0.0
     percent_cdf: bool = False  # the artefact's CDF file is percent-scale (docs/reproductions/laps-paper.md)
     dragonfly: bool = False
+    # Steady state: FCTs count only for flows that start in [lo, hi) µs (full, quick); the
+    # other flows still run and load the fabric, and every flow drains. None: every flow.
+    measure_us: Optional[tuple[float, float]] = None
+    quick_measure_us: Optional[tuple[float, float]] = None
+    hosts: int = 64
+    host_gbps: float = HOST_GBPS_RAIL  # the load is a fraction of this per host
+    overrides: tuple[str, ...] = ()  # on top of the scheme's (E1H, E2H: the 100G host links)
+    artefact_load: bool = False  # E2A-E4A: the load the artefact offers (artefact_load())
+
+    def window(self, quick: bool) -> float:
+        return self.quick_window_us if quick else self.window_us
+
+    def measure(self, quick: bool) -> Optional[tuple[float, float]]:
+        return self.quick_measure_us if quick else self.measure_us
 
 
+def _a2a(key: str, base: Experiment, **kw: Any) -> Experiment:
+    return replace(base, key=key, **kw)
+
+
+_E1 = Experiment("E1", "rail_all2all.toml", "Rail, DM (VL2 data mining), All2all, steady state", "Fig. 5",
+                 "B3, B6", "../../workloads/datamining.cdf", "DM", 10_000.0, 500.0,
+                 measure_us=(1_000.0, 9_000.0), quick_measure_us=(100.0, 400.0))
+_E2 = Experiment("E2", "rail_all2all.toml", "Rail, STR (Alibaba storage 2019), All2all", "Fig. 6", "B4",
+                 "../../workloads/alistorage2019.cdf", "STR", 2_000.0, 200.0, percent_cdf=True)
+_E3 = Experiment("E3", "dragonfly_all2all.toml", "Dragonfly, RPC (Google RPC 2008), All2all", "Fig. 7", "B5, B6",
+                 "../../workloads/googlerpc2008.cdf", "RPC", 500.0, 40.0, percent_cdf=True, dragonfly=True,
+                 hosts=144, host_gbps=100.0)
+_E4 = Experiment("E4", "dragonfly_all2all.toml", "Dragonfly, HDP (Facebook Hadoop 2015), All2all", "Fig. 8",
+                 "B5, B6", "../../workloads/hadoop_fb2015.cdf", "HDP", 2_000.0, 200.0, percent_cdf=True,
+                 dragonfly=True, hosts=144, host_gbps=100.0)
+# The artefact's load (E2A-E4A): about 1 % of the nominal, so the paper's 10 ms of arrivals
+# are cheap; quick keeps the source's quick window.
+_ART = dict(window_us=10_000.0, artefact_load=True)
 EXPERIMENTS: dict[str, Experiment] = {e.key: e for e in [
-    Experiment("E1", "rail_all2all.toml", "Rail, DM (VL2 data mining), All2all", "Fig. 5", "B3, B6",
-               "../../workloads/datamining.cdf", "DM", 5_000.0, 500.0),
-    Experiment("E2", "rail_all2all.toml", "Rail, STR (Alibaba storage 2019), All2all", "Fig. 6", "B4",
-               "../../workloads/alistorage2019.cdf", "STR", 2_000.0, 200.0, percent_cdf=True),
-    Experiment("E3", "dragonfly_all2all.toml", "Dragonfly, RPC (Google RPC 2008), All2all", "Fig. 7", "B5, B6",
-               "../../workloads/googlerpc2008.cdf", "RPC", 500.0, 40.0, percent_cdf=True, dragonfly=True),
-    Experiment("E4", "dragonfly_all2all.toml", "Dragonfly, HDP (Facebook Hadoop 2015), All2all", "Fig. 8", "B5, B6",
-               "../../workloads/hadoop_fb2015.cdf", "HDP", 2_000.0, 200.0, percent_cdf=True, dragonfly=True),
+    _E1,
+    _a2a("E1H", _E1, title="All-100G rail, DM, All2all, steady state", paper="Fig. 5 (the text's 100G rail)",
+         checks="B3", host_gbps=100.0, overrides=(RAIL_100G,)),
+    _E2,
+    _a2a("E2H", _E2, title="All-100G rail, STR, All2all", paper="Fig. 6 (the text's 100G rail)", checks="B4",
+         host_gbps=100.0, overrides=(RAIL_100G,)),
+    _E3,
+    _E4,
+    _a2a("E2A", _E2, title="Rail, STR, All2all, the artefact's load", paper="Fig. 6 (artefact load)", checks="B4",
+         **_ART),
+    _a2a("E3A", _E3, title="Dragonfly, RPC, All2all, the artefact's load", paper="Fig. 7 (artefact load)",
+         checks="B5", **_ART),
+    _a2a("E4A", _E4, title="Dragonfly, HDP, All2all, the artefact's load", paper="Fig. 8 (artefact load)",
+         checks="B5", **_ART),
     Experiment("E5", "rail_llm.toml", "Rail, LLM 64 MB, AllReduce (63 -> 1 incast)", "Table 1", "B1, B2, B6, B9"),
     Experiment("E6", "rail_llm.toml", "Rail, LLM 64 MB, AllScatter (1 -> 63) and AllReduce: reordering", "Fig. 9",
                "B7, B8, B9"),
-    Experiment("AL", "rail_all2all.toml", "the artefact's load definition on E2-E4 at nominal 0.8",
-               "not in the paper; docs/reproductions/laps-paper.md", "(B4, B5 context)"),
 ]}
-A2A = ("E1", "E2", "E3", "E4")
-AL_LOAD = 0.8
+A2A = ("E1", "E1H", "E2", "E2H", "E3", "E4", "E2A", "E3A", "E4A")  # every All2all experiment
+PAPER_A2A = ("E1", "E2", "E3", "E4")  # the paper's figures at the paper's load
 
 
 def experiments_dir() -> Path:
@@ -223,22 +284,32 @@ class Run:
     load: float = math.nan  # All2all: nominal load (fraction of the host link)
     loss: float = 0.0
     pattern: str = ""  # E5/E6: allreduce / allscatter
-    source: str = ""  # AL: which All2all experiment
+    measure: Optional[tuple[float, float]] = None  # All2all: the measurement window (µs), None = every flow
+    window_us: float = 0.0  # All2all: the arrival window
 
 
 def a2a_runs(e: Experiment, quick: bool) -> list[Run]:
-    window = e.quick_window_us if quick else e.window_us
+    """Every load x scheme of an All2all experiment; E4 adds the ablation without the class
+    change at its top loads. Under the artefact's load (E2A-E4A) :func:`build_cells` sets
+    the load itself (it may split the workload)."""
+    window = e.window(quick)
     out = []
     for load in (QUICK_LOADS if quick else LOADS):
-        for s in A2A_SCHEMES:
-            out.append(Run(f"load {load:.2f}", s, SCHEMES[s] + (
-                f'workload.0.cdf="{e.cdf}"', f"workload.0.load={load}", f'workload.0.stop="{window:g}us"'), load))
+        schemes = list(A2A_SCHEMES)
+        if e.key == "E4" and load in (QUICK_NCC_LOADS if quick else NCC_LOADS):
+            schemes.append(LAPS_NCC)
+        for s in schemes:
+            wl = (f'workload.0.cdf="{e.cdf}"', f'workload.0.stop="{window:g}us"')
+            if not e.artefact_load:
+                wl += (f"workload.0.load={load}",)
+            out.append(Run(f"load {load:.2f}", s, SCHEMES[s] + e.overrides + wl, load,
+                           measure=e.measure(quick), window_us=window))
     return out
 
 
 def e5_runs(quick: bool) -> list[Run]:
     out = [Run(f"drop {loss:g}", s, SCHEMES[s] + (f"topology.loss_rate={loss}",), loss=loss, pattern="allreduce")
-           for loss in (0.0, LOSS) for s in E5_SCHEMES]
+           for loss in (0.0, LOSS) for s in E5_SCHEMES + E5_ABLATIONS]
     if not quick:
         out += [Run(E5_POINT_A, s, SCHEMES[s] + (f"topology.loss_rate={LOSS_A}", 'topology.loss_links="all"'),
                     loss=LOSS_A, pattern="allreduce") for s in E5_SCHEMES]
@@ -248,7 +319,7 @@ def e5_runs(quick: bool) -> list[Run]:
 def e6_runs(quick: bool) -> list[Run]:
     out = []
     for pattern in ("allscatter", "allreduce"):
-        variants = [(s, SCHEMES[s]) for s in (LAPS_P, LAPS_A, RPS)]
+        variants = [(s, SCHEMES[s]) for s in (LAPS, LAPS_T, RPS)]
         if pattern == "allscatter":
             variants += [beta_variant(b) for b in (QUICK_BETAS if quick else BETAS)]
         for label, ov in variants:
@@ -256,27 +327,51 @@ def e6_runs(quick: bool) -> list[Run]:
     return out
 
 
-def al_runs(quick: bool) -> list[Run]:
-    """E2-E4 at nominal 0.8 under the artefact's load: x1/100 for the percent-scale CDFs,
-    x1.30 on the dragonfly (two half workloads when it exceeds the core's load ≤ 1)."""
-    out = []
-    for key in ("E2", "E3", "E4"):
-        e = EXPERIMENTS[key]
-        window = e.quick_window_us if quick else e.window_us
-        for s in A2A_SCHEMES:
-            out.append(Run(f"{key} {e.workload} 0.80", s, SCHEMES[s] + (
-                f'workload.0.cdf="{e.cdf}"', f'workload.0.stop="{window:g}us"'), AL_LOAD, source=key))
-    return out
-
-
 def artefact_load(e: Experiment, load: float) -> float:
-    """The load the artefact actually offers at nominal ``load`` (docs/reproductions/laps-paper.md, AL)."""
+    """The load the artefact actually offers at nominal ``load`` (docs/reproductions/laps-paper.md, AL):
+    x1/100 for the percent-scale CDFs, x1.30 on the dragonfly."""
     x = load
     if e.percent_cdf:
         x *= ARTEFACT_PERCENT_SCALE
     if e.dragonfly:
         x *= ARTEFACT_PAIR_FACTOR
     return x
+
+
+# ---------------------------------------------------------------------------------------
+# Flow tables: the measurement window, the size buckets, the offered load
+
+
+def size_bucket(size: float) -> str:
+    """dcnsim's size bucket: small < 100 KB, medium 100 KB to < 10 MB, large >= 10 MB."""
+    return "small" if size < SMALL_MAX else ("medium" if size < LARGE_MIN else "large")
+
+
+def in_window(flows: dict[str, list[Any]], measure: Optional[tuple[float, float]]) -> list[int]:
+    """The flows (row indices) that start in ``measure`` = [lo, hi) µs; every flow for None."""
+    starts = flows.get("start_us", [])
+    if measure is None:
+        return list(range(max((len(v) for v in flows.values()), default=0)))
+    lo, hi = measure
+    return [i for i, t in enumerate(starts) if t is not None and lo <= float(t) < hi]
+
+
+def window_fcts_us(flows: dict[str, list[Any]], measure: Optional[tuple[float, float]],
+                   bucket: Optional[str] = None) -> list[float]:
+    """FCTs (µs) of the finished flows that start in ``measure`` (of one size bucket, when given)."""
+    fct, done, size = flows.get("fct_us", []), flows.get("finished", []), flows.get("size", [])
+    return [float(fct[i]) for i in in_window(flows, measure)
+            if done[i] and fct[i] is not None and (bucket is None or size_bucket(float(size[i])) == bucket)]
+
+
+def offered_load(flows: dict[str, list[Any]], lo_us: float, hi_us: float, hosts: int, host_gbps: float) -> float:
+    """Bytes of the flows that start in [lo, hi) µs / (hosts x host link rate x (hi − lo)):
+    the load the window actually offers, against the nominal one."""
+    if hi_us <= lo_us or hosts <= 0:
+        return math.nan
+    size = flows.get("size", [])
+    nbytes = sum(float(size[i]) for i in in_window(flows, (lo_us, hi_us)))
+    return nbytes * 8 / (hosts * host_gbps * 1e9 * (hi_us - lo_us) * 1e-6)
 
 
 @dataclass
@@ -350,16 +445,14 @@ def build_cells(exps: Sequence[str], seeds: int, quick: bool, exp_dir: Path, fin
     out = []
     for key in exps:
         e = EXPERIMENTS[key]
-        runs = {"E5": e5_runs, "E6": e6_runs, "AL": al_runs}.get(key)
+        runs = {"E5": e5_runs, "E6": e6_runs}.get(key)
         run_list = select_schemes(runs(quick) if runs else a2a_runs(e, quick), schemes)
         for run in run_list:
-            toml = EXPERIMENTS[run.source].toml if run.source else e.toml
             for seed in range(1, seeds + 1):
-                spec, _ = load_scenario(exp_dir / toml, [*run.overrides, f"seed={seed}"])
+                spec, _ = load_scenario(exp_dir / e.toml, [*run.overrides, f"seed={seed}"])
                 key_spec = spec
-                if run.source:
-                    _workload_with_load(spec, artefact_load(EXPERIMENTS[run.source], run.load))
-                    key_spec = spec
+                if e.artefact_load:
+                    _workload_with_load(spec, artefact_load(e, run.load))
                 if run.pattern:
                     text = llm_csv(llm_flows(run.pattern, seed, size, window))
                     digest = hashlib.sha256(text.encode()).hexdigest()[:16]
@@ -386,9 +479,35 @@ class RunResult(cells.RunResult[Cell]):
         """The largest flow's size (the LLM runs' flow size)."""
         return int(max((float(x) for x in self.flows.get("size", [])), default=0))
 
-    def fcts_us(self) -> list[float]:
-        f = self.flows
-        return [float(x) for x, done in zip(f.get("fct_us", []), f.get("finished", [])) if done and x is not None]
+    def fcts_us(self, bucket: Optional[str] = None) -> list[float]:
+        """FCTs of the finished flows that count: those that start in the run's measurement
+        window (every flow without one), of one size bucket when given."""
+        return window_fcts_us(self.flows, self.cell.run.measure, bucket)
+
+    def bucket_avg_ms(self, bucket: str) -> float:
+        xs = self.fcts_us(bucket)
+        return sum(xs) / len(xs) / 1e3 if xs else math.nan
+
+    def bucket_p99_ms(self, bucket: str) -> float:
+        return p99_artefact(self.fcts_us(bucket)) / 1e3
+
+    def measured(self) -> int:
+        """Flows that start in the measurement window (finished or not)."""
+        return len(in_window(self.flows, self.cell.run.measure))
+
+    def offered_load(self) -> float:
+        """The load offered in the measurement window (the arrival window without one),
+        a fraction of the experiment's hosts x host link rate."""
+        e = EXPERIMENTS.get(self.cell.exp)
+        if e is None:
+            return math.nan
+        lo, hi = self.cell.run.measure or (0.0, self.cell.run.window_us)
+        return offered_load(self.flows, lo, hi, e.hosts, e.host_gbps)
+
+    def quiet(self) -> bool:
+        """No congestion signal in the whole run: 0 ECN marks (core stat ``ecn_marks``)
+        and 0 PFC pause frames (``pfc_pause_frames``)."""
+        return self.stat("ecn_marks") == 0 and self.stat("pfc_pause_frames") == 0
 
     def avg_ms(self) -> float:
         xs = self.fcts_us()
@@ -421,11 +540,12 @@ class RunResult(cells.RunResult[Cell]):
         n = self.finished()[1]
         if not n:
             return math.nan
-        if self.cell.scheme in (LETFLOW, CONGA):
-            return max(0.0, self.stat(f"{self.cell.scheme.lower()}_flowlets") - n) / n
-        if self.cell.scheme == CONWEAVE:
+        scheme = self.cell.scheme.removesuffix(DCQCN_PAPER)
+        if scheme in (LETFLOW, CONGA):
+            return max(0.0, self.stat(f"{scheme.lower()}_flowlets") - n) / n
+        if scheme == CONWEAVE:
             return self.stat("conweave_reroutes") / n
-        if self.cell.scheme in (PLB, PLB_W):
+        if scheme in (PLB, PLB_W):
             return (self.stat("plb_idle_repaths") + self.stat("plb_forced_repaths")) / n
         return math.nan
 
@@ -458,8 +578,25 @@ class Grid(cells.Grid[RunResult]):
     def schemes(self) -> list[str]:
         return self.variants
 
+    def runs(self, point: str, variant: str) -> list[RunResult]:
+        """The runs of (point, scheme) that neither failed nor stalled: a stalled run (a PFC
+        deadlock) is counted by :meth:`stalled` and kept out of every median."""
+        return [r for r in super().runs(point, variant) if not r.stalled()]
+
+    def stalled(self, point: str, scheme: str) -> tuple[int, int]:
+        """(stalled runs, runs without an error) of (point, scheme): the deadlocked seeds."""
+        rs = [r for r in self.results if r.cell.point == point and r.cell.variant == scheme and not r.error]
+        return sum(r.stalled() for r in rs), len(rs)
+
     def med(self, point: str, scheme: str, metric: Callable[[RunResult], float]) -> float:
         return median([metric(r) for r in self.runs(point, scheme)])
+
+    def quiet(self, point: str, scheme: str) -> bool:
+        """Median ECN marks and median PFC pauses over the seeds both 0: a cell without a
+        congestion signal, which cannot judge a balancer."""
+        rs = self.runs(point, scheme)
+        return bool(rs) and median([r.stat("ecn_marks") for r in rs]) == 0 and median(
+            [r.stat("pfc_pause_frames") for r in rs]) == 0
 
     def loads(self) -> list[float]:
         return sorted({r.cell.run.load for r in self.results if math.isfinite(r.cell.run.load)})
@@ -486,15 +623,31 @@ def summarize(sim: Any) -> dict[str, Any]:
     return {"ooo_histogram_kb": list(h)} if h is not None else {}
 
 
-def ooo_cdf(runs: Sequence[RunResult]) -> tuple[list[float], list[float]]:
-    """The reorder-buffer occupancy's CDF over ``runs`` pooled (their histograms summed):
-    (KB, P(buffer ≤ KB)) at each KB up to the largest seen; empty without histograms."""
+def _ooo_total(runs: Sequence[RunResult]) -> list[int]:
     total: list[int] = []
     for r in runs:
         for kb, n in enumerate((r.record.get("extra") or {}).get("ooo_histogram_kb") or []):
             if kb >= len(total):
                 total.extend([0] * (kb + 1 - len(total)))
             total[kb] += int(n)
+    return total
+
+
+def ooo_histogram(runs: Sequence[RunResult]) -> tuple[list[float], list[float]]:
+    """The reorder-buffer occupancy's histogram over ``runs`` pooled: (KB bucket, fraction
+    of the samples in it) for every non-empty bucket; empty without histograms (Fig. 9)."""
+    total = _ooo_total(runs)
+    n = sum(total)
+    if n == 0:
+        return [], []
+    pairs = [(float(kb), c / n) for kb, c in enumerate(total) if c]
+    return [x for x, _ in pairs], [y for _, y in pairs]
+
+
+def ooo_cdf(runs: Sequence[RunResult]) -> tuple[list[float], list[float]]:
+    """The reorder-buffer occupancy's CDF over ``runs`` pooled (their histograms summed):
+    (KB, P(buffer ≤ KB)) at each KB up to the largest seen; empty without histograms."""
+    total = _ooo_total(runs)
     n = sum(total)
     if n == 0:
         return [], []

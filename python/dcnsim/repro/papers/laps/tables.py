@@ -16,13 +16,15 @@ from dcnsim.repro.papers.laps.checks import (
 from dcnsim.repro.papers.laps.runs import (
     A2A,
     A2A_SCHEMES,
-    AL_LOAD,
+    BUCKETS,
     CAP_US,
+    E5_ABLATIONS,
     E5_POINT_A,
     E5_SCHEMES,
     EXPERIMENTS,
-    LAPS_A,
-    LAPS_P,
+    LAPS,
+    LAPS_NCC,
+    LAPS_T,
     LLM_BYTES,
     LOADS,
     LOSS,
@@ -49,21 +51,53 @@ def _cell(x: float, spec: str) -> str:
 
 
 def a2a_block(g: Grid) -> list[str]:
-    lines = ["avg / P99 FCT in ms, median over seeds (P99: element floor(0.99 n) of the sorted FCTs); "
-             "x = ratio to LAPS (paper variant)"]
+    e = g.exp
+    what = ("flows that start in the measurement window" if g.results and g.results[0].cell.run.measure
+            else "every flow")
+    lines = [f"avg / P99 FCT in ms of {what}, median over seeds (P99: element floor(0.99 n) of the sorted FCTs); "
+             "x = ratio to LAPS (the headline, the artefact's rules); runs that stalled (PFC deadlock) are left "
+             "out of every median and counted under \"deadlocked seeds\""]
+    if e.artefact_load:
+        lines.append("the artefact's load: nominal x " + (f"{artefact_load(e, 1.0):.4g}") + " (x1/100 for its "
+                     "percent-scale CDF" + (", x1.30 per-pair factor on the dragonfly" if e.dragonfly else "")
+                     + "; docs/reproductions/laps-paper.md, AL): effective " + ", ".join(
+                         f"{artefact_load(e, x):.4f}" for x in g.loads()))
     schemes = [s for s in A2A_SCHEMES if s in g.schemes]
     rows = [["load"] + [f"{s} avg" for s in schemes] + [f"{s} P99" for s in schemes] + ["flows"]]
     for x in g.loads():
         p = g.point_of_load(x)
-        la, lp = g.med(p, LAPS_P, avg_fct_ms), g.med(p, LAPS_P, p99_fct_ms)
+        la, lp = g.med(p, LAPS, avg_fct_ms), g.med(p, LAPS, p99_fct_ms)
         row = [f"{x:.2f}"]
         for metric, ref in ((avg_fct_ms, la), (p99_fct_ms, lp)):
             for s in schemes:
                 v = g.med(p, s, metric)
-                row.append(_cell(v, ".3f") + (f" ({fmt(v / ref, '.2f')}x)" if s != LAPS_P and finite(v, ref) and ref
+                row.append(_cell(v, ".3f") + (f" ({fmt(v / ref, '.2f')}x)" if s != LAPS and finite(v, ref) and ref
                                               else ""))
-        row.append(fmt(g.med(p, LAPS_P, lambda r: float(r.finished()[1])), ".0f"))
+        row.append(fmt(g.med(p, LAPS, lambda r: float(r.measured())), ".0f"))
         rows.append(row)
+    lines += pad_rows(rows)
+    lines += ["", "per cell, median over seeds: avg / P99 FCT in ms per size bucket (dcnsim's buckets: small < 100 KB, "
+              "medium 100 KB - 10 MB, large >= 10 MB) and of every counted flow; offered = bytes of the flows that "
+              f"start in the {'measurement' if what != 'every flow' else 'arrival'} window / ({e.hosts} hosts x "
+              f"{e.host_gbps:g} Gb/s x window); ECN marks (core stat ecn_marks, RED marks on ECN-capable packets) and PFC "
+              "pause frames (pfc_pause_frames) over the whole run; \"no congestion signal\" = 0 ECN marks and 0 PFC "
+              "pauses: such a cell cannot judge a balancer"]
+    rows = [["load", "scheme", "flows", "offered", "small avg / P99", "medium avg / P99", "large avg / P99",
+             "all avg / P99", "ECN marks", "PFC pauses", "deadlocked seeds", "note"]]
+    for x in g.loads():
+        p = g.point_of_load(x)
+        for s in [*schemes, *(v for v in g.schemes if v not in schemes)]:
+            dead, n = g.stalled(p, s)
+            if not n:
+                continue
+            rows.append([f"{x:.2f}", s, fmt(g.med(p, s, lambda r: float(r.measured())), ".0f"),
+                         fmt(g.med(p, s, lambda r: r.offered_load()), ".3f"),
+                         *(f"{fmt(g.med(p, s, lambda r, b=b: r.bucket_avg_ms(b)), '.3f')} / "
+                           f"{fmt(g.med(p, s, lambda r, b=b: r.bucket_p99_ms(b)), '.3f')}" for b in BUCKETS),
+                         f"{fmt(g.med(p, s, avg_fct_ms), '.3f')} / {fmt(g.med(p, s, p99_fct_ms), '.3f')}",
+                         fmt(g.med(p, s, lambda r: r.stat("ecn_marks")), ".0f"),
+                         fmt(g.med(p, s, lambda r: r.stat("pfc_pause_frames")), ".0f"),
+                         f"{dead}/{n}", "no congestion signal" if g.quiet(p, s) else ""])
     return lines + pad_rows(rows)
 
 
@@ -76,7 +110,7 @@ def e5_block(g: Grid, scale: float) -> list[str]:
     rows = [["scheme", "avg drop 0", "P99 drop 0", "avg drop 1e-6", "P99 drop 1e-6", "makespan", "efficiency",
              "retx drop 0", "retx drop 1e-6", "RTO timeouts drop 0", "drops", "PFC pauses", "rate cuts",
              "re-paths per flow"]]
-    for s in list(dict.fromkeys([*E5_SCHEMES, *g.schemes])):
+    for s in list(dict.fromkeys([*E5_SCHEMES, *E5_ABLATIONS, *g.schemes])):
         if s not in g.schemes:
             continue
         p0, p1 = e5_point(0.0), e5_point(LOSS)
@@ -127,23 +161,6 @@ def e6_block(g: Grid) -> list[str]:
     return lines + pad_rows(rows)
 
 
-def al_block(g: Grid, grids: dict[str, Grid]) -> list[str]:
-    lines = ["avg / P99 FCT in ms (median over seeds) at nominal load 0.8: the paper's definition (from E2-E4, when "
-             "selected) and the artefact's (x1/100 on the percent-scale CDFs, x1.30 on the dragonfly: "
-             "effective " + ", ".join(f"{k} {artefact_load(EXPERIMENTS[k], AL_LOAD):.4f}" for k in ("E2", "E3", "E4"))
-             + ")"]
-    rows = [["workload", "scheme", "paper avg", "artefact avg", "paper P99", "artefact P99"]]
-    for p in g.points:
-        src = next(r.cell.run.source for r in g.results if r.cell.point == p)
-        ref = grids.get(src)
-        rp = ref.point_of_load(AL_LOAD) if ref is not None and AL_LOAD in ref.loads() else None
-        for s in g.schemes:
-            pa = ref.med(rp, s, avg_fct_ms) if rp else math.nan
-            pp = ref.med(rp, s, p99_fct_ms) if rp else math.nan
-            rows.append([p, s, fmt(pa, ".4f"), fmt(g.med(p, s, avg_fct_ms), ".4f"), fmt(pp, ".4f"), fmt(g.med(p, s, p99_fct_ms), ".4f")])
-    return lines + pad_rows(rows)
-
-
 def run_notes(g: Grid) -> list[str]:
     res = g.results
     errors = [r for r in res if r.error]
@@ -151,7 +168,7 @@ def run_notes(g: Grid) -> list[str]:
     tot = {k: sum(r.stat(k) for r in ok if math.isfinite(r.stat(k)))
            for k in ("drops", "retransmits", "timeouts", "laps_path_timeouts", "pfc_pause_frames")}
     notes = [f"runs: {len(res)}; " + ", ".join(f"{k} {v:.0f}" for k, v in tot.items()) + f"; errors {len(errors)}"]
-    false_retx = [r for r in ok if r.cell.scheme in (LAPS_P, LAPS_A, RPS) and r.stat("drops") == 0
+    false_retx = [r for r in ok if r.cell.scheme in (LAPS, LAPS_T, LAPS_NCC, RPS) and r.stat("drops") == 0
                   and r.stat("retransmits") > 0]
     if false_retx:
         notes.append(f"LAPS runs with retransmissions but no drop (docs/reproductions/laps-paper.md, A6: per-path RTO under PFC, or false loss "
@@ -175,23 +192,30 @@ def experiment_block(g: Grid, grids: dict[str, Grid], quick: bool, scale: float)
     e = g.exp
     lines = [f"{e.key} — {e.paper} — {e.title} — checks {e.checks} — seeds {g.seeds}"]
     if e.key in A2A:
-        w = e.quick_window_us if quick else e.window_us
-        lines.append(f"arrivals for {w / 1000:g} ms (paper 10 ms); loads {', '.join(f'{x:.2f}' for x in g.loads())}")
+        m = e.measure(quick)
+        lines.append(f"arrivals for {e.window(quick) / 1000:g} ms (paper 10 ms)"
+                     + (f"; FCTs of the flows that start in [{m[0] / 1000:g}, {m[1] / 1000:g}) ms (warm-up, "
+                        "measurement window; every flow runs and drains)" if m else "")
+                     + f"; loads {', '.join(f'{x:.2f}' for x in g.loads())}"
+                     + ("; host links 100 Gb/s, the load on them (half E1/E2's bytes at the same load)"
+                        if e.host_gbps == 100.0 and not e.dragonfly else ""))
+        if e.dragonfly:
+            lines.append("PFC class change at every switch entered over a global link, 3 PFC classes with equal-weight "
+                         "DRR, for every scheme (docs/models/pfc.md, \"Deadlock\")" + (
+                             f"; {LAPS_NCC} = LAPS without it" if LAPS_NCC in g.schemes else ""))
     lines.append("")
     if e.key in A2A:
         lines += a2a_block(g)
     elif e.key == "E5":
         lines += e5_block(g, scale)
-    elif e.key == "E6":
-        lines += e6_block(g)
     else:
-        lines += al_block(g, grids)
+        lines += e6_block(g)
     lines += run_notes(g)
     return "\n".join(lines)
 
 
-RUNS_COLUMNS = ("experiment", "point", "scheme", "seed", "key", "flows", "finished", "avg_fct_ms", "p99_fct_ms",
-                "drops", "retransmits", "pfc_pause_frames", "pfc_resume_frames", "reordered_ratio",
+RUNS_COLUMNS = ("experiment", "point", "scheme", "seed", "key", "flows", "finished", "measured", "offered_load",
+                "avg_fct_ms", "p99_fct_ms", "ecn_marks", "drops", "retransmits", "pfc_pause_frames", "pfc_resume_frames", "reordered_ratio",
                 "ooo_buffer_mean_kb", "ooo_buffer_above_30kb", "laps_rate_decreases", "laps_probes",
                 "laps_path_timeouts", "repaths_per_flow", "pfc_deadlocked_ports", "stalled", "complete", "sim_time_us",
                 "wall_seconds", "error")
@@ -199,8 +223,9 @@ RUNS_COLUMNS = ("experiment", "point", "scheme", "seed", "key", "flows", "finish
 
 def run_row(r: RunResult) -> list[Any]:
     done, n = r.finished()
-    return [r.cell.exp, r.cell.point, r.cell.scheme, r.cell.seed, r.cell.key, n, done, fmt(r.avg_ms(), ".6f"),
-            fmt(r.p99_ms(), ".6f"), *(fmt(r.stat(k), ".0f") for k in ("drops", "retransmits", "pfc_pause_frames",
+    return [r.cell.exp, r.cell.point, r.cell.scheme, r.cell.seed, r.cell.key, n, done, r.measured(),
+            fmt(r.offered_load(), ".4f"), fmt(r.avg_ms(), ".6f"),
+            fmt(r.p99_ms(), ".6f"), *(fmt(r.stat(k), ".0f") for k in ("ecn_marks", "drops", "retransmits", "pfc_pause_frames",
                                                                     "pfc_resume_frames")),
             fmt(r.reordered_ratio(), ".6f"), fmt(r.stat("ooo_buffer_mean_kb"), ".4f"),
             fmt(r.stat("ooo_buffer_above_30kb"), ".4f"),
@@ -221,19 +246,25 @@ def _llm_scale(outcome: Outcome[Cell, RunResult, Grid]) -> float:
 def header(outcome: Outcome[Cell, RunResult, Grid]) -> list[str]:
     quick, n = outcome.settings.quick, outcome.settings.seeds
     scale = _llm_scale(outcome)
-    windows = ", ".join(f"{k} {(EXPERIMENTS[k].quick_window_us if quick else EXPERIMENTS[k].window_us) / 1000:g} ms"
-                        for k in A2A)
+    windows = ", ".join(f"{k} {EXPERIMENTS[k].window(quick) / 1000:g} ms" for k in A2A)
+    m = EXPERIMENTS["E1"].measure(quick)
     return [
         f"# LAPS reproduction (dcnsim) — {'quick' if quick else 'full'} mode, seeds 1..{n}, medians over seeds",
         "",
         "Paper: \"LAPS: Joint Load Balancing and Congestion Control on Unequal-cost Multi-path Data Center "
         "Networks\" (NAIC '25); experiments, checks and decisions: docs/reproductions/laps-paper.md. Setups, schemes and every deviation: experiments/laps/README.md.",
-        "Fabrics: rail 8 x 8 GPUs (200G GPU links, 100G fabric) and dragonfly 9 x 4 x 4 (100G), 1 µs links, "
-        "1048 B packets (1000 B payload), PFC on, 4 MB per port, ACKs at strict priority, RED 400/1600 KB/0.8.",
-        "Schemes: LAPS = the paper's variant (softmax on raw µs latencies, one 2T gate, paper probing, no window; the "
-        "default wherever paper and artefact conflict), LAPS [A] = the artefact's (latency / T, two timers, "
-        "artefact probing, W = 2T x line rate); ECMP, LetFlow, CONGA, ConWeave = DCQCN (unified window: the largest one-way "
-        "BDP of any path, docs/models/dcqcn.md) + go-back-N; PLB = rate-based DCTCP (docs/models/dctcp.md, the same window) + go-back-N "
+        "Fabrics: rail 8 x 8 GPUs (200G GPU links, 100G fabric; E1H, E2H: every link 100G, the paper's text) and "
+        "dragonfly 9 x 4 x 4 (100G), 1 µs links, 1048 B packets (1000 B payload), PFC on, 4 MB per port, ACKs at "
+        "strict priority, RED 400/1600 KB/0.8. Dragonfly: data moves one PFC class up at every switch entered over "
+        "a global link (3 classes, equal-weight DRR; docs/models/pfc.md, \"Deadlock\"), E4's \"LAPS [no class "
+        "change]\" without it.",
+        "Schemes: LAPS = the headline, the artefact's rules (latency / T in the softmax, increase timer 2T, "
+        "decrease timer 2 x the largest current latency, artefact probing, W = 2T x line rate); LAPS [text] = the "
+        "ablation, the paper's literal text (softmax on raw µs latencies, one 2T gate, paper probing, no window); "
+        "the paper alone does not fix these settings and points to its artefact. ECMP, LetFlow, CONGA, ConWeave = "
+        "the artefact's Mellanox DCQCN (transport.dcqcn.variant = \"mellanox\", docs/models/dcqcn.md; unified "
+        "window: the largest one-way BDP of any path) + go-back-N; E5 adds each on the DCQCN paper's rules "
+        "(\"[DCQCN paper]\"); PLB = rate-based DCTCP (docs/models/dctcp.md, the same window) + go-back-N "
         "(re-path after 3 congested rounds with nothing in flight, or 12 in any case; none after an RTO; docs/models/plb.md); RPS = LAPS with beta = 0. ECMP, LetFlow and PLB route over the LAPS candidate paths, chosen "
         "hop by hop (lb_paths = \"candidates\", docs/models/ecmp.md); CONGA takes the least congested candidate path per "
         "flowlet (10 µs gap; DRE 200 µs, decay 0.2, 3 bits; docs/models/conga.md); ConWeave moves a flow to another candidate "
@@ -241,11 +272,16 @@ def header(outcome: Outcome[Cell, RunResult, Grid]) -> list[str]:
         "packets until the old path's TAIL (32 µs slack, 200 µs default wait; docs/models/conweave.md).",
         f"Reductions ({'quick' if quick else 'full'}): All2all loads "
         f"{', '.join(f'{x:g}' for x in (QUICK_LOADS if quick else LOADS))} (paper 0.50-1.00 in 11 steps); arrival "
-        f"windows {windows} (paper 10 ms); full flow-size CDFs; LLM flows of {scale * 64:g} MB"
+        f"windows {windows} (paper 10 ms); E1 and E1H in a steady state: FCTs of the flows that start in "
+        f"[{m[0] / 1000:g}, {m[1] / 1000:g}) ms only (warm-up, then the measurement window; the other flows load the "
+        "fabric and every flow drains), by size bucket (dcnsim's: small < 100 KB, medium 100 KB - 10 MB, large >= "
+        "10 MB); E2A-E4A = E2-E4 under the artefact's load definition (x1/100 on its percent-scale CDFs, x1.30 on "
+        f"the dragonfly); full flow-size CDFs; LLM flows of {scale * 64:g} MB"
         + (" with the start window scaled alike" if scale != 1 else " (the paper's)")
         + f"; loss 1e-6 per switch-to-switch link crossed; runs capped at {CAP_US / 1e6:g} s simulated.",
-        "Checks are evaluated on medians over seeds; " + ("informational here (quick: toy sizes, 1 seed)."
-                                                          if quick else "docs/reproductions/laps-paper.md asks for ≥ 3 seeds."),
+        "Checks judge the headline LAPS; the ablation's rows are marked \"ablation [text]\". They are evaluated on "
+        "medians over seeds; " + ("informational here (quick: toy sizes, 1 seed)."
+                                  if quick else "docs/reproductions/laps-paper.md asks for ≥ 3 seeds."),
     ]
 
 
@@ -257,6 +293,7 @@ def block(key: str, outcome: Outcome[Cell, RunResult, Grid]) -> Optional[str]:
 
 
 def paper_checks(outcome: Outcome[Cell, RunResult, Grid]) -> list[tuple[str, str]]:
-    return [("Checks B1-B9 (docs/reproductions/laps-paper.md), for the paper's LAPS and the artefact's",
+    return [("Checks B1-B9 (docs/reproductions/laps-paper.md): the headline LAPS (the artefact's rules), then the "
+             "ablation LAPS [text] (the paper's literal rules)",
              checks_block(all_checks(outcome.grids, outcome.settings.quick))),
             ("Ours vs the paper (docs/reproductions/laps-paper.md)", headline_table(headlines(outcome.grids)))]
