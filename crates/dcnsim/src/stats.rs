@@ -39,6 +39,53 @@ pub fn ideal_fct(hops: &[Hop], n: u64) -> Time {
     Time(last_row + lat)
 }
 
+/// The ideal FCT of a flow whose packets may take different paths (spraying, flowlets,
+/// re-pathing): the same `n` packets cross the first link (the sender's NIC) back to back
+/// and the last link (the receiver's) in the order they reach it, but each crosses the
+/// links in between on a path of its own, so a short last packet can overtake the full
+/// ones and a path-pinned pipeline bound ([`ideal_fct`]) would over-estimate by up to one
+/// packet time. Every packet sees `hops`' rates and latencies (the routing's path; the
+/// other paths of a fat tree are alike).
+///
+/// With D_k when packet k leaves the first link and M the serialisation in between, it
+/// reaches the last link at A_k = D_k + M_k. That link serves in arrival order, so the
+/// last packet is done at max over j of (A_j + the service of j and every packet after it
+/// in that order). For the n − 1 identical packets that term is linear in j between the
+/// places where the short packet's position changes, so the endpoints suffice.
+pub fn ideal_fct_multipath(hops: &[Hop], n: u64) -> Time {
+    if n <= 1 || hops.len() <= 1 {
+        return ideal_fct(hops, n);
+    }
+    let lat: u64 = hops.iter().map(|h| h.latency.0).sum();
+    let (first, last) = (hops[0], hops[hops.len() - 1]);
+    let middle = &hops[1..hops.len() - 1];
+    let m_full: u64 = middle.iter().map(|h| h.ser_full.0).sum();
+    let m_last: u64 = middle.iter().map(|h| h.ser_last.0).sum();
+    let full = n - 1;
+    // Arrivals at the last link of full packet k (1-based) and of the short one.
+    let arrival_full = |k: u64| k * first.ser_full.0 + m_full;
+    let arrival_short = full * first.ser_full.0 + first.ser_last.0 + m_last;
+    // Full packets that arrive no earlier than the short one go after it (ties: short first).
+    let sf = first.ser_full.0.max(1);
+    let k_min = if arrival_short <= m_full { 1 } else { (arrival_short - m_full).div_ceil(sf).max(1) };
+    let first_after_short = (k_min <= full).then_some(k_min);
+    let short_term =
+        arrival_short + last.ser_last.0 + first_after_short.map_or(0, |k| (full - k + 1) * last.ser_full.0);
+    let full_term = |k: u64| {
+        let short_after = first_after_short.is_none_or(|s| k < s);
+        arrival_full(k) + (full - k + 1) * last.ser_full.0 + if short_after { last.ser_last.0 } else { 0 }
+    };
+    let mut end = short_term;
+    let mut candidates = vec![1, full];
+    if let Some(s) = first_after_short {
+        candidates.extend([s, s.saturating_sub(1).max(1)]);
+    }
+    for k in candidates {
+        end = end.max(full_term(k));
+    }
+    Time(end + lat)
+}
+
 /// Per-flow counters of ns-3's FlowMonitor, for the data direction of a flow
 /// (docs/reproductions/dctcp-vs-swift-paper.md, "Metrics"; the study's metrics are computed from them in Python):
 /// packets sent (retransmissions included), packets and wire bytes received (duplicates
@@ -174,5 +221,52 @@ mod tests {
         // 100 us at the bottleneck + 2 us to fill the pipeline + 3 us of latency.
         let h = Hop { ser_full: Time::from_us(1), ser_last: Time::from_us(1), latency: Time::from_us(1) };
         assert_eq!(ideal_fct(&[h, h, h], 100), Time::from_us(105));
+    }
+
+    /// The multipath bound by brute force: each packet crosses the middle alone, the last
+    /// link serves in arrival order (the short packet first on a tie).
+    fn brute_multipath(hops: &[Hop], n: u64) -> Time {
+        let (first, last) = (hops[0], hops[hops.len() - 1]);
+        let mid = &hops[1..hops.len() - 1];
+        let mut arrivals: Vec<(u64, u8, u64)> = (1..=n)
+            .map(|k| {
+                let short = k == n;
+                let depart = (k - 1) * first.ser_full.0 + if short { first.ser_last.0 } else { first.ser_full.0 };
+                let m: u64 = mid.iter().map(|h| if short { h.ser_last.0 } else { h.ser_full.0 }).sum();
+                (depart + m, if short { 0 } else { 1 }, if short { last.ser_last.0 } else { last.ser_full.0 })
+            })
+            .collect();
+        arrivals.sort();
+        let mut t = 0;
+        for (a, _, s) in arrivals {
+            t = t.max(a) + s;
+        }
+        Time(t + hops.iter().map(|h| h.latency.0).sum::<u64>())
+    }
+
+    /// The closed form of the multipath bound matches the brute force, never exceeds the
+    /// pinned pipeline bound, and on a 6-hop path of equal links (a 3-tier fat tree) a
+    /// 2-packet flow whose short packet overtakes ends one short-packet time earlier.
+    #[test]
+    fn multipath_bound_matches_brute_force_and_lets_the_short_packet_overtake() {
+        let hop = |f: u64, l: u64, lat: u64| Hop { ser_full: Time(f), ser_last: Time(l), latency: Time(lat) };
+        let paths = [
+            vec![hop(100, 10, 7), hop(400, 40, 3), hop(100, 10, 5), hop(200, 20, 1)],
+            vec![hop(100, 90, 1), hop(100, 90, 1), hop(100, 90, 1)],
+            vec![hop(300, 30, 1), hop(100, 10, 1), hop(100, 10, 1), hop(100, 10, 1)],
+            vec![hop(100, 10, 1), hop(100, 10, 1), hop(100, 10, 1), hop(300, 30, 1)],
+            vec![hop(100, 100, 2), hop(50, 50, 2)],
+        ];
+        for hops in &paths {
+            for n in 1..60 {
+                let m = ideal_fct_multipath(hops, n);
+                assert_eq!(m, brute_multipath(hops, n), "n = {n}, {hops:?}");
+                assert!(m <= ideal_fct(hops, n), "n = {n}");
+            }
+        }
+        let h = hop(32_768, 1_024, 500);
+        let fat_tree = [h; 6];
+        assert_eq!(ideal_fct(&fat_tree, 2), Time(6 * 32_768 + 1_024 + 3_000));
+        assert_eq!(ideal_fct_multipath(&fat_tree, 2), Time(6 * 32_768 + 3_000));
     }
 }

@@ -28,7 +28,7 @@ use crate::scenario::{
 };
 use crate::scenario::{LossLinks, LossPackets, WindowCap};
 use crate::sim::{ArRule, Counters, Simulation};
-use crate::stats::{ideal_fct, FlowMonitor, Hop};
+use crate::stats::{ideal_fct, ideal_fct_multipath, FlowMonitor, Hop};
 use crate::topology::{self, FatTreeShape, Tier, TierLinks, Topology};
 use crate::transport::app::OnOffApp;
 use crate::transport::{Flow, TransportConfig};
@@ -386,7 +386,16 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
                 flow.reply_hold = noise.clone().map(|n| Box::new(crate::noise::DelayNoise::at_receiver(n, info.seed)))
             }
         }
-        flow.ideal_fct = if n_pkts == u64::MAX { Time::ZERO } else { ideal_fct(&hops, n_pkts) };
+        // The exact store-and-forward bound: pinned to one path for ECMP, with packets free
+        // to overtake on disjoint middle paths for every balancer that may move them
+        // (stats.rs), so that no finished flow has a slowdown below 1.
+        flow.ideal_fct = if n_pkts == u64::MAX {
+            Time::ZERO
+        } else if sp.lb == LbName::Ecmp {
+            ideal_fct(&hops, n_pkts)
+        } else {
+            ideal_fct_multipath(&hops, n_pkts)
+        };
         if sp.cc == crate::scenario::CcName::Eqds || tr.receiver_credit {
             let speculative = match tr.eqds.speculative_window {
                 InitialWindow::Packets(n) => n,

@@ -1,6 +1,7 @@
 //! Issue 10, "property tests": any small random scenario — topology kind and size,
 //! congestion control, load balancer, workload and load, link loss, failed links,
-//! trimming, PFC — terminates, conserves bytes and is deterministic.
+//! trimming, PFC — terminates, conserves bytes and is deterministic; and (issue 29) no
+//! finished flow beats its ideal FCT.
 //!
 //! Scenarios are TOML text built from generated choices, so a failing case prints as a
 //! scenario one can paste into a file and run. Combinations the builder rejects (e.g. an
@@ -263,6 +264,27 @@ fn check_conservation(s: &Simulation) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// Issue 29: the ideal FCT is a lower bound, so no finished flow has a slowdown below 1
+/// (`stats::ideal_fct`, and `ideal_fct_multipath` for every balancer that moves packets).
+fn check_slowdown_at_least_one(s: &Simulation) -> Result<(), TestCaseError> {
+    for f in &s.flows {
+        if let Some(finish) = f.receiver.finish {
+            let fct = finish - f.start;
+            prop_assert!(
+                fct >= f.ideal_fct,
+                "flow {} ({} B, {}->{}) finished in {} < its ideal {}",
+                f.id,
+                f.size,
+                f.src,
+                f.dst,
+                fct,
+                f.ideal_fct
+            );
+        }
+    }
+    Ok(())
+}
+
 /// Everything a run's outcome is judged by: counters, events, and each flow's fate.
 fn fingerprint(s: &Simulation) -> String {
     let mut out = format!("{:?} events {} end {:?}\n", s.counters, s.events_processed(), s.now());
@@ -312,6 +334,8 @@ fn random_scenarios_terminate_conserve_bytes_and_are_deterministic() {
             return Err(TestCaseError::reject("the builder rejects this combination"));
         };
         check_conservation(&first).map_err(|e| TestCaseError::fail(format!("{e}\n--- scenario ---\n{text}")))?;
+        check_slowdown_at_least_one(&first)
+            .map_err(|e| TestCaseError::fail(format!("{e}\n--- scenario ---\n{text}")))?;
         failed.set(failed.get() + first.flows.iter().filter(|f| given_up(f)).count() as u32);
         let second = run(&text, may_fail)?.expect("built once, builds again");
         prop_assert_eq!(fingerprint(&first), fingerprint(&second), "same scenario, same seed:\n{}", text);
