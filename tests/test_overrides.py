@@ -84,7 +84,7 @@ def test_path_through_a_value_or_a_missing_entry_is_an_error_naming_it(override:
 
 
 def test_a_missing_table_is_created() -> None:
-    # The README's sweep axis `switch.buffer` on a scenario without [switch] (issue 29).
+    # The sweep example's axis `switch.buffer` (docs/sweeps.md) on a scenario without [switch] (issue 29).
     spec = apply_overrides(BASE, ["switch.buffer=2MB", "switch.ecn.kmin=40KB", "transport.dctcp.g=0.1"])
     assert spec["switch"] == {"buffer": "2MB", "ecn": {"kmin": "40KB"}}
     assert spec["transport"] == {"cc": "dctcp", "dctcp": {"g": 0.1}}
@@ -229,7 +229,7 @@ def test_cli_sets_a_field_of_a_table_the_scenario_lacks(tiny_toml: Path, dcnsim_
 
 
 def test_a_sweep_axis_may_name_a_table_the_base_lacks() -> None:
-    # The README's sweep example varies switch.buffer; most scenarios have no [switch].
+    # docs/sweeps.md's example varies switch.buffer; most scenarios have no [switch].
     from dcnsim import _sweep
 
     points = _sweep.expand(BASE, {"zip": {"switch.buffer": ["1MB", "4MB"]}})
@@ -243,3 +243,12 @@ def test_a_misspelt_sweep_axis_fails_before_any_run(tiny_toml: Path, tmp_path: P
     with pytest.raises(ScenarioError, match=r"^sweep point 0 \(topolgy\.hosts=16\): topolgy: unknown field"):
         dcnsim.sweep(sweep, tmp_path / "out", jobs=1, progress=False)
     assert not (tmp_path / "out" / "runs").exists()
+
+
+def test_a_sweep_axis_merges_tables_and_replaces_with_a_colon() -> None:
+    from dcnsim import _sweep
+
+    merged = _sweep.expand(SWITCH, {"grid": {"switch.ecn": [{"kmin": "10KB"}]}})[0].spec["switch"]["ecn"]
+    replaced = _sweep.expand(SWITCH, {"grid": {"switch.ecn:": [{"kmin": "10KB"}]}})[0].spec["switch"]["ecn"]
+    assert merged == {"kmin": "10KB", "kmax": "60KB", "on": "dequeue"}
+    assert replaced == {"kmin": "10KB"}

@@ -54,7 +54,7 @@ D2TCP_ECN = 'switch.ecn={ enabled = true, kmin = "400KiB", kmax = "1600KiB", pma
 SWIFT = "Swift"
 HPCC = "HPCC"
 # Physical priority queues are each lossless on their own ("per-queue PFC", docs/models/pfc.md): a
-# PAUSE stops one level of a link, not all (README, switch.pfc.per_priority).
+# PAUSE stops one level of a link, not all (docs/scenario.md, switch.pfc.per_priority).
 PER_PRIORITY_PFC = "switch.pfc.per_priority=true"
 # The artefact's Physical schemes send an ACK at its data's priority: it waits behind higher
 # levels and pauses with its level (docs/models/pfc.md, docs/reproductions/prioplus-paper.md).
