@@ -41,3 +41,11 @@ def test_readme_is_short_and_links_only_to_files_that_exist() -> None:
     assert len(text.splitlines()) <= 300
     for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", text):
         assert (ROOT / target).exists(), target
+
+
+def test_readme_tables_render_as_tables() -> None:
+    import markdown
+
+    html = markdown.markdown((ROOT / "README.md").read_text(), extensions=["tables", "fenced_code"])
+    assert "<table>" in html
+    assert not raw_table_rows(html)
