@@ -4,7 +4,7 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-PY_DEPS := maturin pytest numpy pandas pyarrow matplotlib plotly distributed websocket-client nbclient nbformat ipykernel dpkt
+PY_DEPS := maturin pytest numpy pandas pyarrow matplotlib plotly distributed websocket-client nbclient nbformat ipykernel dpkt mkdocs
 
 .PHONY: build run test bench
 

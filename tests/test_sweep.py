@@ -51,7 +51,7 @@ def test_grid_zip_and_seeds_expand_to_their_product() -> None:
     ({"grid": {"transport.cc": []}}, ["transport.cc", "non-empty list"]),
     ({"seeds": 0}, ["seeds", ">= 1"]),
     ({"grids": {}}, ["grids", "grid, zip, seeds"]),
-    ({"grid": {"topolgy.hosts": [16]}}, ["point 0", "topolgy"]),
+    ({"grid": {"topology.hosts.x": [16]}}, ["point 0", "topology.hosts"]),
 ])
 def test_malformed_axes_are_rejected_with_the_field(axes: dict[str, Any], words: list[str]) -> None:
     base = {"topology": {"hosts": 16}, "transport": {"cc": "dctcp"}}

@@ -57,19 +57,28 @@ def load_scenario(path: StrPath, overrides: Iterable[str] = ()) -> tuple[dict[st
 def apply_overrides(spec: dict[str, Any], overrides: Iterable[str]) -> dict[str, Any]:
     """Return a copy of ``spec`` with each ``a.b.c=value`` override applied in order.
 
+    The path is dotted; a numeric segment indexes an array of tables: ``workload.0.size=4MB``
+    is the first ``[[workload]]``. Error messages spell paths the same way.
+
     The value is read as a TOML value when it is one (``1024``, ``true``, ``"x"``,
     ``[1, 2]``, ``{ kmin = "40KB" }``) and kept as a plain string otherwise, so units need
-    no quoting on a shell command line (``800Gbps``, ``4MB``). A numeric path segment
-    indexes an array of tables: ``workload.0.size=4MB`` is the first ``[[workload]]``.
+    no quoting on a shell command line (``800Gbps``, ``4MB``).
 
-    The leaf may be new, but every table or array above it must already exist: an
-    override of ``topolgy.hosts`` is a typo, not a request for a new table. To add a
-    table, set it whole: ``switch={ buffer = "1MB" }``.
+    A table on the path that the scenario lacks is created (``switch.buffer=2MB`` works
+    without a ``[switch]`` table); the core then rejects a misspelt name such as
+    ``topolgy``. An inline table merges into the table already there, key by key and at
+    every depth, so ``switch={ buffer = "2MB" }`` keeps the switch's ECN settings. To
+    replace a table whole, write ``:=`` instead of ``=`` (``switch.ecn:={ enabled = false }``).
+    Arrays and single values are always replaced.
 
     >>> apply_overrides({"topology": {"hosts": 16}}, ["topology.hosts=128"])
     {'topology': {'hosts': 128}}
     >>> apply_overrides({"workload": [{"size": "1MB"}]}, ["workload.0.size=4MB"])
     {'workload': [{'size': '4MB'}]}
+    >>> apply_overrides({"switch": {"ecn": {"kmin": "60KB"}}}, ['switch={ buffer = "2MB" }'])
+    {'switch': {'ecn': {'kmin': '60KB'}, 'buffer': '2MB'}}
+    >>> apply_overrides({"switch": {"ecn": {"kmin": "60KB"}}}, ['switch:={ buffer = "2MB" }'])
+    {'switch': {'buffer': '2MB'}}
     """
     if isinstance(overrides, (str, bytes)):
         raise TypeError("overrides must be a list of 'key=value' strings, not a single string")
@@ -82,20 +91,27 @@ def apply_overrides(spec: dict[str, Any], overrides: Iterable[str]) -> dict[str,
 def _apply_one(spec: dict[str, Any], item: str) -> None:
     key, sep, raw = item.partition("=")
     key = key.strip()
-    if not sep or not key:
-        raise ScenarioError(f"override {item!r}: expected KEY=VALUE, e.g. topology.hosts=128")
-    if "" in [p.strip() for p in key.split(".")]:
-        raise ScenarioError(f"override {item!r}: {key!r} has an empty path segment")
+    if not sep or not key.rstrip(":").strip():
+        raise ScenarioError(f"override {item!r}: expected KEY=VALUE (or KEY:=VALUE to replace a table whole), "
+                            "e.g. topology.hosts=128")
+    path = key[:-1].rstrip() if key.endswith(":") else key
+    if "" in [p.strip() for p in path.split(".")]:
+        raise ScenarioError(f"override {item!r}: {path!r} has an empty path segment")
     set_path(spec, key, _parse_value(raw.strip()))
 
 
 def set_path(spec: dict[str, Any], key: str, value: Any) -> None:
     """Set the field at dotted path ``key`` of ``spec`` (in place) to ``value``, with the
-    rules of :func:`apply_overrides`: the leaf may be new, every table or array above it
-    must exist, and a numeric segment indexes an array of tables."""
+    rules of :func:`apply_overrides`: missing tables on the path are created, a numeric
+    segment indexes an existing array entry, an inline table merges into the table there
+    unless ``key`` ends with ``:`` (the ``KEY:=VALUE`` form), which replaces it."""
+    replace = key.rstrip().endswith(":")
+    if replace:
+        key = key.rstrip()[:-1]
     parts = [p.strip() for p in key.split(".")]
     if "" in parts:
         raise ScenarioError(f"{key!r} has an empty path segment")
+    key = ".".join(parts)
     node: Any = spec
     for depth, part in enumerate(parts):
         here = ".".join(parts[: depth + 1])
@@ -108,24 +124,38 @@ def set_path(spec: dict[str, Any], key: str, value: Any) -> None:
                 )
             index = int(part)
             if last:
-                node[index] = value
+                node[index] = value if replace else _merged(node[index], value)
             else:
                 node = node[index]
         elif isinstance(node, dict):
             if last:
-                node[part] = value
-            elif part not in node:
-                raise ScenarioError(
-                    f"{key}: the scenario has no {here!r} to set it in "
-                    f"(to add a table, set it whole: {here}={{ key = value }})"
-                )
-            else:
-                node = node[part]
+                node[part] = value if replace or part not in node else _merged(node[part], value)
+                continue
+            if part not in node:
+                following = parts[depth + 1]
+                if following.isascii() and following.isdigit():
+                    raise ScenarioError(
+                        f"{key}: the scenario has no {here} array to pick entry {following} from "
+                        f"(add the array whole: {here}=[{{ key = value }}])"
+                    )
+                node[part] = {}
+            node = node[part]
         else:
             parent = ".".join(parts[:depth])
             raise ScenarioError(
                 f"{key}: {parent} is a single value ({node!r}), not a table or array"
             )
+
+
+def _merged(old: Any, new: Any) -> Any:
+    """``new`` laid over ``old``: tables merge key by key at every depth, anything else
+    (arrays, single values, a table over a non-table) is replaced."""
+    if not (isinstance(old, dict) and isinstance(new, dict)):
+        return new
+    result = dict(old)
+    for k, v in new.items():
+        result[k] = _merged(result[k], v) if k in result else v
+    return result
 
 
 def _parse_value(text: str) -> Any:

@@ -107,7 +107,8 @@ def _parser() -> argparse.ArgumentParser:
     run_cmd.add_argument("--out", metavar="DIR", help="result directory (default: results/<scenario name>)")
     run_cmd.add_argument(
         "--set", dest="overrides", metavar="KEY=VALUE", action="append", default=[],
-        help="override a scenario field, e.g. --set topology.hosts=128 --set workload.0.size=4MB (repeatable)",
+        help="override a scenario field, e.g. --set topology.hosts=128 --set workload.0.size=4MB (repeatable); "
+        "missing tables are created, an inline table merges into the table there, KEY:=VALUE replaces it whole",
     )
     run_cmd.add_argument("--allow-dir", dest="allow_dirs", metavar="DIR", action="append", default=[],
                          help="also let the scenario read files (CDFs, flow lists, topologies) under DIR; by default "

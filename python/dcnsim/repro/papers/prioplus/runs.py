@@ -54,7 +54,7 @@ D2TCP_ECN = 'switch.ecn={ enabled = true, kmin = "400KiB", kmax = "1600KiB", pma
 SWIFT = "Swift"
 HPCC = "HPCC"
 # Physical priority queues are each lossless on their own ("per-queue PFC", docs/models/pfc.md): a
-# PAUSE stops one level of a link, not all (README, switch.pfc.per_priority).
+# PAUSE stops one level of a link, not all (docs/scenario.md, switch.pfc.per_priority).
 PER_PRIORITY_PFC = "switch.pfc.per_priority=true"
 # The artefact's Physical schemes send an ACK at its data's priority: it waits behind higher
 # levels and pauses with its level (docs/models/pfc.md, docs/reproductions/prioplus-paper.md).
@@ -198,7 +198,7 @@ def m1_runs(quick: bool) -> list[Run]:
     size = ("workload.0.file=m1_quick_high.csv", "workload.1.file=m1_quick_low.csv") if quick else ()
     return [Run("2 x 200 MB" if not quick else "2 x 20 MB", D2TCP, size, seeded=False),
             Run("2 x 200 MB" if not quick else "2 x 20 MB", PP, size + (
-                "transport.cc=prioplus", "switch.ecn={ enabled = false }", "transport.prioplus.stop_below_pkts=0.1"),
+                "transport.cc=prioplus", "switch.ecn:={ enabled = false }", "transport.prioplus.stop_below_pkts=0.1"),
                 seeded=False)]
 
 
@@ -229,7 +229,7 @@ F12C_TOLERANCE = 0.05  # AC17
 F12C_A = "[A] 200G 4:1"  # the default: the artefact's fabric (docs/reproductions/prioplus-paper.md, F12C)
 F12C_P = "[P] 100G 2:1"  # the paper's rates, oversubscription and 32 MB on the same 3 x 8 layout
 F12C_P_FABRIC = ('topology.file="fig12c_leaf_spine_p.csv"', 'switch.buffer="32MB"',
-                 'switch.pfc.dynamic={ buffer = "32MB" }')  # per switch, shared by dynamic threshold
+                 'switch.pfc.dynamic:={ buffer = "32MB" }')  # per switch, shared by dynamic threshold
 
 
 def f12c_runs(quick: bool) -> list[Run]:
