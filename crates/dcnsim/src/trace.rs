@@ -22,7 +22,7 @@
 //! starts at the sender's NIC and its replies when they have arrived there. Each frame
 //! renders the packet's 64 header bytes as Ethernet (14) + IPv4 (20) + UDP (8) + the
 //! 22-byte dcnsim header (see `dcnsim_header`); the payload is not stored (caplen 64,
-//! orig_len = the packet's simulated wire size). README "Packet traces" documents the
+//! orig_len = the packet's simulated wire size). docs/outputs.md, "Packet traces", documents the
 //! layout for readers.
 
 use crate::net::{flags, Packet, PacketKind, Port};

@@ -145,7 +145,7 @@ impl Simulation {
         }
     }
 
-    /// One row per flow (see README, "Results").
+    /// One row per flow (docs/outputs.md, "Result directory").
     pub fn flow_table(&self) -> Table {
         let n = self.flows.len();
         let mut id = Vec::with_capacity(n);

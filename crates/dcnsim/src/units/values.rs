@@ -178,7 +178,7 @@ pub enum WindowCap {
     Bytes(u64),
 }
 
-const WINDOW_ALLOWED: &str = "allowed: \"off\", \"bdp\" (a bandwidth-delay product, see the README for this field) or a size of at least one byte such as \"100KB\"";
+const WINDOW_ALLOWED: &str = "allowed: \"off\", \"bdp\" (a bandwidth-delay product, docs/scenario.md documents it per field) or a size of at least one byte such as \"100KB\"";
 
 impl<'de> Deserialize<'de> for WindowCap {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
