@@ -436,6 +436,14 @@ def sweep(
     ``allow_dirs`` or ``$DCNSIM_ALLOW_DIRS``; a sweep has at most 10,000 points
     (:mod:`dcnsim._inputs`).
 
+    ``out`` is checked first (:class:`dcnsim.OutputError` for a file, a directory that
+    cannot be written or a run's directory) and ``dask`` too (:class:`dcnsim.UsageError`
+    for a malformed address or a scheduler that does not answer within 10 s). When
+    points fail or their workers die, the result has ``complete=False``, a
+    :class:`dcnsim.SweepIncompleteWarning` says how many, and the summary keeps every
+    metric column (NaN for those points). Local workers end with this process, even when
+    it is killed with SIGKILL (Dask's LocalCluster workers do so by themselves).
+
     >>> import dcnsim
     >>> res = dcnsim.sweep("examples/sweep_tiny.toml", "results/sweep-tiny", jobs=2)  # doctest: +SKIP
     >>> res.summary.groupby("transport.cc")["slowdown_p99"].mean()  # doctest: +SKIP
