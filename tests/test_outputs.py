@@ -154,6 +154,17 @@ def test_a_reproduction_directory_is_refused_to_runs_and_sweeps(tmp_path: Path) 
     check_out_dir(repro, "reproduction")  # a reproduction resumes in its own directory
 
 
+@pytest.mark.core
+def test_reproduce_refuses_a_file_or_a_run_directory(quick_cli: Cli, tmp_path: Path) -> None:
+    (tmp_path / "afile").write_text("keep me")
+    args = ("reproduce", "mswift", "--quick", "--only", "4", "--seeds", "1", "--jobs", "1")
+    _one_line_error(quick_cli(*args, "--out", "afile"), "--out afile", "is a file")
+    _run_dir(tmp_path / "r")
+    _one_line_error(quick_cli(*args, "--out", "r"), "--out r", "holds the results of a run",
+                    "a reproduction does not write there")
+    assert not (tmp_path / "r" / "cache").exists()
+
+
 # ---------------------------------------------------------------------------------------
 # The marker
 
@@ -197,6 +208,9 @@ def test_report_out_checks(dcnsim_cli: Cli, tmp_path: Path) -> None:
     _one_line_error(dcnsim_cli("report", "r", "--out", str(target / "page.html")), "cannot write in")
     (tmp_path / "afile").write_text("x")
     _one_line_error(dcnsim_cli("report", "r", "--out", "afile/page.html"), "afile is a file, not a directory")
+    _one_line_error(dcnsim_cli("report", "r", "--out", "r/flows.parquet"), "--out r/flows.parquet",
+                    "exists and was not written by dcnsim")
+    assert len(pd.read_parquet(tmp_path / "r" / "flows.parquet")) == 1, "the file is untouched"
 
 
 # ---------------------------------------------------------------------------------------

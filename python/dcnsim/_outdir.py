@@ -124,14 +124,24 @@ def check_kind(path: Path, kind: str, option: str = "--out") -> None:
                           f"a {kind} does not write there: give another directory")
 
 
-def check_out_file(out: Union[str, os.PathLike[str]], option: str = "--out") -> Path:
+def check_out_file(out: Union[str, os.PathLike[str]], option: str = "--out", replaces: str = "") -> Path:
     """Check that the file ``out`` can be written: not a directory, in a writable
-    directory (created if missing)."""
+    directory (created if missing). An existing file is replaced only when its first
+    4 KiB hold ``replaces`` (say, the title of a page written before)."""
     path = Path(out)
     if path.is_dir():
         raise OutputError(f"{option} {path}: is a directory; give a file name such as {path / 'report.html'}")
-    if path.exists() and not os.access(path, os.W_OK):
-        raise OutputError(f"{option} {path}: the file cannot be written (permission denied)")
+    if path.exists():
+        try:
+            with path.open("rb") as f:
+                head = f.read(4096).decode("utf-8", errors="replace")
+        except OSError as exc:
+            raise OutputError(f"{option} {path}: cannot be read or replaced ({exc.strerror or exc})") from None
+        if replaces and replaces not in head:
+            raise OutputError(f"{option} {path}: the file exists and was not written by dcnsim; "
+                              "give a new file name or remove it")
+        if not os.access(path, os.W_OK):
+            raise OutputError(f"{option} {path}: the file cannot be written (permission denied)")
     _check_writable(path.parent, option)
     return path
 

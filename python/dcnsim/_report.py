@@ -46,7 +46,9 @@ def write_report(result_dir: StrPath, out: Optional[StrPath] = None) -> Path:
 
     source = Path(result_dir)
     kind = _kind(source)
-    path = check_out_file(Path(out) if out is not None else source / "report.html", "--out" if out else "report")
+    # An existing file is replaced only when it is a page written before.
+    path = check_out_file(Path(out) if out is not None else source / "report.html", "--out" if out else "report",
+                          replaces="<title>dcnsim ")
     page = _sweep_page(source) if kind == "sweep" else _run_page(source)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(_html(page), encoding="utf-8")
