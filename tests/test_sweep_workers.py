@@ -159,7 +159,8 @@ def _die(spec: dict[str, Any], base_dir: str, run_dir: str, timeout: Any) -> dic
 
 
 @pytest.mark.core
-def test_a_sweep_whose_workers_die_warns_and_keeps_the_metric_columns(tmp_path: Path,
+@pytest.mark.parametrize("dask", [None, "local"], ids=["pool", "dask"])
+def test_a_sweep_whose_workers_die_warns_and_keeps_the_metric_columns(tmp_path: Path, dask: Any,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     base, axes, _ = _sweep.load_sweep(TINY)
     base = copy.deepcopy(base)
@@ -167,7 +168,8 @@ def test_a_sweep_whose_workers_die_warns_and_keeps_the_metric_columns(tmp_path: 
     monkeypatch.setattr(_sweep, "run_point", _die)
     with pytest.warns(dcnsim.SweepIncompleteWarning, match=r"2 of 2 points did not finish, 2 of them lost with a "
                       r"worker process that died; complete=False"):
-        result = dcnsim.sweep({"base": base, "axes": {"seeds": 2}}, tmp_path / "out", jobs=1, progress=False)
+        result = dcnsim.sweep({"base": base, "axes": {"seeds": 2}}, tmp_path / "out", jobs=1, dask=dask,
+                              progress=False)
     assert not result.complete
     s = result.summary
     for column in ("slowdown_p50", "slowdown_p99", "fct_p50_us", "fct_p99_us", "cct_us", "events", "flows_finished"):

@@ -388,7 +388,9 @@ def dask_executor(address: str, jobs: int) -> Callable[[Sequence[Job]], Iterator
                 try:
                     yield key, fut.result()
                 except Exception as exc:  # a lost worker or a killed task
-                    yield key, {"status": "error", "complete": False, "error": f"{type(exc).__name__}: {exc}"}
+                    lost = f"{_LOST} (Dask: " if type(exc).__name__ == "KilledWorker" else ""
+                    error = f"{lost}{type(exc).__name__}: {exc}{')' if lost else ''}"
+                    yield key, {"status": "error", "complete": False, "error": error}
         finally:
             client.close()
             if cluster is not None:
