@@ -39,10 +39,13 @@ class ResultsSavedElsewhere(OSError):
     they were saved to :attr:`saved_to` (None when no place could take them) instead.
     :attr:`result` holds the results themselves (a :class:`dcnsim.Result` for a run)."""
 
-    def __init__(self, message: str, result: Any, saved_to: Optional[Path]) -> None:
+    def __init__(self, message: str, result: Any = None, saved_to: Optional[Path] = None) -> None:
         super().__init__(message)
         self.result = result
         self.saved_to = saved_to
+
+    def __reduce__(self) -> Any:  # crosses process boundaries whole (pools, Dask)
+        return (type(self), (str(self), self.result, self.saved_to))
 
 
 def _signs(path: Path) -> dict[str, list[str]]:
