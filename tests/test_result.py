@@ -192,7 +192,8 @@ def test_no_finished_flows_and_empty_samplers_skip_plots_with_a_note(
     unfinished = [("perm", -1, 0.0, NAN), ("perm", -1, 0.0, NAN)]
     empty = {"time_us": [], "kind": ([], ["port", "flow"]), "id": [], "metric": ([], ["queue_bytes"]), "value": []}
     out = make(unfinished, timeseries=empty, finished=False).write(tmp_path / "out")
-    assert sorted(p.name for p in out.iterdir()) == ["flows.csv", "flows.parquet", "ports.parquet", "summary.json"]
+    assert sorted(p.name for p in out.iterdir()) == ["dcnsim-result.json", "flows.csv", "flows.parquet", "ports.parquet",
+                                                      "summary.json"]
     notes = capsys.readouterr().err
     for name in ("fct_cdf.png", "slowdown_by_size.png"):
         assert f"note: {name} not written" in notes

@@ -15,21 +15,26 @@ The same from a shell: ``dcnsim run examples/quickstart.toml --set transport.cc=
 """
 
 from dcnsim._ext import ScenarioError, SimulationPanic, __version__
+from dcnsim._outdir import OutputError, ResultsSavedElsewhere, UsageError
 from dcnsim._report import ReportError
 from dcnsim._report import write_report as report
 from dcnsim._result import Result
 from dcnsim._run import RunInterrupted, run
 from dcnsim._scenario import apply_overrides, load_scenario
-from dcnsim._sweep import SweepInterrupted, SweepResult, sweep
+from dcnsim._sweep import SweepIncompleteWarning, SweepInterrupted, SweepResult, sweep
 
 __all__ = [
+    "OutputError",
     "Result",
     "ReportError",
+    "ResultsSavedElsewhere",
     "RunInterrupted",
     "ScenarioError",
     "SimulationPanic",
+    "SweepIncompleteWarning",
     "SweepInterrupted",
     "SweepResult",
+    "UsageError",
     "__version__",
     "apply_overrides",
     "load_scenario",

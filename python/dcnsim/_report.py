@@ -42,24 +42,38 @@ def write_report(result_dir: StrPath, out: Optional[StrPath] = None) -> Path:
     >>> dcnsim.report("results/quickstart")  # doctest: +SKIP
     PosixPath('results/quickstart/report.html')
     """
+    from dcnsim._outdir import check_out_file
+
     source = Path(result_dir)
-    page = _sweep_page(source) if _kind(source) == "sweep" else _run_page(source)
-    path = Path(out) if out is not None else source / "report.html"
+    kind = _kind(source)
+    # An existing file is replaced only when it is a page written before.
+    path = check_out_file(Path(out) if out is not None else source / "report.html", "--out" if out else "report",
+                          replaces="<title>dcnsim ")
+    page = _sweep_page(source) if kind == "sweep" else _run_page(source)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(_html(page), encoding="utf-8")
     return path
 
 
 def _kind(source: Path) -> str:
-    """``"run"`` or ``"sweep"``, by the files that `dcnsim run` and `dcnsim sweep` write."""
+    """``"run"`` or ``"sweep"``: the directory's ``dcnsim-result.json``, else the files
+    that `dcnsim run` and `dcnsim sweep` write (:func:`dcnsim._outdir.kind_of`)."""
+    from dcnsim._outdir import OutputError, kind_of
+
     if not source.is_dir():
-        raise ReportError(f"{source}: no such directory")
-    if (source / "summary.json").is_file():
+        raise ReportError(f"{source}: {'not a directory' if source.exists() else 'no such directory'}")
+    try:
+        kind = kind_of(source)
+    except OutputError as exc:
+        raise ReportError(f"cannot draw a report: {exc}") from None
+    if kind == "reproduction":
+        raise ReportError(f"{source} holds a reproduction (`dcnsim reproduce`), which `dcnsim report` does not "
+                          "draw: its table.md, runs.csv and PNG figures are the results; report draws run and "
+                          "sweep directories")
+    if kind == "run":
         missing = [name for name in _RUN_FILES if not (source / name).exists()]
-        kind = "run"
-    elif (source / "summary.parquet").is_file():
+    elif kind == "sweep":
         missing = [name for name in _SWEEP_FILES if not (source / name).exists()]
-        kind = "sweep"
     else:
         raise ReportError(f"{source} is not a result directory: it has no summary.json (written by `dcnsim run`) "
                           "and no summary.parquet (written by `dcnsim sweep`)")

@@ -102,14 +102,19 @@ class Result:
 
     def write(self, out_dir: StrPath, plots: bool = True) -> Path:
         """Write the result directory and return its path (with PNG plots unless
-        ``plots`` is False, as sweeps do for their many points).
+        ``plots`` is False, as sweeps do for their many points). A directory holding a
+        sweep's or a reproduction's results is refused (:class:`dcnsim.OutputError`).
 
         ``flows.parquet`` depends only on the simulation (no wall-clock values), so two
         runs of the same scenario and seed give byte-identical files; wall time lives in
         ``summary.json``.
         """
+        from dcnsim import _outdir
+
         out = Path(out_dir)
+        _outdir.check_kind(out, "run", option="out")
         out.mkdir(parents=True, exist_ok=True)
+        _outdir.mark(out, "run")
         for pattern in _OPTIONAL_OUTPUTS:
             for stale in out.glob(pattern):
                 stale.unlink()

@@ -10,6 +10,7 @@ from typing import Any, Iterable, Optional, Sequence, TextIO, Union
 from dcnsim import _fmt
 from dcnsim._ext import core
 from dcnsim._inputs import check_inputs
+from dcnsim._outdir import ResultsSavedElsewhere, check_out_dir, write_or_save
 from dcnsim._result import Result
 from dcnsim._scenario import StrPath, apply_overrides, load_scenario, scenario_json
 
@@ -32,9 +33,11 @@ class RunInterrupted(KeyboardInterrupt):
     while code that does can still keep the partial result (``result.complete`` is False).
     """
 
-    def __init__(self, result: Result) -> None:
+    def __init__(self, result: Result, write_error: Optional[str] = None) -> None:
         super().__init__("simulation interrupted")
         self.result = result
+        # Set when the partial result could not be written to ``out``: says where it went.
+        self.write_error = write_error
 
 
 def run(
@@ -56,7 +59,11 @@ def run(
     ``workloads/`` directory, ``allow_dirs`` or ``$DCNSIM_ALLOW_DIRS`` (the rule is in
     :mod:`dcnsim._inputs`); others are refused with a ScenarioError before anything runs.
     With ``out`` the result directory is written too; with ``progress`` a progress bar
-    goes to stderr.
+    goes to stderr. ``out`` is checked before simulating (:class:`dcnsim.OutputError`
+    for a file, a directory that cannot be written, or a sweep's or a reproduction's
+    directory). When writing fails after the simulation finished, the result is saved
+    to a fresh ``<out>.saved-<n>`` beside it and :class:`dcnsim.ResultsSavedElsewhere`
+    says where (its ``result`` and ``saved_to`` attributes hold the result and the path).
 
     On Ctrl-C the run stops at the end of the current step, the partial result is
     written to ``out`` if given, and :class:`RunInterrupted` (a KeyboardInterrupt
@@ -74,6 +81,8 @@ def run(
         root = Path(base_dir)
 
     check_inputs(spec, root, allow_dirs)
+    if out is not None:
+        out = check_out_dir(out, "run", option="out")
     started = time.perf_counter()
     sim = core().Simulation(scenario_json(spec), str(root))
     interrupted = False
@@ -82,8 +91,16 @@ def run(
     except KeyboardInterrupt:
         interrupted = True
     result = Result.from_simulation(sim, wall_seconds=time.perf_counter() - started)
-    if out is not None:
-        result.write(out)
+    if out is None:
+        if interrupted:
+            raise RunInterrupted(result)
+        return result
+    try:
+        write_or_save(Path(out), result.write, result)
+    except ResultsSavedElsewhere as exc:
+        if interrupted:
+            raise RunInterrupted(result, str(exc)) from None
+        raise
     if interrupted:
         raise RunInterrupted(result)
     return result

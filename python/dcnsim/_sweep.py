@@ -46,6 +46,7 @@ from typing import Any, Callable, Iterator, Optional, Sequence, Union
 from dcnsim._ext import ScenarioError
 from dcnsim._files import write_text_atomic
 from dcnsim._inputs import allowed_dirs, check_inputs, check_path, check_point_count, read_spec_file
+from dcnsim._outdir import ResultsSavedElsewhere, UsageError, check_out_dir, mark, write_or_save
 from dcnsim._scenario import StrPath, scenario_json, set_path, tomllib
 
 # ---------------------------------------------------------------------------------------
@@ -209,7 +210,10 @@ def run_point(spec: dict[str, Any], base_dir: str, run_dir: str, timeout: Option
             spent = time.perf_counter() - began
             step = max(1, int(step * min(4.0, max(0.25, 0.15 / max(spent, 1e-4)))))
         result = Result.from_simulation(sim, wall_seconds=time.perf_counter() - started)
-        result.write(out, plots=False)
+        try:
+            write_or_save(out, lambda d: result.write(d, plots=False), result, what="point's results")
+        except ResultsSavedElsewhere as exc:
+            row.update(status="error", error=str(exc), complete=False)
         stats = result.summary.get("stats", {})
         row.update({k: stats.get(k) for k in ("events", "sim_time_us", "flows", "flows_finished", "drops",
                                                "timeouts", "retransmits")})
@@ -217,9 +221,15 @@ def run_point(spec: dict[str, Any], base_dir: str, run_dir: str, timeout: Option
         row["cct_us"] = result.summary["all"]["cct_us"]
     except Exception as exc:  # a point's failure is data, not the sweep's end
         row.update(status="error", error=f"{type(exc).__name__}: {exc}", complete=False)
-        (out / "error.txt").write_text(traceback.format_exc())
+        try:
+            (out / "error.txt").write_text(traceback.format_exc())
+        except OSError:
+            pass  # the row carries the error
     row["wall_seconds"] = time.perf_counter() - started
-    write_text_atomic(out / "done.json", json.dumps(row, default=str))
+    try:
+        write_text_atomic(out / "done.json", json.dumps(row, default=str))
+    except OSError:
+        pass  # the parent records the row; without done.json the point runs again next time
     return row
 
 
@@ -228,10 +238,40 @@ def run_point(spec: dict[str, Any], base_dir: str, run_dir: str, timeout: Option
 
 Job = tuple[str, Callable[..., dict[str, Any]], tuple[Any, ...]]
 
+# How a point lost with its worker reads in the summary's error column.
+_LOST = "the worker process died"
 
-def _ignore_sigint() -> None:
-    # Ctrl-C is the parent's business: it stops the pool and keeps what finished.
+
+def _worker_init(parent: int) -> None:
+    """A pool worker's start: ignore Ctrl-C (the parent's business: it stops the pool and
+    keeps what finished) and end with the parent, even when the parent is killed
+    (SIGKILL) and cannot stop the pool: on Linux the kernel sends SIGKILL to the worker
+    when its parent dies (prctl PR_SET_PDEATHSIG); elsewhere a thread polls the parent."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    end_with_parent(parent)
+
+
+def end_with_parent(parent: int) -> None:
+    """Make this process end when the process ``parent`` (its parent) ends."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG = 1
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent:  # the parent died before the signal was asked for
+        os._exit(1)
+    if not sys.platform.startswith("linux"):
+        import threading
+
+        def watch() -> None:
+            while os.getppid() == parent:
+                time.sleep(0.5)
+            os._exit(1)
+
+        threading.Thread(target=watch, name="dcnsim-parent-watch", daemon=True).start()
 
 
 def local_executor(jobs: int) -> Callable[[Sequence[Job]], Iterator[tuple[str, dict[str, Any]]]]:
@@ -253,7 +293,7 @@ def local_executor(jobs: int) -> Callable[[Sequence[Job]], Iterator[tuple[str, d
                     crashes[job[0]] = crashes.get(job[0], 0) + 1
                     if workers == 1 and len(group) == 1:
                         yield job[0], {"status": "error", "complete": False,
-                                       "error": "the worker process died (a crash in native code, or killed)"}
+                                       "error": f"{_LOST} (a crash in native code, or killed)"}
                     else:
                         shared.append(job)
 
@@ -265,7 +305,9 @@ def _pool_round(group: Sequence[Job], workers: int) -> Iterator[tuple[str, dict[
     worker (the pool cannot tell which one died)."""
     # Spawned, not forked: forking a process that runs threads (a Dask client, a GUI,
     # pyarrow's pools) can deadlock the child.
-    pool = ProcessPoolExecutor(max_workers=workers, initializer=_ignore_sigint,
+    # The workers are started by this (the calling) thread, which lives until the pool is
+    # shut down: PR_SET_PDEATHSIG fires when the thread that started the child ends.
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_init, initargs=(os.getpid(),),
                                mp_context=multiprocessing.get_context("spawn"))
     futures = {pool.submit(fn, *args): (key, fn, args) for key, fn, args in group}
     lost: list[Job] = []
@@ -298,13 +340,33 @@ def _terminate(pool: ProcessPoolExecutor) -> None:
             proc.terminate()
 
 
+# How long the client waits for a Dask scheduler to answer before giving up.
+DASK_CONNECT_SECONDS = 10.0
+
+
+def check_dask_address(address: str) -> None:
+    """Raise UsageError unless ``address`` is ``local`` or a scheduler address Dask can
+    parse (``tcp://host:port``, ``tls://...``, ``host:port``)."""
+    if address == "local":
+        return
+    try:
+        from distributed.comm import addressing
+    except ImportError:  # pragma: no cover - depends on the installation
+        raise UsageError("--dask needs the 'distributed' package: pip install 'dask[distributed]'") from None
+    try:
+        addressing.get_address_host_port(address, strict=False)
+    except (ValueError, TypeError, ImportError) as exc:
+        raise UsageError(f"--dask {address!r}: not a scheduler address ({exc}); allowed: 'local' or "
+                         "SCHEME://HOST:PORT such as tcp://scheduler:8786") from None
+
+
 def dask_executor(address: str, jobs: int) -> Callable[[Sequence[Job]], Iterator[tuple[str, dict[str, Any]]]]:
     """Dask distributed: ``address`` is a scheduler (``tcp://host:8786``) or ``local`` for
-    a LocalCluster of ``jobs`` single-threaded worker processes on this machine."""
-    try:
-        from distributed import Client, LocalCluster, as_completed
-    except ImportError as exc:  # pragma: no cover - depends on the installation
-        raise RuntimeError("--dask needs the 'distributed' package: pip install 'dask[distributed]'") from exc
+    a LocalCluster of ``jobs`` single-threaded worker processes on this machine. A
+    malformed address, or a scheduler that does not answer within
+    ``DASK_CONNECT_SECONDS``, raises UsageError before any point runs."""
+    check_dask_address(address)
+    from distributed import Client, LocalCluster, as_completed
 
     def run(todo: Sequence[Job]) -> Iterator[tuple[str, dict[str, Any]]]:
         cluster = None
@@ -313,7 +375,12 @@ def dask_executor(address: str, jobs: int) -> Callable[[Sequence[Job]], Iterator
                                    dashboard_address=None)
             client = Client(cluster)
         else:
-            client = Client(address)
+            try:
+                client = Client(address, timeout=DASK_CONNECT_SECONDS)
+            except (OSError, TimeoutError) as exc:
+                raise UsageError(f"--dask {address}: no Dask scheduler answered within {DASK_CONNECT_SECONDS:g} s "
+                                 f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else 'no reply'})"
+                                 ) from None
         try:
             futures = {client.submit(fn, *args, key=f"dcnsim-{key}", pure=False): key for key, fn, args in todo}
             for fut in as_completed(list(futures)):
@@ -321,7 +388,9 @@ def dask_executor(address: str, jobs: int) -> Callable[[Sequence[Job]], Iterator
                 try:
                     yield key, fut.result()
                 except Exception as exc:  # a lost worker or a killed task
-                    yield key, {"status": "error", "complete": False, "error": f"{type(exc).__name__}: {exc}"}
+                    lost = f"{_LOST} (Dask: " if type(exc).__name__ == "KilledWorker" else ""
+                    error = f"{lost}{type(exc).__name__}: {exc}{')' if lost else ''}"
+                    yield key, {"status": "error", "complete": False, "error": error}
         finally:
             client.close()
             if cluster is not None:
@@ -369,16 +438,27 @@ def sweep(
     ``allow_dirs`` or ``$DCNSIM_ALLOW_DIRS``; a sweep has at most 10,000 points
     (:mod:`dcnsim._inputs`).
 
+    ``out`` is checked first (:class:`dcnsim.OutputError` for a file, a directory that
+    cannot be written or a run's directory) and ``dask`` too (:class:`dcnsim.UsageError`
+    for a malformed address or a scheduler that does not answer within 10 s). When
+    points fail or their workers die, the result has ``complete=False``, a
+    :class:`dcnsim.SweepIncompleteWarning` says how many, and the summary keeps every
+    metric column (NaN for those points). Local workers end with this process, even when
+    it is killed with SIGKILL (Dask's LocalCluster workers do so by themselves).
+
     >>> import dcnsim
     >>> res = dcnsim.sweep("examples/sweep_tiny.toml", "results/sweep-tiny", jobs=2)  # doctest: +SKIP
     >>> res.summary.groupby("transport.cc")["slowdown_p99"].mean()  # doctest: +SKIP
     """
     base, axes, base_dir = load_sweep(source, allow_dirs)
+    out_dir = check_out_dir(out, "sweep", option="out")
+    if dask:
+        check_dask_address(dask)
     points = expand(base, axes)
     validate(points, base_dir, allow_dirs)
-    out_dir = Path(out)
     runs = out_dir / "runs"
     runs.mkdir(parents=True, exist_ok=True)
+    mark(out_dir, "sweep")
     jobs = jobs or os.cpu_count() or 1
 
     todo: list[Point] = []
@@ -399,11 +479,16 @@ def sweep(
     by_key = {p.key: p for p in unique}
     bar = _Bar(len(unique), stream) if progress else None
     interrupted = False
+    got: dict[str, dict[str, Any]] = {}
     try:
         for key, row in executor(job_list):
+            got[key] = row
             if row.get("status") != "ok" and not (runs / key / "done.json").is_file():
-                (runs / key).mkdir(parents=True, exist_ok=True)
-                write_text_atomic(runs / key / "done.json", json.dumps(row, default=str))
+                try:
+                    (runs / key).mkdir(parents=True, exist_ok=True)
+                    write_text_atomic(runs / key / "done.json", json.dumps(row, default=str))
+                except OSError:
+                    pass  # the row is merged from memory below; the point runs again next time
             if bar is not None:
                 bar.step(by_key[key], row)
     except KeyboardInterrupt:
@@ -411,10 +496,29 @@ def sweep(
     finally:
         if bar is not None:
             bar.close()
-    result = merge(points, out_dir, interrupted)
+    result = merge(points, out_dir, interrupted, got)
     if interrupted:
         raise SweepInterrupted(result)
+    _warn_if_incomplete(result)
     return result
+
+
+class SweepIncompleteWarning(UserWarning):
+    """Some points of a sweep did not finish: its ``complete`` is False."""
+
+
+def _warn_if_incomplete(result: SweepResult) -> None:
+    import warnings
+
+    s = result.summary
+    failed = s[s["status"] != "ok"] if len(s) else s
+    if not len(failed):
+        return
+    died = int(failed["error"].astype(str).str.contains(_LOST, regex=False).sum())
+    why = f", {died} of them lost with a worker process that died" if died else ""
+    warnings.warn(f"sweep: {len(failed)} of {len(s)} points did not finish{why}; complete=False, their metric "
+                  "columns are NaN (see the summary's status and error columns)", SweepIncompleteWarning,
+                  stacklevel=3)
 
 
 class SweepInterrupted(KeyboardInterrupt):
@@ -425,8 +529,10 @@ class SweepInterrupted(KeyboardInterrupt):
         self.result = result
 
 
-def merge(points: Sequence[Point], out_dir: Path, interrupted: bool = False) -> SweepResult:
-    """Merge the points' run directories into ``flows.parquet`` and ``summary.parquet``."""
+def merge(points: Sequence[Point], out_dir: Path, interrupted: bool = False,
+          rows_now: Optional[dict[str, dict[str, Any]]] = None) -> SweepResult:
+    """Merge the points' run directories into ``flows.parquet`` and ``summary.parquet``
+    (``rows_now``: the rows this sweep got, for points whose ``done.json`` is missing)."""
     import pandas as pd
 
     flow_tables, rows = [], []
@@ -436,6 +542,8 @@ def merge(points: Sequence[Point], out_dir: Path, interrupted: bool = False) -> 
         row: dict[str, Any] = {"point": p.key, "index": p.index, **p.axes}
         if done.is_file():
             row.update(json.loads(done.read_text()))
+        elif rows_now and p.key in rows_now:
+            row.update(rows_now[p.key])
         else:
             row.update(status="not run", complete=False, error=None)
         summary_file = run / "summary.json"
@@ -454,13 +562,29 @@ def merge(points: Sequence[Point], out_dir: Path, interrupted: bool = False) -> 
                 flow_tables.append(f)
         rows.append(row)
     summary = pd.DataFrame(rows)
+    # Every metric column exists even when no point finished: NaN for the points without one.
+    for column in METRIC_COLUMNS:
+        if column not in summary:
+            summary[column] = float("nan")
     flows = pd.concat(flow_tables, ignore_index=True) if flow_tables else pd.DataFrame()
-    for name, table in (("summary", summary), ("flows", flows)):
-        tmp = out_dir / f".{name}.parquet.tmp"
-        _parquet_safe(table).to_parquet(tmp, index=False)
-        os.replace(tmp, out_dir / f"{name}.parquet")
     complete = not interrupted and bool(len(summary)) and bool((summary["status"] == "ok").all())
-    return SweepResult(flows=flows, summary=summary, out=out_dir, complete=complete)
+    result = SweepResult(flows=flows, summary=summary, out=out_dir, complete=complete)
+
+    def write(where: Path) -> None:
+        if where != out_dir:
+            mark(where, "sweep")
+        for name, table in (("summary", summary), ("flows", flows)):
+            tmp = where / f".{name}.parquet.tmp"
+            _parquet_safe(table).to_parquet(tmp, index=False)
+            os.replace(tmp, where / f"{name}.parquet")
+
+    write_or_save(out_dir, write, result, what="merged tables")
+    return result
+
+
+# The summary's per-point numbers (besides the axes, point, index, status and error).
+METRIC_COLUMNS = ("complete", "events", "sim_time_us", "flows", "flows_finished", "drops", "timeouts", "retransmits",
+                  "cct_us", "wall_seconds", "slowdown_p50", "slowdown_p99", "fct_p50_us", "fct_p99_us")
 
 
 def _parquet_safe(table: Any) -> Any:

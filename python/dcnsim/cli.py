@@ -3,10 +3,12 @@ as an HTML page, ``bench`` the fixed benchmark scenarios, ``soak`` one long run 
 memory, ``reproduce`` a paper.
 
 Exit codes: 0 success, 1 a benchmark, soak or sweep point failed, 2 bad input (scenario
-error, missing file, refused path, size limit; printed as ``error: ...`` without a
-traceback), 3 the simulator core panicked (a bug; ``error: simulator panic ...``), 130
-interrupted by Ctrl-C (SIGINT), 143 stopped by SIGTERM. On 130 and 143 ``run`` and
-``sweep`` have written what finished, marked incomplete.
+error, missing file, refused input or output path, Dask address, size limit; printed as
+``error: ...`` without a traceback, before anything is simulated), 3 the simulator core
+panicked (a bug; ``error: simulator panic ...``), 4 writing the results failed after the
+simulation (they were saved to a fresh directory that the error names), 130 interrupted
+by Ctrl-C (SIGINT), 143 stopped by SIGTERM. On 130 and 143 ``run`` and ``sweep`` have
+written what finished, marked incomplete.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any, Optional, Sequence
 from dcnsim import _fmt
 from dcnsim._ext import ScenarioError, SimulationPanic, __version__
 from dcnsim._inputs import default_out_name
+from dcnsim._outdir import ResultsSavedElsewhere, UsageError, check_out_dir
 from dcnsim._result import Result
 from dcnsim._run import RunInterrupted, run
 from dcnsim._scenario import load_scenario
@@ -67,9 +70,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         return args.command(args)
-    except ScenarioError as exc:
+    except (ScenarioError, UsageError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except ResultsSavedElsewhere as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 4
     except SimulationPanic as exc:
         print(f"error: {exc}\nThis is a bug in dcnsim: please report it with the scenario and the command.",
               file=sys.stderr)
@@ -233,9 +239,18 @@ def _sweep_command(args: argparse.Namespace) -> int:
     if args.jobs is not None and args.jobs < 1:
         print("error: --jobs: allowed 1 or more", file=sys.stderr)
         return 2
+    import warnings
+
+    from dcnsim._sweep import SweepIncompleteWarning, check_dask_address
+
+    check_out_dir(args.out, "sweep")
+    if args.dask:
+        check_dask_address(args.dask)
     try:
-        result = sweep(args.file, args.out, jobs=args.jobs, dask=args.dask, timeout=args.timeout, fresh=args.fresh,
-                       allow_dirs=args.allow_dirs)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SweepIncompleteWarning)  # the failed points are listed below
+            result = sweep(args.file, args.out, jobs=args.jobs, dask=args.dask, timeout=args.timeout,
+                           fresh=args.fresh, allow_dirs=args.allow_dirs)
     except FileNotFoundError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -305,20 +320,29 @@ def _run_command(args: argparse.Namespace) -> int:
         print(f"error: cannot read scenario {args.file}: {exc.strerror}", file=sys.stderr)
         return 2
     out = Path(args.out) if args.out else Path("results") / default_out_name(spec.get("name"), Path(args.file).stem)
+    check_out_dir(out, "run", option="--out" if args.out else "the default output directory")
     try:
         result = run(spec, out=out, progress=not args.quiet, base_dir=base_dir, allow_dirs=args.allow_dirs)
     except RunInterrupted as exc:
         if not args.quiet:
             print(_summary_table(exc.result))
-        print(f"{_stop_word()}: wrote partial results (complete: false) to {out}", file=sys.stderr)
+        if exc.write_error:
+            print(f"{_stop_word()}: {exc.write_error} (partial results, complete: false)", file=sys.stderr)
+        else:
+            print(f"{_stop_word()}: wrote partial results (complete: false) to {out}", file=sys.stderr)
         return _interrupted_code()
     if not args.quiet:
         print(_summary_table(result))
     print(f"wrote {out}")
     if args.report:
-        from dcnsim._report import write_report
+        from dcnsim._report import ReportError, write_report
 
-        print(f"wrote {write_report(out)}")
+        try:
+            print(f"wrote {write_report(out)}")
+        except (ReportError, OSError) as exc:
+            print(f"error: the results are in {out} but the report page was not written: "
+                  f"{getattr(exc, 'strerror', None) or exc}", file=sys.stderr)
+            return 4
     return 0
 
 
@@ -334,6 +358,9 @@ def _report_command(args: argparse.Namespace) -> int:
     except ReportError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:
+        print(f"error: cannot write the report: {exc.strerror or exc} ({exc.filename or args.out})", file=sys.stderr)
+        return 4
     print(f"wrote {path}")
     return 0
 

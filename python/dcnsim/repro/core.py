@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Callable, Generic, Optional, Protocol, Sequence, TypeVar
 
 from dcnsim._files import write_text_atomic
+from dcnsim._outdir import check_out_dir, mark
 
 
 def find_experiments(name: str, probe: str) -> Path:
@@ -344,7 +345,9 @@ def drive(
     fingerprint = core_fingerprint()
     started = time.perf_counter()
     cells = repro.cells(keys, n_seeds, quick, exp_dir, fingerprint)
+    check_out_dir(out_dir, "reproduction")  # a run's or a sweep's directory is refused (OutputError)
     out_dir.mkdir(parents=True, exist_ok=True)
+    mark(out_dir, "reproduction")
     records, interrupted = run_cells(cells, out_dir / "cache", exp_dir, n_jobs, repro.flow_columns, repro.cap_us,
                                      stream, dask=dask, summarize=repro.summarize)
     results = [repro.evaluate(c, records[c.key]) for c in cells if c.key in records]
