@@ -32,6 +32,19 @@ pub fn parse_flow_csv(text: &str) -> Result<Vec<Row>, String> {
     Ok(rows)
 }
 
+/// The `Nodes N` header of an htsim connection matrix, if it has one (htsim runs the
+/// matrix on N hosts, so the scenario must have that many: checked by the caller).
+pub fn htsim_cm_nodes(text: &str) -> Result<Option<u32>, String> {
+    for (n, raw) in text.lines().enumerate() {
+        let toks: Vec<&str> = raw.split_whitespace().collect();
+        if toks.first() == Some(&"Nodes") {
+            let v = toks.get(1).ok_or_else(|| format!("line {}: `Nodes` has no count", n + 1))?;
+            return v.parse().map(Some).map_err(|_| format!("line {}: `Nodes {v}` is not a host count", n + 1));
+        }
+    }
+    Ok(None)
+}
+
 /// htsim connection matrix: `Nodes N`, `Connections M`, then lines
 /// `SRC->DST id ID start START_US size BYTES`. Start times are in microseconds, as in htsim.
 /// Triggers and failures are not supported and are reported as such.

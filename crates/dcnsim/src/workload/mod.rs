@@ -46,7 +46,7 @@ mod import;
 
 pub use cdf::SizeCdf;
 pub use coflow::*;
-pub use import::{parse_flow_csv, parse_htsim_cm};
+pub use import::{htsim_cm_nodes, parse_flow_csv, parse_htsim_cm};
 
 use crate::engine::Rng;
 use crate::scenario::{
@@ -606,6 +606,20 @@ fn generate_flows(
                 .map_err(|e| ScenarioError(format!("{}: cannot read {}: {e}", field(i, "file"), path.display())))?;
             let parsed = if w.kind == WorkloadKind::Flows { parse_flow_csv(&text) } else { parse_htsim_cm(&text) };
             let rows = parsed.map_err(|m| ScenarioError(format!("{}: {}: {m}", field(i, "file"), path.display())))?;
+            if w.kind == WorkloadKind::HtsimCm {
+                let nodes = htsim_cm_nodes(&text)
+                    .map_err(|m| ScenarioError(format!("{}: {}: {m}", field(i, "file"), path.display())))?;
+                if let Some(nodes) = nodes.filter(|&n| n != d.n_hosts) {
+                    return err(
+                        &field(i, "file"),
+                        format!(
+                            "{} declares `Nodes {nodes}` but the topology has {} hosts; set topology.hosts = {nodes} (htsim runs the matrix on that many hosts)",
+                            path.display(),
+                            d.n_hosts
+                        ),
+                    );
+                }
+            }
             for (line, r) in rows {
                 for (h, what) in [(r.0, "src"), (r.1, "dst")] {
                     if h >= d.n_hosts {

@@ -110,6 +110,11 @@ fn malformed_files_name_the_line() {
     let cm = "Nodes 16\nConnections 1\n0->x id 1 start 0 size 10\n";
     let m = common::build_with_files(&toml, &[("m.cm", cm)]).err().unwrap().0;
     assert_mentions(&m, &["workload[0].file", "line 3", "x"]);
+    // htsim runs a matrix on its `Nodes` hosts: on 16 hosts an 8-node matrix is refused
+    // (it used to run on the first 8 of the 16, silently).
+    let cm = "Nodes 8\nConnections 1\n0->5 id 1 start 0 size 10\n";
+    let m = common::build_with_files(&toml, &[("m.cm", cm)]).err().unwrap().0;
+    assert_mentions(&m, &["workload[0].file", "Nodes 8", "16 hosts", "topology.hosts = 8"]);
     let m = build_err(&format!("{TOPO}[[workload]]\nkind = \"flows\"\nfile = \"/nonexistent/f.csv\"\n"));
     assert_mentions(&m, &["workload[0].file", "cannot read"]);
 }
