@@ -75,14 +75,10 @@ pub fn ideal_fct_multipath(hops: &[Hop], n: u64) -> Time {
         let short_after = first_after_short.is_none_or(|s| k < s);
         arrival_full(k) + (full - k + 1) * last.ser_full.0 + if short_after { last.ser_last.0 } else { 0 }
     };
-    let mut end = short_term;
-    let mut candidates = vec![1, full];
-    if let Some(s) = first_after_short {
-        candidates.extend([s, s.saturating_sub(1).max(1)]);
-    }
-    for k in candidates {
-        end = end.max(full_term(k));
-    }
+    // The endpoints of the linear pieces: the first and last full packet, and the two on
+    // either side of the short packet's place (the first and last again when it has none).
+    let (after, before) = first_after_short.map_or((1, full), |s| (s, s.saturating_sub(1).max(1)));
+    let end = [1, full, after, before].into_iter().map(full_term).fold(short_term, u64::max);
     Time(end + lat)
 }
 

@@ -5,6 +5,7 @@ OOO-buffer CDF and histogram)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 from dcnsim.repro.checks import finite
 from dcnsim.repro.figures import grouped_bars, png
@@ -16,6 +17,7 @@ from dcnsim.repro.papers.laps.runs import (
     EXPERIMENTS,
     LOSS,
     Grid,
+    RunResult,
     avg_fct_ms,
     p99_fct_ms,
     ooo_cdf,
@@ -31,42 +33,40 @@ SIZE_FIGS = {"E1": "fig5_rail_dm_by_size.png", "E1H": "fig5h_rail100g_dm_by_size
              "E2": "fig6_rail_str_by_size.png", "E2H": "fig6h_rail100g_str_by_size.png"}
 
 
+def _against_load(path: Path, written: list[Path], g: Grid,
+                  panels: list[tuple[Callable[[RunResult], float], str]]) -> None:
+    """One panel per (metric, title): each scheme's median against load, log y."""
+    with png(path, written, (10, 3.6), ncols=len(panels)) as (fig, axes):
+        for ax, (metric, title) in zip(axes, panels):
+            for s in g.schemes:
+                pts = [(x, v) for x, v in g.by_load(s, metric).items() if finite(v)]
+                if pts:
+                    ax.plot(*zip(*pts), marker="o", label=s)
+            ax.set_title(title, fontsize=8)
+            ax.set_xlabel("load")
+            ax.set_ylabel("ms")
+            ax.set_yscale("log")
+            ax.grid(alpha=0.3)
+        axes[0].legend(fontsize=7)
+
+
 def write_plots(out: Path, grids: dict[str, Grid]) -> list[Path]:
     written: list[Path] = []
     for key in A2A:
         g = grids.get(key)
         if g is None or not g.loads():
             continue
-        with png(out / FIG_NAMES[key], written, (10, 3.6), ncols=2) as (fig, axes):
-            for ax, (metric, name) in zip(axes, ((avg_fct_ms, "avg FCT"), (p99_fct_ms, "P99 FCT"))):
-                for s in g.schemes:
-                    pts = [(x, v) for x, v in g.by_load(s, metric).items() if finite(v)]
-                    if pts:
-                        ax.plot(*zip(*pts), marker="o", label=s)
-                ax.set_title(f"{key} ({EXPERIMENTS[key].paper}): {EXPERIMENTS[key].title}\n{name}", fontsize=8)
-                ax.set_xlabel("load")
-                ax.set_ylabel("ms")
-                ax.set_yscale("log")
-                ax.grid(alpha=0.3)
-            axes[0].legend(fontsize=7)
+        panels = ((avg_fct_ms, "avg FCT"), (p99_fct_ms, "P99 FCT"))
+        _against_load(out / FIG_NAMES[key], written, g,
+                      [(m, f"{key} ({EXPERIMENTS[key].paper}): {EXPERIMENTS[key].title}\n{name}") for m, name in panels])
     for key, name in SIZE_FIGS.items():
         g = grids.get(key)
         if g is None or not g.loads():
             continue
-        with png(out / name, written, (10, 3.6), ncols=2) as (fig, axes):
-            for ax, (bucket, what) in zip(axes, (("small", "small flows (< 100 KB)"),
-                                                  ("large", "large flows (>= 10 MB)"))):
-                for s in g.schemes:
-                    pts = [(x, v) for x, v in g.by_load(s, lambda r, b=bucket: r.bucket_avg_ms(b)).items()
-                           if finite(v)]
-                    if pts:
-                        ax.plot(*zip(*pts), marker="o", label=s)
-                ax.set_title(f"{key} ({EXPERIMENTS[key].paper}): avg FCT of {what}", fontsize=8)
-                ax.set_xlabel("load")
-                ax.set_ylabel("ms")
-                ax.set_yscale("log")
-                ax.grid(alpha=0.3)
-            axes[0].legend(fontsize=7)
+        buckets = (("small", "small flows (< 100 KB)"), ("large", "large flows (>= 10 MB)"))
+        _against_load(out / name, written, g,
+                      [(lambda r, b=bucket: r.bucket_avg_ms(b), f"{key} ({EXPERIMENTS[key].paper}): avg FCT of {what}")
+                       for bucket, what in buckets])
     g = grids.get("E5")
     if g is not None:
         schemes = [s for s in (*E5_SCHEMES, *E5_ABLATIONS) if s in g.schemes]
