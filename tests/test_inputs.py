@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import os
 import subprocess
+import sys
 from pathlib import Path
 from typing import Callable
 
@@ -198,3 +199,25 @@ def test_an_oversized_data_file_is_refused(layout: dict[str, Path], monkeypatch:
                        match=rf"^workload\.0\.file: .*flows\.csv: {size} bytes, over the {size - 1}-byte"):
         dcnsim.run(_scenario(layout, "flows.csv"))
 
+
+
+@pytest.mark.core
+def test_a_run_larger_than_the_memory_available_is_refused_before_allocating(
+    tmp_path: Path, child_env: dict[str, str]
+) -> None:
+    # A 16-host all-to-all (240 flows) against a 100 KB allowance: the flow state alone is
+    # over it, so the build stops with the estimate and its largest items, exit 2.
+    scenario = tmp_path / "a2a.toml"
+    scenario.write_text('[topology]\nkind = "fat_tree"\nhosts = 16\n[[workload]]\nkind = "all_to_all"\nsize = "4KB"\n')
+    env = {**child_env, "DCNSIM_MEMORY_LIMIT": "100KB"}
+    done = subprocess.run([sys.executable, "-m", "dcnsim", "run", str(scenario), "--quiet", "--out", "out"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    message = done.stderr.strip()
+    assert message.startswith("error: workload: the run needs an estimated ") and "\n" not in message, message
+    assert "flow state" in message and "240 flows" in message and "100.0 KB is available (DCNSIM_MEMORY_LIMIT)" in message
+    assert not (tmp_path / "out").exists()
+    env["DCNSIM_MEMORY_LIMIT"] = "lots"
+    done = subprocess.run([sys.executable, "-m", "dcnsim", "run", str(scenario), "--quiet", "--out", "out"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "DCNSIM_MEMORY_LIMIT" in done.stderr and "Traceback" not in done.stderr

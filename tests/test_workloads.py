@@ -68,6 +68,16 @@ def test_flow_csv_and_htsim_cm_resolve_relative_to_the_scenario(tmp_path: Path) 
     assert set(result.summary["workloads"]) == {"csv", "cm"}
 
 
+def test_hpcc_flow_file_keeps_its_sizes_and_start_times(tmp_path: Path) -> None:
+    # The HPCC simulator's flow.txt: a count, then `src dst pg dport size start_seconds`.
+    files = {"flow.txt": "2\n4 5 3 100 4096 0.000002\n6 7 3 100 9000 0.0000125\n"}
+    result = run(tmp_path, '[[workload]]\nkind = "hpcc_flows"\nfile = "flow.txt"\n', files)
+    f = result.flows.set_index(["src", "dst"])
+    assert f.loc[(4, 5), "size"] == 4096 and f.loc[(4, 5), "start_us"] == 2.0
+    assert f.loc[(6, 7), "size"] == 9000 and f.loc[(6, 7), "start_us"] == 12.5
+    assert result.flows.finished.all()
+
+
 def test_infinite_flows_stop_and_report_delivered_bytes(tmp_path: Path) -> None:
     result = run(
         tmp_path,

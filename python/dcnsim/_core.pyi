@@ -99,6 +99,10 @@ class Simulation:
     def trace_events(self) -> Optional[_Table]:
         """The packet trace's event log, or None without ``[trace]``."""
 
+    def pfc_events(self) -> Optional[_Table]:
+        """Every PFC PAUSE and RESUME as it reached its upstream port (``time_us, port,
+        class, event``), or None without PFC."""
+
     def pcap(self) -> Optional[bytes]:
         """The packet trace's capture (a pcap file's bytes), or None without ``[trace]``."""
 

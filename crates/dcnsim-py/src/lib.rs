@@ -241,6 +241,11 @@ impl Simulation {
         self.sim().trace_table().map(|t| table_to_dict(py, &t)).transpose()
     }
 
+    /// Every PFC PAUSE and RESUME as it reached its upstream port, or None without PFC.
+    fn pfc_events<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        self.sim().pfc_events_table().map(|t| table_to_dict(py, &t)).transpose()
+    }
+
     /// The packet trace's capture (a pcap file's bytes), or None without `[trace]`.
     fn pcap<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyBytes>> {
         self.sim().pcap().map(|b| PyBytes::new(py, &b))

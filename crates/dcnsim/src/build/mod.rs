@@ -2,6 +2,8 @@
 //! serde's types cannot (ranges, cross-field consistency, connectivity) first.
 
 mod fabric;
+mod memory;
+pub use self::memory::Item as MemoryItem;
 mod switch;
 mod validate;
 
@@ -268,8 +270,11 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
     }
     injected_drops.sort_unstable();
     injected_drops.dedup();
-    let source_routes = source_routes(s, &topo, &ports, &node_ports, &specs)?;
     let mtu = cfg.mtu as u64;
+    let built = routing.heap_bytes() + (specs.capacity() * std::mem::size_of::<workload::FlowSpec>()) as u64;
+    let memory_estimate = memory::estimate(specs.len() as u64, &ports, mtu, built);
+    memory::check(&memory_estimate, specs.len() as u64)?;
+    let source_routes = source_routes(s, &topo, &ports, &node_ports, &specs)?;
     let laps = laps_paths(&source_routes, &specs, &tr.laps, mtu);
     let unified_bdp = dcqcn_unified_bdp(s, &source_routes, &ports, &routing, n_hosts, &specs, mtu);
     let (network_rtt, network_bdp) = network_rtt(&ports, &routing, n_hosts, &specs, mtu, cfg.header_bytes);
@@ -521,6 +526,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         flows,
         cfg,
         counters: Counters::default(),
+        memory_estimate,
         tags,
         description: topo.description,
         resolved_json: s.resolved_json(),

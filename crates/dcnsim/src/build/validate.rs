@@ -226,7 +226,7 @@ pub(super) fn validate_numbers(s: &Scenario) -> Result<(), ScenarioError> {
     if s.workload.is_empty() {
         return err(
             "workload",
-            "no [[workload]] given; add one (kinds: permutation, incast, all_to_all, hsdp_ring, training, traffic_mode, poisson, flows, htsim_cm)",
+            "no [[workload]] given; add one (kinds: permutation, incast, all_to_all, hsdp_ring, training, traffic_mode, poisson, coflow, flows, htsim_cm, hpcc_flows)",
         );
     }
     Ok(())

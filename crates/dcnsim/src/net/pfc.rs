@@ -126,6 +126,15 @@ pub struct PfcThresholds {
     pub headroom: u64,
 }
 
+/// A PAUSE or RESUME that reached the upstream port `port` at `time`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct PfcEvent {
+    pub time: Time,
+    pub port: u32,
+    pub class: u8,
+    pub pause: bool,
+}
+
 /// Counters of one port seen as the upstream end of a link: PAUSE/RESUME frames it
 /// received.
 #[derive(Clone, Debug, Default)]
@@ -230,6 +239,9 @@ pub struct Pfc {
     /// Per packet handle: the ingress port its bytes are counted against.
     held: Vec<u32>,
     pub stats: Vec<PfcPortStats>,
+    /// Every PAUSE and RESUME as it reached its upstream port, in time order (the HPCC
+    /// simulator's `pfc.txt` keeps the same log; `pfc_events.parquet`).
+    pub events: Vec<PfcEvent>,
     /// Scratch for a host NIC's flows of paused levels (`Simulation::host_pull_unpaused`).
     pub(crate) held_flows: Vec<u32>,
     /// Lossless bytes that arrived beyond `xoff + headroom` (with `shared`: beyond the
@@ -271,6 +283,7 @@ impl Pfc {
             frames_free_at: vec![Time::ZERO; n],
             held: Vec::new(),
             stats: vec![PfcPortStats::default(); n],
+            events: Vec::new(),
             held_flows: Vec::new(),
             headroom_overflows: 0,
             shared: None,
@@ -503,6 +516,7 @@ impl Pfc {
         let c = f.class as usize;
         let bit = 1u64 << c;
         let slot = p * self.classes + c;
+        self.events.push(PfcEvent { time: now, port: f.port, class: f.class, pause: f.pause });
         let st = &mut self.stats[p];
         // A switch alternates PAUSE and RESUME per link and class, and they arrive in order
         // (`frame_departs`), so each frame finds the opposite state; anything else would

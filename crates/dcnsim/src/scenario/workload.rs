@@ -44,6 +44,8 @@ pub enum WorkloadKind {
     AllToAll,
     Flows,
     HtsimCm,
+    /// The HPCC simulator's `flow.txt` (docs/formats.md, "HPCC flow files").
+    HpccFlows,
     /// One step of the HSDP ring of the MSwift paper (§IV): `servers` × `gpus_per_server`
     /// GPUs, servers placed at random on blocks of consecutive hosts, GPU i sends to
     /// GPU i + gpus_per_server (its peer on the next server).

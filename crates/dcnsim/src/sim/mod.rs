@@ -108,6 +108,9 @@ pub struct Simulation {
     pub monitors: Vec<FlowMonitor>,
     pub cfg: TransportConfig,
     pub counters: Counters,
+    /// What the builder expected the run to need before it allocated the flows
+    /// (`build/memory.rs`), item by item.
+    pub memory_estimate: Vec<crate::build::MemoryItem>,
     pub tags: Vec<String>,
     pub description: String,
     pub resolved_json: String,

@@ -264,6 +264,19 @@ impl Simulation {
         t
     }
 
+    /// Every PFC PAUSE and RESUME as it reached its upstream port (`time_us, port, class,
+    /// event`), if PFC is on.
+    pub fn pfc_events_table(&self) -> Option<Table> {
+        let pfc = self.pfc.as_ref()?;
+        let ev = &pfc.events;
+        let mut t = Table::default();
+        t.push("time_us", Column::F64(ev.iter().map(|e| e.time.as_us_f64()).collect()));
+        t.push("port", Column::I64(ev.iter().map(|e| e.port as i64).collect()));
+        t.push("class", Column::I64(ev.iter().map(|e| e.class as i64).collect()));
+        t.push("event", Column::Str(ev.iter().map(|e| if e.pause { "pause" } else { "resume" }.to_string()).collect()));
+        Some(t)
+    }
+
     /// The trace's event log (`trace.rs`), if the run traces.
     pub fn trace_table(&self) -> Option<Table> {
         self.trace.as_ref().map(|t| t.table(&self.ports))

@@ -1,4 +1,4 @@
-//! Importers: a flow CSV and htsim connection matrices.
+//! Importers: a flow CSV, htsim connection matrices and the HPCC simulator's flow files.
 
 use crate::units::{parse_bytes, parse_time, Time};
 
@@ -117,6 +117,46 @@ pub fn parse_htsim_cm(text: &str) -> Result<Vec<Row>, String> {
         if m != rows.len() {
             return Err(format!("`Connections {m}` but {} connection lines", rows.len()));
         }
+    }
+    Ok(rows)
+}
+
+/// The HPCC simulator's `flow.txt` (the HPCC paper's ns-3 simulator, also used by
+/// ConWeave's and LAPS's artefacts): a first line with the flow count N, then N lines
+/// `SRC DST PG DPORT SIZE START` with the size in bytes and the start in seconds. The
+/// priority group and destination port are read and not used (dcnsim has one data class
+/// unless a workload sets `priority`). docs/formats.md, "HPCC flow files".
+pub fn parse_hpcc_flows(text: &str) -> Result<Vec<Row>, String> {
+    let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
+    let Some((n0, first)) = lines.next() else {
+        return Err("empty file; expected the flow count on the first line".into());
+    };
+    let declared: usize =
+        first.trim().parse().map_err(|_| format!("line {}: `{}` is not a flow count", n0 + 1, first.trim()))?;
+    let mut rows = Vec::new();
+    for (n, line) in lines {
+        let ln = n + 1;
+        let f: Vec<&str> = line.split_whitespace().collect();
+        if f.len() != 6 {
+            return Err(format!("line {ln}: expected 6 fields `SRC DST PG DPORT SIZE START`, found {}", f.len()));
+        }
+        let src = f[0].parse::<u32>().map_err(|_| format!("line {ln}: src `{}` is not a node number", f[0]))?;
+        let dst = f[1].parse::<u32>().map_err(|_| format!("line {ln}: dst `{}` is not a node number", f[1]))?;
+        for (v, what) in [(f[2], "priority group"), (f[3], "destination port")] {
+            v.parse::<u32>().map_err(|_| format!("line {ln}: {what} `{v}` is not a number"))?;
+        }
+        let size = f[4].parse::<u64>().map_err(|_| format!("line {ln}: size `{}` is not a byte count", f[4]))?;
+        if size == 0 {
+            return Err(format!("line {ln}: size must be positive"));
+        }
+        let secs: f64 = f[5].parse().map_err(|_| format!("line {ln}: start `{}` is not a number of seconds", f[5]))?;
+        if !(secs.is_finite() && secs >= 0.0) {
+            return Err(format!("line {ln}: start `{}` must be a non-negative number of seconds", f[5]));
+        }
+        rows.push((ln, (src, dst, size, Time::from_secs_f64(secs))));
+    }
+    if rows.len() != declared {
+        return Err(format!("the first line declares {declared} flows but {} flow lines follow", rows.len()));
     }
     Ok(rows)
 }

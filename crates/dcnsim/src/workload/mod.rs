@@ -46,7 +46,7 @@ mod import;
 
 pub use cdf::SizeCdf;
 pub use coflow::*;
-pub use import::{htsim_cm_nodes, parse_flow_csv, parse_htsim_cm};
+pub use import::{htsim_cm_nodes, parse_flow_csv, parse_hpcc_flows, parse_htsim_cm};
 
 use crate::engine::Rng;
 use crate::scenario::{
@@ -216,7 +216,7 @@ fn allowed_fields(kind: WorkloadKind) -> &'static [&'static str] {
             "coflows",
         ],
         WorkloadKind::Flows => &["file", "priority"],
-        WorkloadKind::HtsimCm => &["file"],
+        WorkloadKind::HtsimCm | WorkloadKind::HpccFlows => &["file"],
     }
 }
 
@@ -597,14 +597,18 @@ fn generate_flows(
                 }
             }
         }
-        WorkloadKind::Flows | WorkloadKind::HtsimCm => {
+        WorkloadKind::Flows | WorkloadKind::HtsimCm | WorkloadKind::HpccFlows => {
             let Some(file) = &w.file else {
                 return err(&field(i, "file"), "required: path of the flow file (relative to the scenario file)");
             };
             let path = base_dir.join(file);
             let text = std::fs::read_to_string(&path)
                 .map_err(|e| ScenarioError(format!("{}: cannot read {}: {e}", field(i, "file"), path.display())))?;
-            let parsed = if w.kind == WorkloadKind::Flows { parse_flow_csv(&text) } else { parse_htsim_cm(&text) };
+            let parsed = match w.kind {
+                WorkloadKind::Flows => parse_flow_csv(&text),
+                WorkloadKind::HpccFlows => parse_hpcc_flows(&text),
+                _ => parse_htsim_cm(&text),
+            };
             let rows = parsed.map_err(|m| ScenarioError(format!("{}: {}: {m}", field(i, "file"), path.display())))?;
             if w.kind == WorkloadKind::HtsimCm {
                 let nodes = htsim_cm_nodes(&text)

@@ -231,6 +231,20 @@ fn parses_htsim_connection_matrix() {
     assert!(parse_htsim_cm("0->1 id 1 start 0 size 10 trigger 2\n").unwrap_err().contains("trigger"));
 }
 
+/// The HPCC simulator's flow file: a count line, then `src dst pg dport size start_s`
+/// (its generator's usual 2 s offset kept: 2.000000015 s is 2,000,000,015 ns).
+#[test]
+fn parses_hpcc_flow_file() {
+    let text = "2\n0 5 3 100 2000000 2.000000015\n3 1 3 100 4096 2.5\n";
+    let rows = parse_hpcc_flows(text).unwrap();
+    assert_eq!(rows[0], (2, (0, 5, 2_000_000, Time::from_ns(2_000_000_015))));
+    assert_eq!(rows[1], (3, (3, 1, 4096, Time::from_us(2_500_000))));
+    assert!(parse_hpcc_flows("3\n0 5 3 100 10 2\n").unwrap_err().contains("declares 3 flows"));
+    assert!(parse_hpcc_flows("1\n0 5 3 100 10\n").unwrap_err().contains("expected 6 fields"));
+    assert!(parse_hpcc_flows("1\n0 5 3 100 10 -1\n").unwrap_err().contains("non-negative"));
+    assert!(parse_hpcc_flows("x\n").unwrap_err().contains("flow count"));
+}
+
 #[test]
 fn parses_flow_csv() {
     let rows = parse_flow_csv("src,dst,size,start\n0,1,2MB,0\n2,3,1500,10us\n").unwrap();

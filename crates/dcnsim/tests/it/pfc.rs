@@ -402,6 +402,26 @@ fn pause_and_resume_arrive_in_the_order_sent() {
     );
     assert!(pfc.stats[host0].pause_frames > 10, "the scenario must pause host 0 often");
     assert_eq!(pfc.total_pause_frames(), pfc.total_resume_frames());
+    // The event log holds every frame the counters count, in time order, and on each port
+    // and class a PAUSE and a RESUME alternate, starting with a PAUSE.
+    let events = &pfc.events;
+    assert_eq!(events.iter().filter(|e| e.pause).count() as u64, pfc.total_pause_frames());
+    assert_eq!(events.iter().filter(|e| !e.pause).count() as u64, pfc.total_resume_frames());
+    assert!(events.windows(2).all(|w| w[0].time <= w[1].time));
+    let mut paused = std::collections::HashMap::new();
+    for e in events {
+        let was = paused.insert((e.port, e.class), e.pause).unwrap_or(false);
+        assert_ne!(
+            was,
+            e.pause,
+            "two {} in a row on port {} class {}",
+            if e.pause { "PAUSE" } else { "RESUME" },
+            e.port,
+            e.class
+        );
+    }
+    let table = s.pfc_events_table().expect("PFC on");
+    assert_eq!(table.len(), events.len());
 
     let payload = MTU - HEADER;
     let wire_per_flow = 2_000_000u64.div_ceil(payload) * HEADER + 2_000_000;

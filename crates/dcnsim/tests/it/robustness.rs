@@ -362,3 +362,35 @@ fn loss_on_every_link_and_for_data_only_hits_the_chosen_links_and_packets() {
         }
     }
 }
+
+/// The memory estimate the builder checks before allocating the flows
+/// (`build/memory.rs`) covers the per-flow state the run then holds, as the structures'
+/// own sizes measure it (`Simulation::memory`, at the start and after the run), within a
+/// factor of 3 (it bounds the boxed congestion-control state from above).
+#[test]
+fn the_memory_estimate_covers_the_flow_state_the_run_allocates() {
+    for cc in ["dctcp", "nscc", "swift"] {
+        let mut s = common::sim(&format!(
+            r#"
+            [topology]
+            kind = "fat_tree"
+            hosts = 16
+            [transport]
+            cc = "{cc}"
+            [[workload]]
+            kind = "all_to_all"
+            size = "4KB"
+            "#
+        ));
+        let flow_item = |s: &dcnsim::Simulation| {
+            s.memory_estimate.iter().find(|i| i.name == "flow state").expect("a flow-state item").bytes
+        };
+        let estimated = flow_item(&s);
+        let at_start = s.memory().flows;
+        s.run();
+        let after = s.memory().flows;
+        eprintln!("{cc}: estimated {estimated} B for 240 flows; measured {at_start} B at the start, {after} B after");
+        assert_eq!(s.flows.len(), 240);
+        assert!(estimated >= after && estimated <= 3 * after, "{cc}: estimate {estimated}, measured {after}");
+    }
+}
