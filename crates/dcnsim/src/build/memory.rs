@@ -5,6 +5,7 @@
 
 use crate::net::Port;
 use crate::scenario::{err, ScenarioError};
+use crate::sim::MemoryItem as Item;
 use crate::stats::FlowMonitor;
 use crate::transport::Flow;
 use crate::units::parse_bytes;
@@ -18,12 +19,6 @@ const EVENT_ENTRY: u64 = 32;
 /// In-flight packets: the arena slot and queue handle of every packet the switch
 /// buffers can hold, at the smallest packet the run sends.
 const PACKET_SLOT: u64 = 96;
-
-/// One line of the estimate.
-pub struct Item {
-    pub name: &'static str,
-    pub bytes: u64,
-}
 
 /// The estimate: the per-flow state, the event queue, the ports and the packets the
 /// buffers can hold, plus what is already built (`already`: routing, flow specs).

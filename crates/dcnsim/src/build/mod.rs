@@ -3,7 +3,6 @@
 
 mod fabric;
 mod memory;
-pub use self::memory::Item as MemoryItem;
 mod switch;
 mod validate;
 

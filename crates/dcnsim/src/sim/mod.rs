@@ -82,6 +82,14 @@ pub struct MemoryReport {
     pub peak_packets: u64,
 }
 
+/// One line of the memory estimate the builder checks before allocating the flows
+/// (`build/memory.rs`).
+#[derive(Clone, Debug)]
+pub struct MemoryItem {
+    pub name: &'static str,
+    pub bytes: u64,
+}
+
 impl MemoryReport {
     pub fn total(&self) -> u64 {
         self.flows + self.packets + self.ports + self.routing + self.events
@@ -110,7 +118,7 @@ pub struct Simulation {
     pub counters: Counters,
     /// What the builder expected the run to need before it allocated the flows
     /// (`build/memory.rs`), item by item.
-    pub memory_estimate: Vec<crate::build::MemoryItem>,
+    pub memory_estimate: Vec<MemoryItem>,
     pub tags: Vec<String>,
     pub description: String,
     pub resolved_json: String,
