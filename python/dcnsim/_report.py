@@ -244,11 +244,11 @@ h1 { margin: 24px 0 4px; } h2 { margin: 32px 0 4px; border-bottom: 1px solid #dd
 .facts span { margin-right: 18px; white-space: nowrap; } .facts b { font-weight: 600; }
 nav a { margin-right: 14px; } .caption { color: #555; margin: 4px 0 8px; max-width: 1000px; }
 .note { background: #f6f6f6; border-left: 4px solid #bbb; padding: 8px 12px; }
-.partial { color: PARTIAL; } p.partial { border-left: 4px solid PARTIAL; padding: 8px 12px; background: #fff4f5; }
 table { border-collapse: collapse; font-size: 13px; } td, th { padding: 3px 10px; border-bottom: 1px solid #eee; }
 td { text-align: right; } td:first-child, th:first-child { text-align: left; }
 pre { background: #f8f8f8; padding: 10px; overflow: auto; max-height: 640px; font-size: 12px; }
-"""
+""" + (f".partial {{ color: {PARTIAL_COLOUR}; }} p.partial {{ border-left: 4px solid {PARTIAL_COLOUR}; "
+       "padding: 8px 12px; background: #fff4f5; }\n")
 
 # Draws the embedded figures. Kept to the minimum: the figures are complete already.
 _SCRIPT = """
@@ -276,6 +276,7 @@ def _html(page: dict[str, Any]) -> str:
     data = {"kind": page["kind"], "title": page["title"], "sections": [s.to_json() for s in sections],
             "scenario": page["scenario"], "partial": partial}
     esc = html.escape
+    marked = f' <span class="partial">({esc(partial)})</span>' if partial else ""
     nav = "".join(f'<a href="#{s.id}">{esc(s.title)}</a>' for s in sections)
     facts = "".join(f"<span>{esc(k)}: <b>{esc(str(v))}</b></span>" for k, v in page["facts"])
     body = "\n".join(_section_html(s) for s in sections)
@@ -285,10 +286,10 @@ def _html(page: dict[str, Any]) -> str:
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <title>dcnsim {page['kind']}: {esc(page['title'])}{esc(f" ({partial})") if partial else ""}</title>
-<style>{_STYLE.replace("PARTIAL", PARTIAL_COLOUR)}</style>
+<style>{_STYLE}</style>
 <script>{plotly_js}</script>
 </head><body>
-<h1>dcnsim {page['kind']}: {esc(page['title'])}{f' <span class="partial">({esc(partial)})</span>' if partial else ""}</h1>
+<h1>dcnsim {page['kind']}: {esc(page['title'])}{marked}</h1>
 <p class="facts">{facts}</p>{_partial_html(partial)}
 <p class="caption">From <code>{esc(page['source'])}</code>. Plots: drag to zoom, double-click to reset, click a
 legend entry to hide it, hover for values.</p>

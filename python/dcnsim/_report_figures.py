@@ -295,7 +295,8 @@ def queue_heatmap(queue: Optional[pd.DataFrame], hosts: int, absent: str) -> Sec
     trace = {
         "type": "heatmap", "x": _numbers(times), "y": names, "z": [_numbers(row) for row in wide.to_numpy()],
         "meta": {"ports": [int(p) for p in wide.index], "scale": _SCALE_META},
-        "colorscale": queue_colorscale(), "zmin": 0, "colorbar": {"title": {"text": QUEUE_LABEL}},
+        "colorscale": queue_colorscale(), "zmin": 0, "zmax": max(1.0, float(np.nanmax(wide.to_numpy(dtype=float)))),
+        "colorbar": {"title": {"text": QUEUE_LABEL}},
         "hovertemplate": "%{y}<br>t = %{x} us<br>%{z:,} bytes queued<extra></extra>",
     }
     height = int(min(1400, max(360, 100 + 14 * len(names))))
@@ -506,10 +507,10 @@ def _link_traces(links: list[tuple[int, int, Optional[float], Optional[float], f
     for k in sorted(xs):
         low, high = (k - 1) * top / classes, k * top / classes
         name = "idle" if k == 0 else f"{low:,.0f} to {high:,.0f} bytes"
-        colour = IDLE_COLOUR if k == 0 else queue_colour(k / classes)
+        shade = IDLE_COLOUR if k == 0 else queue_colour(k / classes)
         traces.append({"type": "scatter", "mode": "lines", "name": name, "hoverinfo": "skip",
                        "meta": {"load_class": k, "low": 0.0 if k == 0 else low, "high": 0.0 if k == 0 else high},
-                       "x": xs[k], "y": ys[k], "line": {"color": colour, "width": 1 + 0.6 * k}})
+                       "x": xs[k], "y": ys[k], "line": {"color": shade, "width": 1 + 0.6 * k}})
     return traces
 
 
@@ -555,7 +556,8 @@ def _node_trace(place: dict[int, tuple[float, float]], tiers: dict[int, int], ho
     return {
         "type": "scatter", "mode": "markers", "name": "nodes", "showlegend": False,
         "x": [place[n][0] for n in nodes], "y": [place[n][1] for n in nodes],
-        "marker": {"size": [5 if n < hosts else 9 for n in nodes], "color": [_NODE_COLOURS[tiers[n] % len(_NODE_COLOURS)] for n in nodes],
+        "marker": {"size": [5 if n < hosts else 9 for n in nodes],
+                   "color": [_NODE_COLOURS[tiers[n] % len(_NODE_COLOURS)] for n in nodes],
                    "line": {"width": 0.5, "color": "#333"}},
         "hoverinfo": "text", "meta": {"nodes": nodes},
         "text": [f"{_node_name(n, hosts)}, {tiers[n]} hops from a host" if n >= hosts else _node_name(n, hosts)
