@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
 from dcnsim import _timeseries
+from dcnsim._scales import PARTIAL_COLOUR, partial_mark
 from dcnsim._scenario import StrPath
 
 if TYPE_CHECKING:
@@ -102,6 +103,8 @@ def _run_page(source: Path) -> dict[str, Any]:
     hosts = int(summary["scenario"]["topology"]["hosts"])
     scenario = summary["scenario"]
     queue = _timeseries.port_series(series, ports, "queue_bytes", name="bytes")
+    if queue is not None and ports is not None and "name" in ports:
+        queue["name"] = queue["port"].map(ports.set_index("port")["name"]).to_numpy()
     utilisation = _timeseries.port_series(series, ports, "utilisation", name="utilisation")
     cwnd = _timeseries.flow_series(series, "cwnd_bytes")
     labels = flows["tag"].astype(str)
@@ -114,6 +117,8 @@ def _run_page(source: Path) -> dict[str, Any]:
         fig.link_utilisation(utilisation, ports, hosts, fig.why_absent(scenario, "utilisation")),
         fig.topology(queue, hosts, fig.why_absent(scenario, "queue")),
     ]
+    mark = partial_mark(summary)
+    fig.mark_partial(sections, mark)
     state = "complete" if summary.get("complete") else "interrupted (partial result)"
     facts = [
         ("dcnsim", summary.get("version")), ("seed", summary.get("seed")), ("run", state),
@@ -124,6 +129,7 @@ def _run_page(source: Path) -> dict[str, Any]:
     return {
         "kind": "run", "title": str(summary.get("name")), "source": str(source), "facts": facts,
         "table": _run_table(groups), "sections": sections, "scenario": summary["scenario"], "scenario_note": "",
+        "partial": mark,
     }
 
 
@@ -241,7 +247,8 @@ nav a { margin-right: 14px; } .caption { color: #555; margin: 4px 0 8px; max-wid
 table { border-collapse: collapse; font-size: 13px; } td, th { padding: 3px 10px; border-bottom: 1px solid #eee; }
 td { text-align: right; } td:first-child, th:first-child { text-align: left; }
 pre { background: #f8f8f8; padding: 10px; overflow: auto; max-height: 640px; font-size: 12px; }
-"""
+""" + (f".partial {{ color: {PARTIAL_COLOUR}; }} p.partial {{ border-left: 4px solid {PARTIAL_COLOUR}; "
+       "padding: 8px 12px; background: #fff4f5; }\n")
 
 # Draws the embedded figures. Kept to the minimum: the figures are complete already.
 _SCRIPT = """
@@ -265,9 +272,11 @@ def _html(page: dict[str, Any]) -> str:
     if "</script" in plotly_js.lower():  # would end the inline <script> early
         raise RuntimeError("the plotly package's plotly.min.js cannot be inlined: it contains '</script'")
     sections = page["sections"]
+    partial = page.get("partial")
     data = {"kind": page["kind"], "title": page["title"], "sections": [s.to_json() for s in sections],
-            "scenario": page["scenario"]}
+            "scenario": page["scenario"], "partial": partial}
     esc = html.escape
+    marked = f' <span class="partial">({esc(partial)})</span>' if partial else ""
     nav = "".join(f'<a href="#{s.id}">{esc(s.title)}</a>' for s in sections)
     facts = "".join(f"<span>{esc(k)}: <b>{esc(str(v))}</b></span>" for k, v in page["facts"])
     body = "\n".join(_section_html(s) for s in sections)
@@ -276,12 +285,12 @@ def _html(page: dict[str, Any]) -> str:
                 f"{esc(json.dumps(page['scenario'], indent=2))}</pre></details>")
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
-<title>dcnsim {page['kind']}: {esc(page['title'])}</title>
+<title>dcnsim {page['kind']}: {esc(page['title'])}{esc(f" ({partial})") if partial else ""}</title>
 <style>{_STYLE}</style>
 <script>{plotly_js}</script>
 </head><body>
-<h1>dcnsim {page['kind']}: {esc(page['title'])}</h1>
-<p class="facts">{facts}</p>
+<h1>dcnsim {page['kind']}: {esc(page['title'])}{marked}</h1>
+<p class="facts">{facts}</p>{_partial_html(partial)}
 <p class="caption">From <code>{esc(page['source'])}</code>. Plots: drag to zoom, double-click to reset, click a
 legend entry to hide it, hover for values.</p>
 <nav><a href="#summary">Summary</a>{nav}<a href="#scenario">Scenario</a></nav>
@@ -294,6 +303,14 @@ legend entry to hide it, hover for values.</p>
 <script>{_SCRIPT}</script>
 </body></html>
 """
+
+
+def _partial_html(partial: Optional[str]) -> str:
+    if not partial:
+        return ""
+    return (f'\n<p class="partial"><b>{html.escape(partial[0].upper() + partial[1:])}</b>: the run was interrupted '
+            "before its end, so every plot and number below covers only the time simulated until then; flows still "
+            "running count as unfinished.</p>")
 
 
 def _section_html(section: Section) -> str:

@@ -14,6 +14,7 @@ statistic), for readers of ``window.dcnsimReport`` and for the tests.
 from __future__ import annotations
 
 import json
+import math
 from collections import deque
 from dataclasses import asdict, dataclass
 from typing import Any, Iterator, Optional
@@ -22,7 +23,12 @@ import numpy as np
 import pandas as pd
 
 from dcnsim._buckets import size_buckets
+from dcnsim._scales import (IDLE_COLOUR, PARTIAL_COLOUR, QUEUE_COLORMAP, QUEUE_COLOURS, QUEUE_LABEL, port_labels,
+                            queue_colorscale, queue_colour)
 
+# Node colours of the topology drawing by hop distance from the hosts: no yellow, orange or
+# red, which would read as queue depth.
+_NODE_COLOURS = ("#636efa", "#00cc96", "#ab63fa", "#19d3f3", "#555555")
 # Plotly's default qualitative palette, so median and p99 of one series share a colour.
 _PALETTE = ("#636efa", "#ef553b", "#00cc96", "#ab63fa", "#ffa15a",
             "#19d3f3", "#ff6692", "#b6e880", "#ff97ff", "#fecb52")
@@ -33,8 +39,12 @@ _MAX_TRACE_POINTS = 2000
 _MAX_HEATMAP_COLUMNS = 400
 _MAX_HEATMAP_CELLS = 250_000
 _CWND_FLOWS_PER_TAG = 8
-# Link colours of the topology drawing, from an idle queue to the fullest one.
-_LOAD_COLOURS = ("#c8c8c8", "#fde725", "#5ec962", "#21918c", "#3b528b", "#440154")
+# Load classes of the topology drawing's links above idle: equal ranges up to the largest
+# mean queue, each drawn in the queue scale's colour at its upper end (at its middle, the
+# lowest class would be a yellow too pale to see on white).
+_LOAD_CLASSES = 5
+# What the queue-depth figures say about their colour scale (in each trace's ``meta``).
+_SCALE_META = {"colormap": QUEUE_COLORMAP, "low": QUEUE_COLOURS[0], "high": QUEUE_COLOURS[-1], "label": QUEUE_LABEL}
 _ARC_POINTS = 17  # an odd count, so an arc has a point at its top for the hover marker
 
 
@@ -72,6 +82,19 @@ def why_absent(scenario: dict[str, Any], plot: str) -> str:
     chosen = json.dumps(observe.get(selection))
     return (f"this run sampled no {metric} series ([observe] {selection} = {chosen}, "
             f"metrics = {json.dumps(observe.get('metrics'))})")
+
+
+def mark_partial(sections: list[Section], mark: Optional[str]) -> None:
+    """Title every figure with ``mark`` (``"partial run: stopped at T us"``), so that a
+    plot saved or shared alone still says that its run did not finish."""
+    if mark is None:
+        return
+    for section in sections:
+        if section.figure is not None:
+            layout = section.figure["layout"]
+            layout["title"] = {"text": mark, "font": {"color": PARTIAL_COLOUR, "size": 13}, "x": 0.01,
+                               "xanchor": "left", "y": 0.99, "yanchor": "top"}
+            layout["margin"] = {**layout.get("margin", {}), "t": 44}
 
 
 def colour(i: int) -> str:
@@ -238,15 +261,21 @@ def _node_name(node: int, hosts: int) -> str:
 
 
 def queue_heatmap(queue: Optional[pd.DataFrame], hosts: int, absent: str) -> Section:
-    """Queue depth of every sampled port over time, ports ordered by tier then node."""
+    """Queue depth of every sampled port over time, ports ordered by tier then node, rows
+    labelled with the ports' names (``queue``'s ``name`` column, from ports.parquet)."""
     section = Section("queue_heatmap", "Queue depth by port over time",
-                      "Bytes queued at each sampled output port (rows: port, its node and the peer it sends to, "
-                      "ordered by the node's hop distance from the hosts).")
+                      "Bytes queued at each sampled output port (rows: the port's name, sender\u2192receiver, "
+                      "in groups by the sending node's hop distance from the hosts; hover for every row's name). "
+                      "Colours: the queue-depth scale of the whole page, light for an empty queue, dark red for "
+                      "the fullest.")
     if queue is None or queue.empty:
         section.note = f"No queue time series in this directory: {absent}."
         return section
-    ports = queue.drop_duplicates("port").set_index("port")[["node", "peer"]]
-    tiers = hop_tiers(ports, hosts)
+    if not _any_nonzero(queue["bytes"]):
+        section.note = f"Left out: every sampled queue held 0 bytes at every sample ({_ports(queue)})."
+        return section
+    ports = queue.drop_duplicates("port").set_index("port")
+    tiers = hop_tiers(ports[["node", "peer"]], hosts)
     order = sorted(ports.index, key=lambda p: (tiers[ports.at[p, "node"]], ports.at[p, "node"], ports.at[p, "peer"]))
     wide = queue.pivot(index="port", columns="time_us", values="bytes").loc[order]
     columns = min(wide.shape[1], _MAX_HEATMAP_COLUMNS)
@@ -262,17 +291,64 @@ def queue_heatmap(queue: Optional[pd.DataFrame], hosts: int, absent: str) -> Sec
         times = pd.Series(times).groupby(bins).max().to_numpy()
         section.caption += (f" The {len(bins)} sample times are merged into {columns} columns, each showing "
                             "the largest sample of its time span (labelled with its last time).")
-    names = [f"port {p}: {ports.at[p, 'node']}\u2192{ports.at[p, 'peer']}" for p in wide.index]
+    names = port_labels(ports.reset_index() if "name" in ports else None, wide.index)
     trace = {
         "type": "heatmap", "x": _numbers(times), "y": names, "z": [_numbers(row) for row in wide.to_numpy()],
-        "meta": {"ports": [int(p) for p in wide.index]}, "colorscale": "Viridis",
-        "colorbar": {"title": {"text": "bytes"}},
+        "meta": {"ports": [int(p) for p in wide.index], "scale": _SCALE_META},
+        "colorscale": queue_colorscale(), "zmin": 0, "zmax": max(1.0, float(np.nanmax(wide.to_numpy(dtype=float)))),
+        "colorbar": {"title": {"text": QUEUE_LABEL}},
         "hovertemplate": "%{y}<br>t = %{x} us<br>%{z:,} bytes queued<extra></extra>",
     }
-    height = int(min(1400, max(360, 120 + 3 * len(names))))
-    section.figure = {"data": [trace], "layout": _layout("time (us)", "", height=height,
-                                                          yaxis={"autorange": "reversed", "showticklabels": len(names) <= 64})}
+    height = int(min(1400, max(360, 100 + 14 * len(names))))
+    # A label every `step` rows, so that labels never overlap (about 13 px each); the
+    # hover names every row.
+    step = max(1, math.ceil(13 / ((height - 80) / len(names))))
+    groups = [tiers[ports.at[p, "node"]] for p in wide.index]
+    layout = _layout("time (us)", "", height=height,
+                     yaxis={"autorange": "reversed", "type": "category", "tickmode": "array",
+                            "tickvals": names[::step], "ticktext": names[::step], "tickfont": {"size": 10},
+                            "automargin": True})
+    layout["shapes"], layout["annotations"] = _group_marks(groups)
+    if step > 1:
+        section.caption += f" With {len(names)} rows, every {_ordinal(step)} row is labelled."
+    section.figure = {"data": [trace], "layout": layout}
     return section
+
+
+def _any_nonzero(values: Any) -> bool:
+    array = np.asarray(values, dtype=float)
+    return bool(np.any(np.isfinite(array) & (array != 0)))
+
+
+def _ports(series: pd.DataFrame) -> str:
+    count = series["port"].nunique()
+    return f"{count} port{'s' if count != 1 else ''}"
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _group_name(hops: int) -> str:
+    return "host NICs" if hops == 0 else f"switches {hops} hop{'s' if hops > 1 else ''} from a host"
+
+
+def _group_marks(groups: list[int]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """A line between the heatmap's row groups (the sending node's hop distance from the
+    hosts) and each group's name at its first row."""
+    shapes, annotations = [], []
+    starts = [i for i, g in enumerate(groups) if i == 0 or g != groups[i - 1]]
+    for k, first in enumerate(starts):
+        count = (starts[k + 1] if k + 1 < len(starts) else len(groups)) - first
+        annotations.append({"xref": "paper", "yref": "y", "x": 0.005, "y": first - 0.5, "xanchor": "left",
+                            "yanchor": "top", "showarrow": False, "font": {"size": 10},
+                            "bgcolor": "rgba(255,255,255,0.75)",
+                            "text": f"{_group_name(groups[first])}: {count} ports"})
+        if first > 0:
+            shapes.append({"type": "line", "xref": "paper", "yref": "y", "x0": 0, "x1": 1, "y0": first - 0.5,
+                           "y1": first - 0.5, "line": {"color": "#333", "width": 1}})
+    return shapes, annotations
 
 
 def cwnd_traces(cwnd: Optional[pd.DataFrame], flows: pd.DataFrame, absent: str) -> Section:
@@ -282,6 +358,10 @@ def cwnd_traces(cwnd: Optional[pd.DataFrame], flows: pd.DataFrame, absent: str) 
                       "largest mean window (click a legend entry to hide a flow).")
     if cwnd is None or cwnd.empty:
         section.note = f"No window time series in this directory: {absent}."
+        return section
+    if not _any_nonzero(cwnd["cwnd_bytes"]):
+        count = cwnd["flow"].nunique()
+        section.note = f"Left out: every sampled window was 0 bytes ({count} flow{'s' if count != 1 else ''})."
         return section
     tag_of = flows.set_index("id")["tag"]
     means = cwnd.groupby("flow")["cwnd_bytes"].mean()
@@ -326,6 +406,9 @@ def link_utilisation(util: Optional[pd.DataFrame], ports: Optional[pd.DataFrame]
     if util is None or ports is None or util.empty:
         section.note = f"No utilisation time series in this directory: {absent}."
         return section
+    if not _any_nonzero(util["utilisation"]):
+        section.note = f"Left out: no sampled link transmitted anything ({_ports(util)}, utilisation 0 throughout)."
+        return section
     direction = _directions(ports, hosts)
     util = util.assign(direction=util["port"].map(pd.Series(direction.to_numpy(), index=ports["port"])))
     traces, thinned = [], False
@@ -355,9 +438,11 @@ def topology(queue: Optional[pd.DataFrame], hosts: int, absent: str) -> Section:
     by the mean queue depth of its busier direction."""
     section = Section("topology", "Topology and link load",
                       "Nodes in rows by hop distance from the hosts (hosts at the bottom), drawn from the sampled "
-                      "ports. A link's colour is the mean queue depth over the run of its busier sampled direction "
-                      "(the utilisation plot gives the load). Links within a row are drawn as arcs. Hover over a "
-                      "link's middle for both directions.")
+                      "ports. A link's colour is the mean queue depth over the run of its busier sampled direction, "
+                      "on the heatmap's colour scale (light: little queue, dark red: the most; grey: idle), in five "
+                      "equal ranges up to the largest mean, each in the colour of its upper end (the utilisation plot "
+                      "gives the load). Links within a row "
+                      "are drawn as arcs. Hover over a link's middle for both directions.")
     if queue is None or queue.empty:
         section.note = f"The topology is drawn from the queue time series, which this directory lacks: {absent}."
         return section
@@ -367,9 +452,12 @@ def topology(queue: Optional[pd.DataFrame], hosts: int, absent: str) -> Section:
     place = _positions(edges, tiers)
     links = _links(depth)
     top = max((load for *_, load in links), default=0.0)
-    traces = _link_traces(links, place, top) + [_link_hover(links, place), _node_trace(place, tiers, hosts)]
+    if top <= 0:
+        section.caption += " Every link stayed idle: no sampled queue held a byte."
+    traces = _link_traces(links, place, top) + [_link_hover(links, place, top), _node_trace(place, tiers, hosts)]
     layout = _layout("", "", height=560, xaxis={"visible": False}, yaxis={"visible": False},
-                     legend={"title": {"text": "mean queue of the busier direction"}})
+                     legend={"title": {"text": f"mean {QUEUE_LABEL}, busier direction "}, "orientation": "h",
+                             "yanchor": "top", "y": -0.02, "x": 0})
     section.figure = {"data": traces, "layout": layout}
     return section
 
@@ -407,7 +495,7 @@ def _link_traces(links: list[tuple[int, int, Optional[float], Optional[float], f
                  place: dict[int, tuple[float, float]], top: float) -> list[dict[str, Any]]:
     """One trace per load class (idle, then five equal ranges up to the largest), the
     links of a class drawn as one polyline broken by nulls."""
-    classes = len(_LOAD_COLOURS) - 1
+    classes = _LOAD_CLASSES
     xs: dict[int, list[Optional[float]]] = {}
     ys: dict[int, list[Optional[float]]] = {}
     for a, b, _, _, load in links:
@@ -419,9 +507,10 @@ def _link_traces(links: list[tuple[int, int, Optional[float], Optional[float], f
     for k in sorted(xs):
         low, high = (k - 1) * top / classes, k * top / classes
         name = "idle" if k == 0 else f"{low:,.0f} to {high:,.0f} bytes"
+        shade = IDLE_COLOUR if k == 0 else queue_colour(k / classes)
         traces.append({"type": "scatter", "mode": "lines", "name": name, "hoverinfo": "skip",
-                       "meta": {"load_class": k}, "x": xs[k], "y": ys[k],
-                       "line": {"color": _LOAD_COLOURS[k], "width": 1 + 0.6 * k}})
+                       "meta": {"load_class": k, "low": 0.0 if k == 0 else low, "high": 0.0 if k == 0 else high},
+                       "x": xs[k], "y": ys[k], "line": {"color": shade, "width": 1 + 0.6 * k}})
     return traces
 
 
@@ -437,8 +526,9 @@ def _link_path(a: tuple[float, float], b: tuple[float, float]) -> tuple[list[flo
 
 
 def _link_hover(links: list[tuple[int, int, Optional[float], Optional[float], float]],
-                place: dict[int, tuple[float, float]]) -> dict[str, Any]:
-    """Invisible markers at the links' midpoints that carry the hover text."""
+                place: dict[int, tuple[float, float]], top: float) -> dict[str, Any]:
+    """Invisible markers at the links' midpoints that carry the hover text, and the
+    colour bar of the queue scale (the heatmap's, from 0 to the largest mean)."""
     def depth(v: Optional[float]) -> str:
         return "not sampled" if v is None else f"{v:,.0f} bytes"
 
@@ -446,9 +536,12 @@ def _link_hover(links: list[tuple[int, int, Optional[float], Optional[float], fl
     return {
         "type": "scatter", "mode": "markers", "name": "links", "showlegend": False,
         "x": [x for x, _ in middles], "y": [y for _, y in middles],
-        "marker": {"size": 8, "opacity": 0}, "hoverinfo": "text",
+        "marker": {"size": 8, "opacity": 0, "color": [load for *_, load in links], "colorscale": queue_colorscale(),
+                   "cmin": 0, "cmax": top if top > 0 else 1, "showscale": True,
+                   "colorbar": {"title": {"text": f"mean {QUEUE_LABEL}"}}},
+        "hoverinfo": "text",
         "text": [f"{a}\u2192{b}: {depth(ab)}<br>{b}\u2192{a}: {depth(ba)}" for a, b, ab, ba, _ in links],
-        "meta": {"links": [[a, b, ab, ba] for a, b, ab, ba, _ in links]},
+        "meta": {"links": [[a, b, ab, ba] for a, b, ab, ba, _ in links], "scale": _SCALE_META},
     }
 
 
@@ -463,7 +556,8 @@ def _node_trace(place: dict[int, tuple[float, float]], tiers: dict[int, int], ho
     return {
         "type": "scatter", "mode": "markers", "name": "nodes", "showlegend": False,
         "x": [place[n][0] for n in nodes], "y": [place[n][1] for n in nodes],
-        "marker": {"size": [5 if n < hosts else 9 for n in nodes], "color": [colour(tiers[n]) for n in nodes],
+        "marker": {"size": [5 if n < hosts else 9 for n in nodes],
+                   "color": [_NODE_COLOURS[tiers[n] % len(_NODE_COLOURS)] for n in nodes],
                    "line": {"width": 0.5, "color": "#333"}},
         "hoverinfo": "text", "meta": {"nodes": nodes},
         "text": [f"{_node_name(n, hosts)}, {tiers[n]} hops from a host" if n >= hosts else _node_name(n, hosts)
