@@ -118,6 +118,7 @@ class Result:
         for pattern in _OPTIONAL_OUTPUTS:
             for stale in out.glob(pattern):
                 stale.unlink()
+        _remove_stale_export(out / "hpcc")
         self.flows.to_parquet(out / "flows.parquet", engine="pyarrow", index=False)
         self.flows.to_csv(out / "flows.csv", index=False)
         write_text_atomic(out / "summary.json", json.dumps(self.summary, indent=2, allow_nan=False) + "\n")
@@ -145,6 +146,21 @@ class Result:
             f"finished={everything['finished']}, complete={self.complete}, "
             f"sim_time_us={self.summary['sim_time_us']:g})"
         )
+
+
+def _remove_stale_export(export_dir: Path) -> None:
+    """`dcnsim export`'s default directory inside a run directory describes the run that
+    was there: its files go when another run replaces it (the directory too, if empty)."""
+    from dcnsim._export_hpcc import FILES
+
+    if not export_dir.is_dir():
+        return
+    for name in FILES:
+        (export_dir / name).unlink(missing_ok=True)
+    try:
+        export_dir.rmdir()
+    except OSError:
+        pass  # files of the user's own stay
 
 
 def _group_summary(flows: pd.DataFrame) -> dict[str, Any]:
