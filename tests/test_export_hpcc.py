@@ -281,3 +281,22 @@ def test_a_two_flow_run_exports_the_fcts_worked_out_by_hand(tmp_path: Path) -> N
     blocks = read_qlen(out / "hpcc" / "qlen.txt")
     assert [t for t, _ in blocks][0] == 0
     assert blocks[-1][1] == {(2, 1): [4], (2, 2): [4]}
+
+
+@pytest.mark.core
+def test_if_index_follows_the_link_order_of_an_hpcc_topology_file(tmp_path: Path) -> None:
+    # The HPCC simulator gives a node's links device indices 1, 2, ... in the order the
+    # topology file lists them. Node 2's links: to 3 (line 1), to 0 (line 2); node 3's:
+    # to 2 (line 1), to 1 (line 3). Only the ports 2->3 and 3->1 are sampled.
+    (tmp_path / "topo.txt").write_text("4 2 3\n2 3\n2 3 100Gbps 0.001ms 0\n0 2 100Gbps 0.001ms 0\n"
+                                       "1 3 100Gbps 0.001ms 0\n")
+    (tmp_path / "flows.csv").write_text("src,dst,size,start\n0,1,1000,0us\n")
+    (tmp_path / "h.toml").write_text(
+        'name = "h"\n[topology]\nkind = "file"\nfile = "topo.txt"\nhosts = 2\n'
+        '[observe]\ninterval = "1us"\nmetrics = ["queue"]\nports = ["s0->s1", "s1->h1"]\n'
+        '[[workload]]\nkind = "flows"\nfile = "flows.csv"\n')
+    out = tmp_path / "run"
+    dcnsim.run(tmp_path / "h.toml", out=out)
+    dcnsim.export_hpcc(out, qlen_dump="end")
+    (_, ports), = read_qlen(out / "hpcc" / "qlen.txt")
+    assert sorted(ports) == [(2, 1), (3, 2)]
