@@ -213,6 +213,19 @@ def test_a_result_object_exports_to_a_given_directory(tmp_path: Path) -> None:
     assert read_qlen(done.out / "qlen.txt")[-1][1] == {(2, 1): [3, 1, 1], (2, 2): [4, 0, 0, 1]}
 
 
+def test_a_new_run_in_the_directory_removes_the_old_export(tmp_path: Path) -> None:
+    run = _result_dir(tmp_path / "run")
+    dcnsim.export_hpcc(run)
+    (run / "hpcc" / "mine.txt").write_text("the user's own")
+    summary = {**_summary(False), "all": {}, "workloads": {}}
+    dcnsim.Result(FLOWS, _timeseries(), summary, PORTS).write(run, plots=False)
+    assert sorted(p.name for p in (run / "hpcc").iterdir()) == ["mine.txt"]
+    (run / "hpcc" / "mine.txt").unlink()
+    dcnsim.export_hpcc(run)
+    dcnsim.Result(FLOWS, _timeseries(), summary, PORTS).write(run, plots=False)
+    assert not (run / "hpcc").exists()
+
+
 def test_cli_export_and_its_errors(dcnsim_cli: Cli, tmp_path: Path) -> None:
     run = _result_dir(tmp_path / "run", timeseries=False)
     done = dcnsim_cli("export", str(run), "--format", "hpcc", "--out", str(tmp_path / "h"))
