@@ -325,7 +325,7 @@ def _qlen_or_reason(tables: dict[str, Any], dump_ns: Optional[int]) -> tuple[Opt
     ts, ports = tables["timeseries"], tables["ports"]
     if ts is None or ports is None or len(ts) == 0:
         return None, f"needs the queue time series: {how}"
-    queue = ts[(ts["kind"].astype(str) == "port") & (ts["metric"].astype(str) == "queue_bytes")]
+    queue = ts[(ts["kind"] == "port") & (ts["metric"] == "queue_bytes")]
     switch_ports = port_places(ports).query("node_type == 1").index
     queue = queue[queue["id"].isin(switch_ports)].dropna(subset=["value"])
     if len(queue) == 0:
