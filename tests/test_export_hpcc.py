@@ -313,3 +313,29 @@ def test_if_index_follows_the_link_order_of_an_hpcc_topology_file(tmp_path: Path
     dcnsim.export_hpcc(out, qlen_dump="end")
     (_, ports), = read_qlen(out / "hpcc" / "qlen.txt")
     assert sorted(ports) == [(2, 1), (3, 2)]
+
+
+@pytest.mark.core
+def test_an_incast_under_pfc_lists_pauses_at_the_senders_nics(tmp_path: Path) -> None:
+    # Hosts 0 and 1 send to host 2 through switch node 3 at line rate (no congestion
+    # control); the switch pauses the two links it receives them over, so every frame
+    # reaches a sender's NIC: node 0 or 1, type 0 (host), if_index 1 (its only port).
+    (tmp_path / "star.csv").write_text("a,b,rate,latency\nh0,s0,100Gbps,1us\nh1,s0,100Gbps,1us\nh2,s0,100Gbps,1us\n")
+    (tmp_path / "flows.csv").write_text("src,dst,size,start\n0,2,400KB,0us\n1,2,400KB,0us\n")
+    (tmp_path / "incast.toml").write_text(
+        'name = "incast"\n[topology]\nkind = "file"\nfile = "star.csv"\nhosts = 3\n'
+        '[switch]\nbuffer = "200KB"\n[switch.pfc]\n[transport]\ncc = "none"\n'
+        '[[workload]]\nkind = "flows"\nfile = "flows.csv"\n')
+    out = tmp_path / "run"
+    result = dcnsim.run(tmp_path / "incast.toml", out=out)
+    done = dcnsim.export_hpcc(out)
+    assert "pfc.txt" not in done.skipped
+    rows = read_pfc(out / "hpcc" / "pfc.txt")
+    stats = result.summary["stats"]
+    assert len(rows) == stats["pfc_pause_frames"] + stats["pfc_resume_frames"] > 0
+    assert {(node, kind, port) for _, node, kind, port, _ in rows} <= {(0, 0, 1), (1, 0, 1)}
+    assert [r[0] for r in rows] == sorted(r[0] for r in rows)
+    for node in (0, 1):
+        kinds = [r[4] for r in rows if r[1] == node]
+        assert kinds == [1, 0] * (len(kinds) // 2) + [1] * (len(kinds) % 2), (node, kinds)
+    assert len(read_fct(out / "hpcc" / "fct.txt")) == 2
