@@ -281,8 +281,10 @@ def test_a_two_flow_run_exports_the_fcts_worked_out_by_hand(tmp_path: Path) -> N
     (tmp_path / "flows.csv").write_text("src,dst,size,start\n0,1,1000,0us\n1,0,1000,0us\n")
     (tmp_path / "two.toml").write_text(TWO_FLOWS)
     out = tmp_path / "run"
-    dcnsim.run(tmp_path / "two.toml", out=out)
+    result = dcnsim.run(tmp_path / "two.toml", out=out)
+    assert result.pfc_events is None and not (out / "pfc_events.parquet").exists()
     dcnsim.export_hpcc(out)
+    assert (out / "hpcc" / "pfc.txt").read_text() == ""  # no PFC, no frame
     # One packet of 1000 + 64 B header: 85.12 ns to serialise at 100 Gbit/s, twice
     # (store and forward at the switch), plus 2 x 1 us of links: 2170.24 ns, alone.
     rows = read_fct(out / "hpcc" / "fct.txt")
@@ -328,6 +330,7 @@ def test_an_incast_under_pfc_lists_pauses_at_the_senders_nics(tmp_path: Path) ->
         '[[workload]]\nkind = "flows"\nfile = "flows.csv"\n')
     out = tmp_path / "run"
     result = dcnsim.run(tmp_path / "incast.toml", out=out)
+    assert len(pd.read_parquet(out / "pfc_events.parquet")) == len(result.pfc_events)
     done = dcnsim.export_hpcc(out)
     assert "pfc.txt" not in done.skipped
     rows = read_pfc(out / "hpcc" / "pfc.txt")
