@@ -44,6 +44,9 @@ class StandInSimulation:
     def trace_events(self) -> Any:
         return self._trace
 
+    def pfc_events(self) -> Any:
+        return None
+
     def pcap(self) -> Any:
         return None if self._trace is None else b"pcap bytes"
 

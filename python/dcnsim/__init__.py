@@ -10,10 +10,12 @@ per-flow completion times as a pandas DataFrame, sampled time series and a summa
 >>> result.summary["all"]["slowdown"]["p99"]  # doctest: +SKIP
 >>> result.write("results/quickstart-swift")  # doctest: +SKIP
 >>> dcnsim.report("results/quickstart-swift")  # an HTML page of plots  # doctest: +SKIP
+>>> dcnsim.export_hpcc("results/quickstart-swift")  # fct.txt etc. as HPCC's ns-3 writes them  # doctest: +SKIP
 
 The same from a shell: ``dcnsim run examples/quickstart.toml --set transport.cc=swift``.
 """
 
+from dcnsim._export_hpcc import HpccExport, export_hpcc
 from dcnsim._ext import ScenarioError, SimulationPanic, __version__
 from dcnsim._outdir import OutputError, ResultsSavedElsewhere, UsageError
 from dcnsim._report import ReportError
@@ -24,6 +26,7 @@ from dcnsim._scenario import apply_overrides, load_scenario
 from dcnsim._sweep import SweepIncompleteWarning, SweepInterrupted, SweepResult, sweep
 
 __all__ = [
+    "HpccExport",
     "OutputError",
     "Result",
     "ReportError",
@@ -37,6 +40,7 @@ __all__ = [
     "UsageError",
     "__version__",
     "apply_overrides",
+    "export_hpcc",
     "load_scenario",
     "report",
     "run",

@@ -29,7 +29,8 @@ _PERCENTILES = {"p50": 50.0, "p90": 90.0, "p99": 99.0, "p999": 99.9}
 # earlier one.
 # (`timeseries_*.parquet` were the per-sampler tables of dcnsim before the long form.)
 _OPTIONAL_OUTPUTS = ("fct_cdf.png", "slowdown_by_size.png", "groups.parquet", "timeseries.parquet", "timeseries_*.parquet",
-                     "timeseries_*.png", "ports.parquet", "trace_events.parquet", "trace.pcap", "report.html")
+                     "timeseries_*.png", "ports.parquet", "trace_events.parquet", "trace.pcap", "pfc_events.parquet",
+                     "report.html")
 
 
 @dataclass(repr=False)
@@ -41,8 +42,10 @@ class Result:
     finished, cc, lb``; times in microseconds, NaN for flows that did not finish).
     ``timeseries`` is the ``[observe]`` time series in long form (``time_us, kind, id,
     metric, value``; no rows when nothing was sampled), ``ports`` names the port ids
-    it and the trace use (None when the run neither samples nor traces), ``trace`` is
-    the ``[trace]`` event log and ``pcap`` its capture (None without a trace).
+    it, the trace and the PFC frames use (None when the run samples, traces and pauses
+    nothing), ``trace`` is the ``[trace]`` event log and ``pcap`` its capture (None
+    without a trace), ``pfc_events`` every PFC frame as it reached the port it pauses
+    (``time_us, port, class, event``; None without ``[switch.pfc]``).
     ``summary`` is what ``summary.json`` holds.
 
     >>> result = dcnsim.run("examples/quickstart.toml")  # doctest: +SKIP
@@ -56,6 +59,7 @@ class Result:
     ports: Optional[pd.DataFrame] = None
     trace: Optional[pd.DataFrame] = None
     pcap: Optional[bytes] = None
+    pfc_events: Optional[pd.DataFrame] = None
 
     @property
     def groups(self) -> pd.DataFrame:
@@ -75,10 +79,12 @@ class Result:
         import pandas as pd
 
         flows = pd.DataFrame(sim.flows())
-        sampled, traced = sim.timeseries(), sim.trace_events()
+        sampled, traced, paused = sim.timeseries(), sim.trace_events(), sim.pfc_events()
         timeseries = _timeseries.frame(sampled)
-        ports = _timeseries.frame(sim.ports()) if sampled is not None or traced is not None else None
+        named = sampled is not None or traced is not None or paused is not None
+        ports = _timeseries.frame(sim.ports()) if named else None
         trace = _timeseries.frame(traced) if traced is not None else None
+        pfc_events = _timeseries.frame(paused) if paused is not None else None
         resolved = json.loads(sim.resolved_json())
         events = int(sim.events)
         summary = {
@@ -98,7 +104,7 @@ class Result:
             },
             "all": _group_summary(flows),
         }
-        return cls(flows, timeseries, summary, ports, trace, sim.pcap())
+        return cls(flows, timeseries, summary, ports, trace, sim.pcap(), pfc_events)
 
     def write(self, out_dir: StrPath, plots: bool = True) -> Path:
         """Write the result directory and return its path (with PNG plots unless
@@ -118,11 +124,12 @@ class Result:
         for pattern in _OPTIONAL_OUTPUTS:
             for stale in out.glob(pattern):
                 stale.unlink()
+        _remove_stale_export(out / "hpcc")
         self.flows.to_parquet(out / "flows.parquet", engine="pyarrow", index=False)
         self.flows.to_csv(out / "flows.csv", index=False)
         write_text_atomic(out / "summary.json", json.dumps(self.summary, indent=2, allow_nan=False) + "\n")
         tables = (("timeseries", None if self.timeseries.empty else self.timeseries), ("ports", self.ports),
-                  ("trace_events", self.trace))
+                  ("trace_events", self.trace), ("pfc_events", self.pfc_events))
         for name, table in tables:
             if table is not None:
                 table.to_parquet(out / f"{name}.parquet", engine="pyarrow", index=False)
@@ -145,6 +152,21 @@ class Result:
             f"finished={everything['finished']}, complete={self.complete}, "
             f"sim_time_us={self.summary['sim_time_us']:g})"
         )
+
+
+def _remove_stale_export(export_dir: Path) -> None:
+    """`dcnsim export`'s default directory inside a run directory describes the run that
+    was there: its files go when another run replaces it (the directory too, if empty)."""
+    from dcnsim._export_hpcc import FILES
+
+    if not export_dir.is_dir():
+        return
+    for name in FILES:
+        (export_dir / name).unlink(missing_ok=True)
+    try:
+        export_dir.rmdir()
+    except OSError:
+        pass  # files of the user's own stay
 
 
 def _group_summary(flows: pd.DataFrame) -> dict[str, Any]:

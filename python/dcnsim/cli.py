@@ -1,6 +1,6 @@
 """The ``dcnsim`` command: ``run`` a scenario, ``sweep`` many, ``report`` a result directory
-as an HTML page, ``bench`` the fixed benchmark scenarios, ``soak`` one long run for flat
-memory, ``reproduce`` a paper.
+as an HTML page, ``export`` a run in another simulator's file layout, ``bench`` the fixed
+benchmark scenarios, ``soak`` one long run for flat memory, ``reproduce`` a paper.
 
 Exit codes: 0 success, 1 a benchmark, soak or sweep point failed, 2 bad input (scenario
 error, missing file, refused input or output path, Dask address, size limit; printed as
@@ -139,6 +139,22 @@ def _parser() -> argparse.ArgumentParser:
     report_cmd.add_argument("--out", metavar="FILE", help="the HTML file (default: RESULT_DIR/report.html)")
     report_cmd.set_defaults(command=_report_command)
 
+    export_cmd = commands.add_parser(
+        "export", help="write a run's results in another simulator's file layout",
+        description="Write a run directory's results as another simulator's output files, so that its "
+        "analysis scripts read them unchanged. --format hpcc: the HPCC ns-3 simulator's fct.txt (finished "
+        "flows), pfc.txt (PFC frames, from runs with [switch.pfc]) and qlen.txt (switch queue-length "
+        "histograms, from runs with [observe] sampling the queue metric); a file the run has no data for is "
+        "skipped with a note saying what the run needs (docs/formats.md, \"HPCC output files\").",
+    )
+    export_cmd.add_argument("dir", metavar="RESULT_DIR", help="a directory written by `dcnsim run`")
+    export_cmd.add_argument("--format", metavar="FORMAT", help="the layout: hpcc")
+    export_cmd.add_argument("--out", metavar="DIR", help="where the files go (default: RESULT_DIR/hpcc)")
+    export_cmd.add_argument("--qlen-dump", metavar="TIME", default=None,
+                            help="hpcc: how often qlen.txt gets a block of cumulative histograms, e.g. 100us "
+                            "(default 1ms; \"end\": once, at the last sample)")
+    export_cmd.set_defaults(command=_export_command)
+
     sweep_cmd = commands.add_parser(
         "sweep", help="run a sweep: a base scenario over grid/zip/seed axes",
         description="Expand a sweep file (base scenario + axes), validate every point, run them on local "
@@ -266,6 +282,25 @@ def _sweep_command(args: argparse.Namespace) -> int:
     for _, row in failed.iterrows():
         print(f"  point {row['index']} ({row['point']}): {row['status']}: {row['error']}", file=sys.stderr)
     return 0 if failed.empty else 1
+
+
+def _export_command(args: argparse.Namespace) -> int:
+    from dcnsim._export_hpcc import DEFAULT_QLEN_DUMP, FORMATS, parse_dump_interval, write_hpcc
+
+    if args.format not in FORMATS:
+        given = "is required" if args.format is None else f"{args.format}"
+        print(f"error: export --format {given}: allowed {', '.join(FORMATS)}", file=sys.stderr)
+        return 2
+    try:
+        dump_ns = parse_dump_interval(args.qlen_dump or DEFAULT_QLEN_DUMP, "--qlen-dump")
+        done = write_hpcc(args.dir, args.out, dump_ns)
+    except OSError as exc:
+        print(f"error: export: cannot write {exc.filename or args.out}: {exc.strerror or exc}", file=sys.stderr)
+        return 4
+    for name, why in done.skipped.items():
+        print(f"note: skipped {name}: {why}", file=sys.stderr)
+    print(f"wrote {', '.join(p.name for p in done.written)} to {done.out}")
+    return 0
 
 
 def _soak_command(args: argparse.Namespace) -> int:
