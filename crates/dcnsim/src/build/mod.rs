@@ -163,7 +163,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         let mut generated = workload::generate(w, i, tag, &defaults, base_dir, &mut wrng, &mut used)?;
         let mut groups = 0;
         for f in &mut generated {
-            for a in &mut f.after {
+            for a in f.after.iter_mut().chain(f.after_acked.iter_mut()) {
                 *a += offset;
             }
             if f.group != workload::NO_GROUP {
@@ -419,14 +419,17 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         p
     });
 
-    // A flow that waits for others starts when they are delivered, not by the clock.
+    // A flow that waits for others starts when they are delivered (or acknowledged), not
+    // by the clock.
     let dependencies = workload::Dependencies::new(&specs);
     let groups = if specs.iter().any(|f| f.group != workload::NO_GROUP) {
         specs.iter().map(|f| f.group).collect()
     } else {
         Vec::new()
     };
-    let mut start_order: Vec<u32> = (0..flows.len() as u32).filter(|&f| specs[f as usize].after.is_empty()).collect();
+    let mut start_order: Vec<u32> = (0..flows.len() as u32)
+        .filter(|&f| specs[f as usize].after.is_empty() && specs[f as usize].after_acked.is_empty())
+        .collect();
     start_order.sort_by_key(|&f| (flows[f as usize].start, f));
     let unfinished_finite = flows.iter().filter(|f| !f.is_infinite()).count() as u32;
     let infinite_until = flows

@@ -91,7 +91,7 @@ impl Simulation {
                 self.unfinished_finite -= 1;
             }
             if !self.dependencies.is_empty() {
-                self.release_dependents(f);
+                self.release_dependents(f, false);
             }
             self.check_done();
         }
@@ -330,6 +330,11 @@ impl Simulation {
         flow.sender.done_at = Some(now);
         if self.fct_at_sender && !flow.is_infinite() && !flow.failed {
             self.unfinished_finite -= 1;
+        }
+        if self.dependencies.waits_on_ack(f) {
+            self.release_dependents(f, true);
+        }
+        if self.fct_at_sender {
             self.check_done();
         }
     }

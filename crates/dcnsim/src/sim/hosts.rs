@@ -18,22 +18,28 @@ impl Simulation {
         self.check_done();
     }
 
-    /// Flow `f` was delivered: the flows waiting on it whose predecessors are now all
-    /// delivered start, at once or after their gap (a training iteration's compute).
+    /// Flow `f` was delivered (or, `acked`, its sender heard every byte acknowledged):
+    /// the flows waiting on it that now have every event they wait for start, at once or
+    /// after their gap (a training iteration's compute).
     #[inline(never)]
-    pub(super) fn release_dependents(&mut self, f: u32) {
+    pub(super) fn release_dependents(&mut self, f: u32, acked: bool) {
         let now = self.now();
         // Out of `self` while the released flows begin (which never touches it), so no
         // list of them is collected first.
         let mut dependencies = std::mem::take(&mut self.dependencies);
-        dependencies.delivered(f, |g, gap| {
+        let mut start = |g: u32, gap: Time| {
             self.flows[g as usize].start = now + gap;
             if gap == Time::ZERO {
                 self.begin_flow(g);
             } else {
                 self.events.schedule(now + gap, Event::FlowBegins(g));
             }
-        });
+        };
+        if acked {
+            dependencies.acked(f, &mut start);
+        } else {
+            dependencies.delivered(f, &mut start);
+        }
         self.dependencies = dependencies;
     }
 

@@ -45,12 +45,50 @@ pub fn htsim_cm_nodes(text: &str) -> Result<Option<u32>, String> {
     Ok(None)
 }
 
-/// htsim connection matrix: `Nodes N`, `Connections M`, then lines
-/// `SRC->DST id ID start START_US size BYTES`. Start times are in microseconds, as in htsim.
-/// Triggers and failures are not supported and are reported as such.
+/// What an htsim connection waits for before it starts (`FlowSpec::after`,
+/// `after_acked`, `after_count`), in connection-line order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CmWait {
+    pub after: Vec<u32>,
+    pub after_acked: Vec<u32>,
+    pub count: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TriggerKind {
+    Oneshot,
+    Multishot,
+    Barrier(u32),
+}
+
+/// One connection line's trigger attributes.
+#[derive(Default)]
+struct CmTriggers {
+    waits_for: Option<u32>,
+    send_done: Option<u32>,
+    recv_done: Option<u32>,
+}
+
+/// htsim connection matrix: `Nodes N`, `Connections M`, `Triggers T`, then lines
+/// `SRC->DST id ID start START_US size BYTES` (start in microseconds, as in htsim), with
+/// optional `trigger T` (start when trigger T fires instead of at a time),
+/// `send_done_trigger T` (fire T when the sender has every byte acknowledged) and
+/// `recv_done_trigger T` (fire T when the receiver has every byte), and trigger lines
+/// `trigger id T oneshot|multishot|barrier N`. htsim's semantics (docs/formats.md): a
+/// oneshot trigger starts all its connections at its first firing; a multishot one starts
+/// its next connection (in file order) at each firing; a barrier starts all of them at its
+/// N-th firing. Link failures are not imported and are reported as such.
 pub fn parse_htsim_cm(text: &str) -> Result<Vec<Row>, String> {
+    parse_htsim_cm_with_triggers(text).map(|(rows, _)| rows)
+}
+
+/// `parse_htsim_cm`, with what each connection waits for.
+pub fn parse_htsim_cm_with_triggers(text: &str) -> Result<(Vec<Row>, Vec<CmWait>), String> {
     let mut rows = Vec::new();
+    let mut attrs: Vec<CmTriggers> = Vec::new();
+    let mut kinds: std::collections::BTreeMap<u32, (usize, TriggerKind)> = Default::default();
     let mut declared: Option<usize> = None;
+    let mut declared_triggers: Option<usize> = None;
     for (n, raw) in text.lines().enumerate() {
         let line = raw.trim();
         let ln = n + 1;
@@ -58,15 +96,32 @@ pub fn parse_htsim_cm(text: &str) -> Result<Vec<Row>, String> {
             continue;
         }
         let toks: Vec<&str> = line.split_whitespace().collect();
+        let count = || toks.get(1).and_then(|t| t.parse::<usize>().ok());
         match toks[0] {
             "Nodes" => continue,
             "Connections" => {
-                declared = toks.get(1).and_then(|t| t.parse().ok());
+                declared = count();
                 continue;
             }
-            "Triggers" | "Failures" => {
+            "Triggers" => {
+                declared_triggers = count();
+                continue;
+            }
+            "Failures" => {
                 if toks.get(1).map(|t| *t != "0").unwrap_or(false) {
-                    return Err(format!("line {ln}: {} are not supported by dcnsim's importer", toks[0]));
+                    return Err(format!(
+                        "line {ln}: link failures are not imported; give them as topology.failed_links"
+                    ));
+                }
+                continue;
+            }
+            "failed" => {
+                return Err(format!("line {ln}: link failures are not imported; give them as topology.failed_links"))
+            }
+            "trigger" => {
+                let (id, kind) = parse_trigger_line(&toks, ln)?;
+                if let Some((first, _)) = kinds.insert(id, (ln, kind)) {
+                    return Err(format!("line {ln}: trigger {id} is declared twice (first on line {first})"));
                 }
                 continue;
             }
@@ -77,11 +132,13 @@ pub fn parse_htsim_cm(text: &str) -> Result<Vec<Row>, String> {
             .ok_or_else(|| format!("line {ln}: expected `SRC->DST ...`, found `{}`", toks[0]))?;
         let src = s.parse::<u32>().map_err(|_| format!("line {ln}: `{s}` is not a host number"))?;
         let dst = d.parse::<u32>().map_err(|_| format!("line {ln}: `{d}` is not a host number"))?;
-        let mut start = Time::ZERO;
+        let mut start = None;
         let mut size = None;
+        let mut t = CmTriggers::default();
         let mut k = 1;
         while k < toks.len() {
             let val = toks.get(k + 1).ok_or_else(|| format!("line {ln}: `{}` has no value", toks[k]))?;
+            let trigger_id = || val.parse::<u32>().map_err(|_| format!("line {ln}: trigger `{val}` is not a number"));
             match toks[k] {
                 "id" | "priority" => {}
                 "start" => {
@@ -90,35 +147,121 @@ pub fn parse_htsim_cm(text: &str) -> Result<Vec<Row>, String> {
                     if us < 0.0 {
                         return Err(format!("line {ln}: negative start"));
                     }
-                    start = Time::from_secs_f64(us * 1e-6);
+                    start = Some(Time::from_secs_f64(us * 1e-6));
                 }
                 "size" => {
                     size = Some(val.parse::<u64>().map_err(|_| format!("line {ln}: size `{val}` is not a byte count"))?)
                 }
-                "trigger" | "send_done_trigger" | "recv_done_trigger" => {
-                    return Err(format!(
-                        "line {ln}: `{}` (connection triggers) is not supported by dcnsim's importer",
-                        toks[k]
-                    ))
-                }
+                "trigger" => t.waits_for = Some(trigger_id()?),
+                "send_done_trigger" => t.send_done = Some(trigger_id()?),
+                "recv_done_trigger" => t.recv_done = Some(trigger_id()?),
                 other => {
-                    return Err(format!("line {ln}: unknown attribute `{other}` (known: id, start, size, priority)"))
+                    return Err(format!(
+                        "line {ln}: unknown attribute `{other}` (known: id, start, size, priority, trigger, send_done_trigger, recv_done_trigger)"
+                    ))
                 }
             }
             k += 2;
+        }
+        if start.is_some() && t.waits_for.is_some() {
+            return Err(format!("line {ln}: a connection has either `start` or `trigger`, not both"));
         }
         let size = size.ok_or_else(|| format!("line {ln}: no `size`"))?;
         if size == 0 {
             return Err(format!("line {ln}: size must be positive"));
         }
-        rows.push((ln, (src, dst, size, start)));
+        rows.push((ln, (src, dst, size, start.unwrap_or(Time::ZERO))));
+        attrs.push(t);
     }
     if let Some(m) = declared {
         if m != rows.len() {
             return Err(format!("`Connections {m}` but {} connection lines", rows.len()));
         }
     }
-    Ok(rows)
+    if let Some(m) = declared_triggers {
+        if m != kinds.len() {
+            return Err(format!("`Triggers {m}` but {} trigger lines", kinds.len()));
+        }
+    }
+    let waits = trigger_waits(&rows, &attrs, &kinds)?;
+    Ok((rows, waits))
+}
+
+/// `trigger id T oneshot`, `trigger id T multishot` or `trigger id T barrier N`.
+fn parse_trigger_line(toks: &[&str], ln: usize) -> Result<(u32, TriggerKind), String> {
+    let usage = "expected `trigger id T oneshot`, `trigger id T multishot` or `trigger id T barrier N`";
+    if toks.get(1) != Some(&"id") || toks.len() < 4 {
+        return Err(format!("line {ln}: {usage}"));
+    }
+    let id = toks[2].parse::<u32>().map_err(|_| format!("line {ln}: trigger id `{}` is not a number", toks[2]))?;
+    let kind = match (toks[3], toks.get(4)) {
+        ("oneshot", None) => TriggerKind::Oneshot,
+        ("multishot", None) => TriggerKind::Multishot,
+        ("barrier", Some(n)) => match n.parse::<u32>() {
+            Ok(n) if n > 0 => TriggerKind::Barrier(n),
+            _ => return Err(format!("line {ln}: barrier count `{n}` must be a positive number")),
+        },
+        _ => return Err(format!("line {ln}: {usage}")),
+    };
+    Ok((id, kind))
+}
+
+/// Turns the triggers into each connection's wait: the connections that fire trigger T
+/// (by delivery or by acknowledgement), and how many of their firings start each of T's
+/// connections.
+fn trigger_waits(
+    rows: &[Row],
+    attrs: &[CmTriggers],
+    kinds: &std::collections::BTreeMap<u32, (usize, TriggerKind)>,
+) -> Result<Vec<CmWait>, String> {
+    let mut waits = vec![CmWait::default(); rows.len()];
+    for (c, a) in attrs.iter().enumerate() {
+        for t in [a.waits_for, a.send_done, a.recv_done].into_iter().flatten() {
+            if !kinds.contains_key(&t) {
+                return Err(format!(
+                    "line {}: trigger {t} is not declared (add a line `trigger id {t} oneshot`, `multishot` or `barrier N`)",
+                    rows[c].0
+                ));
+            }
+        }
+    }
+    for (&t, &(decl, kind)) in kinds {
+        let delivered: Vec<u32> = (0..rows.len() as u32).filter(|&c| attrs[c as usize].recv_done == Some(t)).collect();
+        let acked: Vec<u32> = (0..rows.len() as u32).filter(|&c| attrs[c as usize].send_done == Some(t)).collect();
+        let firings = (delivered.len() + acked.len()) as u32;
+        let targets: Vec<usize> = (0..rows.len()).filter(|&c| attrs[c].waits_for == Some(t)).collect();
+        if targets.is_empty() {
+            continue;
+        }
+        let never = |why: String| {
+            Err(format!(
+                "line {}: trigger {t} {why}, so connection line {} would never start",
+                decl, rows[targets[0]].0
+            ))
+        };
+        if firings == 0 {
+            return never("is fired by no connection (send_done_trigger or recv_done_trigger)".into());
+        }
+        for (k, &c) in targets.iter().enumerate() {
+            let count = match kind {
+                TriggerKind::Oneshot => 1,
+                TriggerKind::Barrier(n) if n > firings => {
+                    return never(format!("is a barrier of {n} but only {firings} connections fire it"))
+                }
+                TriggerKind::Barrier(n) => n,
+                TriggerKind::Multishot if k as u32 >= firings => {
+                    return Err(format!(
+                        "line {decl}: multishot trigger {t} fires {firings} times, so its connection {} (line {}) would never start",
+                        k + 1,
+                        rows[c].0
+                    ))
+                }
+                TriggerKind::Multishot => k as u32 + 1,
+            };
+            waits[c] = CmWait { after: delivered.clone(), after_acked: acked.clone(), count };
+        }
+    }
+    Ok(waits)
 }
 
 /// The HPCC simulator's `flow.txt` (the HPCC paper's ns-3 simulator, also used by

@@ -46,7 +46,11 @@ mod import;
 
 pub use cdf::SizeCdf;
 pub use coflow::*;
-pub use import::{htsim_cm_nodes, parse_flow_csv, parse_hpcc_flows, parse_htsim_cm};
+mod dependencies;
+pub use dependencies::Dependencies;
+pub use import::{
+    htsim_cm_nodes, parse_flow_csv, parse_hpcc_flows, parse_htsim_cm, parse_htsim_cm_with_triggers, CmWait,
+};
 
 use crate::engine::Rng;
 use crate::scenario::{
@@ -75,6 +79,12 @@ pub struct FlowSpec {
     /// Starts `gap` after every one of these flows (indices into the same workload's
     /// flows) has been delivered, instead of at `start`; empty: starts at `start`.
     pub after: Vec<u32>,
+    /// Like `after`, but waits for these flows' senders to have every byte acknowledged
+    /// (htsim's `send_done_trigger`).
+    pub after_acked: Vec<u32>,
+    /// Starts once this many of the events of `after` and `after_acked` happened (htsim's
+    /// multishot triggers); 0: all of them.
+    pub after_count: u32,
     /// See `after`.
     pub gap: Time,
     /// The collective the flow belongs to (a training iteration; indices per workload),
@@ -366,6 +376,8 @@ fn generate_flows(
         app: w.app.clone(),
         priority: 0,
         after: Vec::new(),
+        after_acked: Vec::new(),
+        after_count: 0,
         gap: Time::ZERO,
         group: NO_GROUP,
     };
@@ -605,11 +617,13 @@ fn generate_flows(
             let text = std::fs::read_to_string(&path)
                 .map_err(|e| ScenarioError(format!("{}: cannot read {}: {e}", field(i, "file"), path.display())))?;
             let parsed = match w.kind {
-                WorkloadKind::Flows => parse_flow_csv(&text),
-                WorkloadKind::HpccFlows => parse_hpcc_flows(&text),
-                _ => parse_htsim_cm(&text),
+                WorkloadKind::Flows => parse_flow_csv(&text).map(|r| (r, Vec::new())),
+                WorkloadKind::HpccFlows => parse_hpcc_flows(&text).map(|r| (r, Vec::new())),
+                _ => parse_htsim_cm_with_triggers(&text),
             };
-            let rows = parsed.map_err(|m| ScenarioError(format!("{}: {}: {m}", field(i, "file"), path.display())))?;
+            let (rows, mut waits) =
+                parsed.map_err(|m| ScenarioError(format!("{}: {}: {m}", field(i, "file"), path.display())))?;
+            waits.resize(rows.len(), CmWait::default());
             if w.kind == WorkloadKind::HtsimCm {
                 let nodes = htsim_cm_nodes(&text)
                     .map_err(|m| ScenarioError(format!("{}: {}: {m}", field(i, "file"), path.display())))?;
@@ -624,7 +638,7 @@ fn generate_flows(
                     );
                 }
             }
-            for (line, r) in rows {
+            for ((line, r), wait) in rows.into_iter().zip(waits) {
                 for (h, what) in [(r.0, "src"), (r.1, "dst")] {
                     if h >= d.n_hosts {
                         return err(
@@ -654,7 +668,9 @@ fn generate_flows(
                     lb,
                     app: None,
                     priority: 0,
-                    after: Vec::new(),
+                    after: wait.after,
+                    after_acked: wait.after_acked,
+                    after_count: wait.count,
                     gap: Time::ZERO,
                     group: NO_GROUP,
                 });
@@ -662,72 +678,6 @@ fn generate_flows(
         }
     }
     Ok(out)
-}
-
-/// Which flows start when others are delivered (windowed all-to-all, training
-/// iterations), in the simulation's flow ids: for each flow, the flows waiting on it, and
-/// for each waiting flow how many of its predecessors are still undelivered and how long
-/// after the last one it starts. Empty when no flow waits, so runs without dependencies
-/// pay one length test per delivered flow.
-#[derive(Debug, Default)]
-pub struct Dependencies {
-    /// `dependents[first[f]..first[f + 1]]` wait on flow f.
-    first: Vec<u32>,
-    dependents: Vec<u32>,
-    waiting: Vec<u32>,
-    gap: Vec<Time>,
-}
-
-impl Dependencies {
-    pub fn new(specs: &[FlowSpec]) -> Dependencies {
-        if specs.iter().all(|f| f.after.is_empty()) {
-            return Dependencies::default();
-        }
-        let n = specs.len();
-        let mut first = vec![0u32; n + 1];
-        for sp in specs {
-            for &a in &sp.after {
-                first[a as usize + 1] += 1;
-            }
-        }
-        for f in 0..n {
-            first[f + 1] += first[f];
-        }
-        let mut fill = first.clone();
-        let mut dependents = vec![0u32; first[n] as usize];
-        for (id, sp) in specs.iter().enumerate() {
-            for &a in &sp.after {
-                dependents[fill[a as usize] as usize] = id as u32;
-                fill[a as usize] += 1;
-            }
-        }
-        Dependencies {
-            first,
-            dependents,
-            waiting: specs.iter().map(|f| f.after.len() as u32).collect(),
-            gap: specs.iter().map(|f| f.gap).collect(),
-        }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.first.is_empty()
-    }
-
-    /// Flow `f` was delivered: calls `ready(g, gap)` for each flow g that now has every
-    /// predecessor delivered, in flow-id order, `gap` being its delay from now.
-    pub fn delivered(&mut self, f: u32, mut ready: impl FnMut(u32, Time)) {
-        if self.is_empty() {
-            return;
-        }
-        let (a, b) = (self.first[f as usize] as usize, self.first[f as usize + 1] as usize);
-        for &g in &self.dependents[a..b] {
-            let w = &mut self.waiting[g as usize];
-            *w -= 1;
-            if *w == 0 {
-                ready(g, self.gap[g as usize]);
-            }
-        }
-    }
 }
 
 /// Flows (src, dst, bytes, start) of a Poisson workload: each host in `hosts` starts flows

@@ -87,6 +87,8 @@ fn waiting_on(after: &[u32], gap_us: u64) -> FlowSpec {
         app: None,
         priority: 0,
         after: after.to_vec(),
+        after_acked: Vec::new(),
+        after_count: 0,
         gap: Time::from_us(gap_us),
         group: NO_GROUP,
     }
@@ -243,6 +245,52 @@ fn parses_hpcc_flow_file() {
     assert!(parse_hpcc_flows("1\n0 5 3 100 10\n").unwrap_err().contains("expected 6 fields"));
     assert!(parse_hpcc_flows("1\n0 5 3 100 10 -1\n").unwrap_err().contains("non-negative"));
     assert!(parse_hpcc_flows("x\n").unwrap_err().contains("flow count"));
+}
+
+/// htsim's triggers: who waits for whom, and how many firings start each connection.
+#[test]
+fn htsim_triggers_become_waits() {
+    let cm = "Nodes 8\nConnections 6\nTriggers 3\n\
+        0->1 id 1 start 0 size 100 send_done_trigger 1\n\
+        2->3 id 2 start 0 size 100 recv_done_trigger 2\n\
+        4->5 id 3 trigger 1 size 100 recv_done_trigger 2\n\
+        6->7 id 4 trigger 2 size 100\n\
+        1->0 id 5 trigger 3 size 100\n\
+        3->2 id 6 trigger 3 size 100\n\
+        trigger id 1 oneshot\ntrigger id 2 barrier 2\ntrigger id 3 multishot\n";
+    // Trigger 3 has no firing connection: refused, naming the connection that would wait.
+    let err = parse_htsim_cm_with_triggers(cm).unwrap_err();
+    assert!(err.contains("trigger 3 is fired by no connection") && err.contains("line 8"), "{err}");
+    let cm = cm
+        .replace(
+            "2->3 id 2 start 0 size 100 recv_done_trigger 2",
+            "2->3 id 2 start 0 size 100 recv_done_trigger 2 send_done_trigger 3",
+        )
+        .replace(
+            "4->5 id 3 trigger 1 size 100 recv_done_trigger 2",
+            "4->5 id 3 trigger 1 size 100 recv_done_trigger 2 send_done_trigger 3",
+        );
+    let (rows, waits) = parse_htsim_cm_with_triggers(&cm).unwrap();
+    assert_eq!(rows.len(), 6);
+    let wait =
+        |after: &[u32], acked: &[u32], count| CmWait { after: after.to_vec(), after_acked: acked.to_vec(), count };
+    assert_eq!(waits[0], CmWait::default());
+    assert_eq!(waits[1], CmWait::default());
+    assert_eq!(waits[2], wait(&[], &[0], 1), "oneshot 1: fired when connection 0's sender is done");
+    assert_eq!(waits[3], wait(&[1, 2], &[], 2), "barrier 2: both deliveries");
+    assert_eq!(waits[4], wait(&[], &[1, 2], 1), "multishot 3: its first connection at the first firing");
+    assert_eq!(waits[5], wait(&[], &[1, 2], 2), "and its second at the second");
+
+    let refused = |text: &str| parse_htsim_cm_with_triggers(text).unwrap_err();
+    assert!(refused("0->1 size 1 trigger 4\n").contains("trigger 4 is not declared"));
+    assert!(refused("0->1 start 0 size 1 trigger 4\ntrigger id 4 oneshot\n").contains("either `start` or `trigger`"));
+    let barrier = "0->1 start 0 size 1 recv_done_trigger 4\n2->3 size 1 trigger 4\ntrigger id 4 barrier 2\n";
+    assert!(refused(barrier).contains("a barrier of 2 but only 1 connections fire it"));
+    let multi = "0->1 start 0 size 1 recv_done_trigger 4\n2->3 size 1 trigger 4\n4->5 size 1 trigger 4\ntrigger id 4 multishot\n";
+    assert!(refused(multi).contains("multishot trigger 4 fires 1 times, so its connection 2 (line 3)"));
+    assert!(refused("Triggers 2\ntrigger id 4 oneshot\n").contains("`Triggers 2` but 1 trigger lines"));
+    assert!(refused("trigger id 4 twice\n").contains("expected `trigger id T oneshot`"));
+    assert!(refused("failed 1 2 3\n").contains("topology.failed_links"));
 }
 
 #[test]

@@ -17,6 +17,7 @@ mod flow_balancers;
 mod flows_priority;
 mod fuzz_corpus;
 mod hpcc_bottleneck;
+mod htsim_triggers;
 mod ideal_fct;
 mod incast;
 mod inflight_cap;
