@@ -218,7 +218,7 @@ def test_report_out_checks(dcnsim_cli: Cli, tmp_path: Path) -> None:
 
 
 def _fail_writes_under(monkeypatch: pytest.MonkeyPatch, directory: Path) -> None:
-    """Every Parquet write into ``directory`` fails as on a full disk."""
+    """Every Parquet write into ``directory`` fails as on a full disk: pandas' and pyarrow's."""
     real = pd.DataFrame.to_parquet
 
     def to_parquet(self: pd.DataFrame, path: Any, *args: Any, **kwargs: Any) -> Any:
@@ -227,6 +227,17 @@ def _fail_writes_under(monkeypatch: pytest.MonkeyPatch, directory: Path) -> None
         return real(self, path, *args, **kwargs)
 
     monkeypatch.setattr(pd.DataFrame, "to_parquet", to_parquet)
+    # A run's tables are written by pyarrow from the core's columns, without pandas.
+    import pyarrow.parquet as pq
+
+    real_table = pq.write_table
+
+    def write_table(table: Any, where: Any, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(where, (str, os.PathLike)) and Path(where).resolve().parent == directory.resolve():
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(where))
+        return real_table(table, where, *args, **kwargs)
+
+    monkeypatch.setattr(pq, "write_table", write_table)
 
 
 @pytest.mark.core

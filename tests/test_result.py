@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -164,7 +166,7 @@ def test_complete_follows_the_simulation() -> None:
 
 def test_write_produces_the_documented_files(tmp_path: Path) -> None:
     result = make(timeseries=QUEUE, trace=TRACE)
-    out = result.write(tmp_path / "out")
+    out = result.write(tmp_path / "out", plots=True)
     for name in ("flows.parquet", "flows.csv", "summary.json", "fct_cdf.png", "slowdown_by_size.png",
                  "timeseries.parquet", "ports.parquet", "timeseries_port.png", "trace_events.parquet",
                  "trace.pcap"):
@@ -194,7 +196,7 @@ def test_no_finished_flows_and_empty_samplers_skip_plots_with_a_note(
 ) -> None:
     unfinished = [("perm", -1, 0.0, NAN), ("perm", -1, 0.0, NAN)]
     empty = {"time_us": [], "kind": ([], ["port", "flow"]), "id": [], "metric": ([], ["queue_bytes"]), "value": []}
-    out = make(unfinished, timeseries=empty, finished=False).write(tmp_path / "out")
+    out = make(unfinished, timeseries=empty, finished=False).write(tmp_path / "out", plots=True)
     assert sorted(p.name for p in out.iterdir()) == ["dcnsim-result.json", "flows.csv", "flows.parquet", "ports.parquet",
                                                       "summary.json"]
     notes = capsys.readouterr().err
@@ -211,9 +213,66 @@ def test_a_run_without_flows_writes_without_crashing(tmp_path: Path) -> None:
 
 
 def test_rewriting_a_directory_drops_outputs_of_the_earlier_run(tmp_path: Path) -> None:
-    make(timeseries=QUEUE, trace=TRACE).write(tmp_path)
+    make(timeseries=QUEUE, trace=TRACE).write(tmp_path, plots=True)
+    assert list(tmp_path.glob("*.png"))
     (tmp_path / "timeseries_queue.parquet").write_bytes(b"")  # as dcnsim wrote before the long form
     make([("perm", -1, 0.0, NAN)]).write(tmp_path)
     assert not list(tmp_path.glob("*.png"))
     assert not list(tmp_path.glob("timeseries*"))
     assert not list(tmp_path.glob("trace*")) and not (tmp_path / "ports.parquet").exists()
+
+
+def test_write_draws_no_plot_unless_asked_and_imports_neither_pandas_nor_matplotlib(tmp_path: Path) -> None:
+    # In a fresh interpreter (this module imports pandas): a plain write of a result
+    # with every kind of table needs neither pandas nor matplotlib, each of which takes
+    # longer to import than a small simulation takes to run.
+    code = "\n".join([
+        "import sys",
+        "sys.modules['pandas'] = sys.modules['matplotlib'] = None  # importing either now fails",
+        "from dcnsim import Result",
+        _standalone_make(),
+        f"make(timeseries=QUEUE, trace=TRACE).write({str(tmp_path / 'out')!r})",
+    ])
+    child = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert child.returncode == 0, child.stderr
+    out = tmp_path / "out"
+    assert not list(out.glob("*.png"))
+    assert {"flows.parquet", "flows.csv", "summary.json", "timeseries.parquet", "ports.parquet",
+            "trace_events.parquet", "trace.pcap"} <= {p.name for p in out.iterdir()}
+
+
+def _standalone_make() -> str:
+    """This module's stand-in simulation, data and ``make``, as source for a child
+    interpreter that cannot import pandas."""
+    import inspect
+
+    return "\n".join([
+        "import json, math",
+        "from typing import Any",
+        "NAN = math.nan",
+        inspect.getsource(StandInSimulation),
+        inspect.getsource(flow_columns),
+        f"ROWS = {ROWS!r}".replace("nan", "NAN"),
+        f"QUEUE = {QUEUE!r}", f"PORTS = {PORTS!r}", f"TRACE = {TRACE!r}",
+        inspect.getsource(make),
+    ])
+
+
+def test_tables_read_back_as_pandas_writes_them(tmp_path: Path) -> None:
+    # The files written from the core's columns are those pandas writes for the same
+    # DataFrames: the same values and dtypes read back, the same CSV text.
+    cols = flow_columns(ROWS + [("c", 5, NAN, NAN)])
+    cols["group"] = [0, 0, -1, 1, 1, -1]
+    result = Result.from_simulation(StandInSimulation(cols, QUEUE, True, TRACE), wall_seconds=0.5)
+    out = result.write(tmp_path / "out")
+    expected = pd.DataFrame(cols)
+    pd.testing.assert_frame_equal(pd.read_parquet(out / "flows.parquet"), expected)
+    expected.to_csv(tmp_path / "pandas.csv", index=False)
+    assert (out / "flows.csv").read_text() == (tmp_path / "pandas.csv").read_text()
+    pd.testing.assert_frame_equal(pd.read_parquet(out / "ports.parquet"), pd.DataFrame(PORTS))
+    series = pd.read_parquet(out / "timeseries.parquet")
+    assert series["kind"].dtype == "category" and list(series["kind"].cat.categories) == ["port", "flow"]
+    assert series["id"].tolist() == QUEUE["id"] and series["time_us"].tolist() == QUEUE["time_us"]
+    assert pd.read_parquet(out / "groups.parquet")["group"].tolist() == [0, 1]
+    # Read after writing, the DataFrames are those of the files.
+    pd.testing.assert_frame_equal(result.flows, expected)

@@ -3,17 +3,19 @@
 pandas and numpy are imported inside the functions that use them rather than at module
 level, so that ``import dcnsim`` stays light: the CLI starts quickly, and the peak RSS
 that ``dcnsim bench`` reports for a scenario is the simulator's, not ~90 MiB of pandas.
+A run that is only written (``dcnsim run``) never imports pandas or matplotlib: its
+tables are written from the core's columns (:mod:`dcnsim._tables`), and the PNG plots
+are drawn only when asked for.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional, Union
 
-from dcnsim import _timeseries
+from dcnsim import _tables, _timeseries
 from dcnsim._ext import __version__
 from dcnsim._files import write_text_atomic
 
@@ -22,7 +24,8 @@ if TYPE_CHECKING:
 
     from dcnsim._scenario import StrPath
 
-_PERCENTILES = {"p50": 50.0, "p90": 90.0, "p99": 99.0, "p999": 99.9}
+# A table as the core returns it (``{column: values}``) or as a DataFrame.
+Table = Union["pd.DataFrame", dict[str, Any]]
 
 # Files of ours that a run may or may not produce; removed before writing so that a
 # directory reused for another run never shows a plot, table or report left from the
@@ -33,7 +36,22 @@ _OPTIONAL_OUTPUTS = ("fct_cdf.png", "slowdown_by_size.png", "groups.parquet", "t
                      "report.html")
 
 
-@dataclass(repr=False)
+def _frame(name: str) -> Any:
+    """A property for one of Result's tables: the core's columns are made a DataFrame
+    the first time the table is read, and kept."""
+    def get(self: Result) -> Any:
+        table = self._tables[name]
+        if isinstance(table, dict) or (table is None and name == "timeseries"):
+            table = self._tables[name] = _timeseries.frame(table)
+        return table
+
+    def set(self: Result, value: Any) -> None:
+        self._tables[name] = value
+
+    getter: Callable[[Result], Any] = get
+    return property(getter, set)
+
+
 class Result:
     """Everything a run produced.
 
@@ -48,18 +66,28 @@ class Result:
     (``time_us, port, class, event``; None without ``[switch.pfc]``).
     ``summary`` is what ``summary.json`` holds.
 
+    The tables are pandas DataFrames, built when first read: a run that is only written
+    to disk never imports pandas (see :mod:`dcnsim._tables`).
+
     >>> result = dcnsim.run("examples/quickstart.toml")  # doctest: +SKIP
     >>> result.summary["all"]["fct_us"]["p99"]  # doctest: +SKIP
     >>> result.flows.query("finished").plot.scatter("size", "slowdown", logx=True)  # doctest: +SKIP
     """
 
-    flows: pd.DataFrame
-    timeseries: pd.DataFrame
-    summary: dict[str, Any]
-    ports: Optional[pd.DataFrame] = None
-    trace: Optional[pd.DataFrame] = None
-    pcap: Optional[bytes] = None
-    pfc_events: Optional[pd.DataFrame] = None
+    def __init__(self, flows: Table, timeseries: Optional[Table], summary: dict[str, Any],
+                 ports: Optional[Table] = None, trace: Optional[Table] = None, pcap: Optional[bytes] = None,
+                 pfc_events: Optional[Table] = None) -> None:
+        # Each table is a DataFrame or the core's columns (a dict), made a DataFrame when read.
+        self._tables: dict[str, Optional[Table]] = {"flows": flows, "timeseries": timeseries, "ports": ports,
+                                                    "trace": trace, "pfc_events": pfc_events}
+        self.summary = summary
+        self.pcap = pcap
+
+    flows = _frame("flows")
+    timeseries = _frame("timeseries")
+    ports = _frame("ports")
+    trace = _frame("trace")
+    pfc_events = _frame("pfc_events")
 
     @property
     def groups(self) -> pd.DataFrame:
@@ -76,17 +104,13 @@ class Result:
     @classmethod
     def from_simulation(cls, sim: Any, wall_seconds: float) -> Result:
         """Collect the result of a ``dcnsim._core.Simulation`` as it stands now."""
-        import pandas as pd
-
-        flows = pd.DataFrame(sim.flows())
+        flows = sim.flows()
         sampled, traced, paused = sim.timeseries(), sim.trace_events(), sim.pfc_events()
-        timeseries = _timeseries.frame(sampled)
         named = sampled is not None or traced is not None or paused is not None
-        ports = _timeseries.frame(sim.ports()) if named else None
-        trace = _timeseries.frame(traced) if traced is not None else None
-        pfc_events = _timeseries.frame(paused) if paused is not None else None
+        ports = sim.ports() if named else None
         resolved = json.loads(sim.resolved_json())
         events = int(sim.events)
+        workloads, everything = _tables.summaries(flows)
         summary = {
             "name": resolved.get("name"),
             "version": __version__,
@@ -99,17 +123,16 @@ class Result:
             "events_per_second": events / wall_seconds if wall_seconds > 0 else None,
             "stats": {key: _finite_or_none(value) for key, value in sim.stats().items()},
             "scenario": resolved,
-            "workloads": {
-                str(tag): _group_summary(group) for tag, group in flows.groupby("tag", sort=False)
-            },
-            "all": _group_summary(flows),
+            "workloads": workloads,
+            "all": everything,
         }
-        return cls(flows, timeseries, summary, ports, trace, sim.pcap(), pfc_events)
+        return cls(flows, sampled, summary, ports, traced, sim.pcap(), paused)
 
-    def write(self, out_dir: StrPath, plots: bool = True) -> Path:
-        """Write the result directory and return its path (with PNG plots unless
-        ``plots`` is False, as sweeps do for their many points). A directory holding a
-        sweep's or a reproduction's results is refused (:class:`dcnsim.OutputError`).
+    def write(self, out_dir: StrPath, plots: bool = False) -> Path:
+        """Write the result directory and return its path; with ``plots`` the PNG plots
+        too (``dcnsim run --plots``; drawing them costs more than a small simulation). A
+        directory holding a sweep's or a reproduction's results is refused
+        (:class:`dcnsim.OutputError`).
 
         ``flows.parquet`` depends only on the simulation (no wall-clock values), so two
         runs of the same scenario and seed give byte-identical files; wall time lives in
@@ -125,22 +148,27 @@ class Result:
             for stale in out.glob(pattern):
                 stale.unlink()
         _remove_stale_export(out / "hpcc")
-        self.flows.to_parquet(out / "flows.parquet", engine="pyarrow", index=False)
-        self.flows.to_csv(out / "flows.csv", index=False)
+        flows = self._tables["flows"]
+        _write_parquet(flows, out / "flows.parquet")
+        if isinstance(flows, dict):
+            _tables.write_csv(flows, out / "flows.csv")
+        else:
+            flows.to_csv(out / "flows.csv", index=False)
         write_text_atomic(out / "summary.json", json.dumps(self.summary, indent=2, allow_nan=False) + "\n")
-        tables = (("timeseries", None if self.timeseries.empty else self.timeseries), ("ports", self.ports),
-                  ("trace_events", self.trace), ("pfc_events", self.pfc_events))
-        for name, table in tables:
+        timeseries = self._tables["timeseries"]
+        if timeseries is not None and (_tables.rows(timeseries) if isinstance(timeseries, dict) else len(timeseries)):
+            _write_parquet(timeseries, out / "timeseries.parquet")
+        for name, file in (("ports", "ports"), ("trace", "trace_events"), ("pfc_events", "pfc_events")):
+            table = self._tables[name]
             if table is not None:
-                table.to_parquet(out / f"{name}.parquet", engine="pyarrow", index=False)
+                _write_parquet(table, out / f"{file}.parquet")
         if self.pcap is not None:
             (out / "trace.pcap").write_bytes(self.pcap)
-        groups = self.groups
-        if not groups.empty:
-            groups.to_parquet(out / "groups.parquet", engine="pyarrow", index=False)
+        if _has_groups(flows):
+            self.groups.to_parquet(out / "groups.parquet", engine="pyarrow", index=False)
 
         if plots:
-            from dcnsim import _plots  # matplotlib takes ~0.5 s to import; only writing needs it
+            from dcnsim import _plots  # matplotlib takes ~0.5 s to import; only drawing needs it
 
             _plots.write_plots(self, out)
         return out
@@ -169,30 +197,18 @@ def _remove_stale_export(export_dir: Path) -> None:
         pass  # files of the user's own stay
 
 
-def _group_summary(flows: pd.DataFrame) -> dict[str, Any]:
-    finished = flows[flows["finished"].astype(bool)]
-    all_finished = len(flows) > 0 and len(finished) == len(flows)
-    return {
-        "flows": len(flows),
-        "finished": len(finished),
-        # Collective completion time: only meaningful once every flow of the group is done.
-        "cct_us": float(finished["finish_us"].max() - flows["start_us"].min()) if all_finished else None,
-        "fct_us": _distribution(finished["fct_us"]),
-        "slowdown": _distribution(finished["slowdown"]),
-        **_collectives(flows),
-    }
+def _write_parquet(table: Table, path: Path) -> None:
+    if isinstance(table, dict):
+        _tables.write_parquet(table, path)
+    else:
+        table.to_parquet(path, engine="pyarrow", index=False)
 
 
-def _collectives(flows: pd.DataFrame) -> dict[str, Any]:
-    """Flows that form collectives (a training iteration's all-reduce; ``group`` >= 0):
-    how many there are, how many completed, and each completed one's time from its first
-    flow's start to its last flow's delivery."""
-    if "group" not in flows or not (flows["group"] >= 0).any():
-        return {}
-    grouped = flows[flows["group"] >= 0].groupby("group")
-    complete = grouped["finished"].all()
-    spans = (grouped["finish_us"].max() - grouped["start_us"].min())[complete]
-    return {"groups": {"count": int(len(complete)), "complete": int(complete.sum()), "time_us": _distribution(spans)}}
+def _has_groups(flows: Table) -> bool:
+    if "group" not in flows:
+        return False
+    groups = flows["group"]
+    return any(g >= 0 for g in groups) if isinstance(flows, dict) else bool((groups >= 0).any())
 
 
 GROUP_COLUMNS = ("group", "tag", "priority", "flows", "finished", "bytes", "start_us", "finish_us", "cct_us")
@@ -230,21 +246,6 @@ def group_table(flows: pd.DataFrame) -> pd.DataFrame:
         "cct_us": (finish - start).to_numpy(),
     })
     return table.reset_index(drop=True)
-
-
-def _distribution(values: pd.Series) -> dict[str, Optional[float]]:
-    import numpy as np
-
-    v = values.to_numpy(dtype=float)
-    v = v[np.isfinite(v)]
-    if v.size == 0:
-        return dict.fromkeys(["mean", *_PERCENTILES, "max"])
-    quantiles = np.percentile(v, list(_PERCENTILES.values()))
-    return {
-        "mean": float(v.mean()),
-        **{key: float(q) for key, q in zip(_PERCENTILES, quantiles)},
-        "max": float(v.max()),
-    }
 
 
 def _finite_or_none(value: Any) -> Any:
