@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 from typing import Callable
 
@@ -47,8 +48,9 @@ def test_run_writes_the_result_directory(dcnsim_cli: Cli, tiny_toml: Path, tmp_p
     done = dcnsim_cli("run", str(tiny_toml), "--set", "seed=3")
     assert done.returncode == 0, done.stderr
     out = tmp_path / "results" / "tiny"  # default: results/<scenario name>
-    for name in ("flows.parquet", "flows.csv", "summary.json", "fct_cdf.png", "slowdown_by_size.png"):
+    for name in ("flows.parquet", "flows.csv", "summary.json"):
         assert (out / name).is_file(), name
+    assert not list(out.glob("*.png")), "plots are drawn only with --plots"
     assert f"wrote {Path('results') / 'tiny'}" in done.stdout
     assert "perm" in done.stdout and "slowdown p99" in done.stdout
 
@@ -65,6 +67,44 @@ def test_run_writes_the_result_directory(dcnsim_cli: Cli, tiny_toml: Path, tmp_p
     flows = pd.read_parquet(out / "flows.parquet")
     assert len(flows) == summary["all"]["flows"]
     assert len(pd.read_csv(out / "flows.csv")) == len(flows)
+
+
+@pytest.mark.core
+def test_run_plots_draws_the_pngs(dcnsim_cli: Cli, tiny_toml: Path, tmp_path: Path) -> None:
+    done = dcnsim_cli("run", str(tiny_toml), "--out", "out", "--quiet", "--plots")
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in (tmp_path / "out").glob("*.png")) == ["fct_cdf.png", "slowdown_by_size.png"]
+    # A later plain run into the same directory leaves no plot of the earlier one.
+    assert dcnsim_cli("run", str(tiny_toml), "--out", "out", "--quiet").returncode == 0
+    assert not list((tmp_path / "out").glob("*.png"))
+
+
+# What a child interpreter has imported after some dcnsim code: the heavy libraries only.
+_IMPORTED = "import sys; print(sorted({m.split('.')[0] for m in sys.modules} & {'pandas', 'matplotlib', 'plotly'}))"
+
+
+def _imported_after(code: str, env: dict[str, str], cwd: Path) -> str:
+    done = subprocess.run([sys.executable, "-c", f"{code}\n{_IMPORTED}"], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip().splitlines()[-1]
+
+
+def test_import_and_help_load_neither_pandas_nor_matplotlib(child_env: dict[str, str], tmp_path: Path) -> None:
+    assert _imported_after("import dcnsim", child_env, tmp_path) == "[]"
+    help_run = ("import contextlib, io, dcnsim.cli\n"
+                "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+                "    dcnsim.cli.main(['run', '--help'])")
+    assert _imported_after(help_run, child_env, tmp_path) == "[]"
+
+
+@pytest.mark.core
+def test_a_plain_run_loads_neither_pandas_nor_matplotlib(child_env: dict[str, str], tiny_toml: Path,
+                                                        tmp_path: Path) -> None:
+    # Each takes longer to import than a small simulation takes to run.
+    run = f"import dcnsim.cli\nassert dcnsim.cli.main(['run', {str(tiny_toml)!r}, '--out', 'out', '--quiet']) == 0"
+    assert _imported_after(run, child_env, tmp_path) == "[]"
+    assert (tmp_path / "out" / "flows.parquet").is_file()
 
 
 @pytest.mark.core

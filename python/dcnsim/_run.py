@@ -46,6 +46,7 @@ def run(
     overrides: Iterable[str] = (),
     out: Optional[StrPath] = None,
     progress: bool = False,
+    plots: bool = False,
     base_dir: Optional[StrPath] = None,
     allow_dirs: Sequence[StrPath] = (),
 ) -> Result:
@@ -58,8 +59,8 @@ def run(
     The files the scenario names must lie inside that directory's tree, a
     ``workloads/`` directory, ``allow_dirs`` or ``$DCNSIM_ALLOW_DIRS`` (the rule is in
     :mod:`dcnsim._inputs`); others are refused with a ScenarioError before anything runs.
-    With ``out`` the result directory is written too; with ``progress`` a progress bar
-    goes to stderr. ``out`` is checked before simulating (:class:`dcnsim.OutputError`
+    With ``out`` the result directory is written too, and with ``plots`` its PNG plots
+    (:meth:`Result.write`); with ``progress`` a progress bar goes to stderr. ``out`` is checked before simulating (:class:`dcnsim.OutputError`
     for a file, a directory that cannot be written, or a sweep's or a reproduction's
     directory). When writing fails after the simulation finished, the result is saved
     to a fresh ``<out>.saved-<n>`` beside it and :class:`dcnsim.ResultsSavedElsewhere`
@@ -96,7 +97,7 @@ def run(
             raise RunInterrupted(result)
         return result
     try:
-        write_or_save(Path(out), result.write, result)
+        write_or_save(Path(out), lambda d: result.write(d, plots=plots), result)
     except ResultsSavedElsewhere as exc:
         if interrupted:
             raise RunInterrupted(result, str(exc)) from None

@@ -107,7 +107,8 @@ def _parser() -> argparse.ArgumentParser:
 
     run_cmd = commands.add_parser(
         "run", help="simulate a scenario and write its result directory",
-        description="Simulate a scenario file and write flows, summary and plots to a directory.",
+        description="Simulate a scenario file and write its flows, time series and summary to a directory "
+        "(PNG plots with --plots, the HTML report page with --report).",
     )
     run_cmd.add_argument("file", metavar="FILE", help="scenario TOML file")
     run_cmd.add_argument("--out", metavar="DIR", help="result directory (default: results/<scenario name>)")
@@ -120,6 +121,8 @@ def _parser() -> argparse.ArgumentParser:
                          help="also let the scenario read files (CDFs, flow lists, topologies) under DIR; by default "
                          "only its own directory tree and workloads/ directories (repeatable; or DCNSIM_ALLOW_DIRS)")
     run_cmd.add_argument("--quiet", action="store_true", help="no progress bar and no summary table")
+    run_cmd.add_argument("--plots", action="store_true",
+                         help="also draw the PNG plots: DIR/fct_cdf.png, slowdown_by_size.png, timeseries_*.png")
     run_cmd.add_argument("--report", action="store_true",
                          help="also write DIR/report.html, the interactive report page (see `dcnsim report`)")
     run_cmd.set_defaults(command=_run_command)
@@ -357,7 +360,8 @@ def _run_command(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else Path("results") / default_out_name(spec.get("name"), Path(args.file).stem)
     check_out_dir(out, "run", option="--out" if args.out else "the default output directory")
     try:
-        result = run(spec, out=out, progress=not args.quiet, base_dir=base_dir, allow_dirs=args.allow_dirs)
+        result = run(spec, out=out, progress=not args.quiet, plots=args.plots, base_dir=base_dir,
+                     allow_dirs=args.allow_dirs)
     except RunInterrupted as exc:
         if not args.quiet:
             print(_summary_table(exc.result))
