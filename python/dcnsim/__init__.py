@@ -15,15 +15,40 @@ per-flow completion times as a pandas DataFrame, sampled time series and a summa
 The same from a shell: ``dcnsim run examples/quickstart.toml --set transport.cc=swift``.
 """
 
+from typing import Any
+
 from dcnsim._export_hpcc import HpccExport, export_hpcc
 from dcnsim._ext import ScenarioError, SimulationPanic, __version__
 from dcnsim._outdir import OutputError, ResultsSavedElsewhere, UsageError
-from dcnsim._report import ReportError
-from dcnsim._report import write_report as report
 from dcnsim._result import Result
 from dcnsim._run import RunInterrupted, run
 from dcnsim._scenario import apply_overrides, load_scenario
-from dcnsim._sweep import SweepIncompleteWarning, SweepInterrupted, SweepResult, sweep
+
+# Sweeps (multiprocessing, concurrent.futures) and the report page are imported when
+# first named, so that `import dcnsim` and a plain `dcnsim run` do not pay for them.
+_LAZY = {
+    "ReportError": ("dcnsim._report", "ReportError"),
+    "report": ("dcnsim._report", "write_report"),
+    "SweepIncompleteWarning": ("dcnsim._sweep", "SweepIncompleteWarning"),
+    "SweepInterrupted": ("dcnsim._sweep", "SweepInterrupted"),
+    "SweepResult": ("dcnsim._sweep", "SweepResult"),
+    "sweep": ("dcnsim._sweep", "sweep"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'dcnsim' has no attribute {name!r}")
+    import importlib
+
+    module, attribute = _LAZY[name]
+    value = getattr(importlib.import_module(module), attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
 
 __all__ = [
     "HpccExport",
