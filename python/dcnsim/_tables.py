@@ -176,16 +176,12 @@ def distribution(values: np.ndarray) -> dict[str, Optional[float]]:
 
 
 def _nanmax(values: np.ndarray) -> float:
-    finite = values[~_isnan(values)]
-    return float(finite.max()) if finite.size else math.nan
+    import numpy as np
+
+    return float(np.nanmax(values)) if (~np.isnan(values)).any() else math.nan
 
 
 def _nanmin(values: np.ndarray) -> float:
-    finite = values[~_isnan(values)]
-    return float(finite.min()) if finite.size else math.nan
-
-
-def _isnan(values: np.ndarray) -> np.ndarray:
     import numpy as np
 
-    return np.isnan(values)
+    return float(np.nanmin(values)) if (~np.isnan(values)).any() else math.nan
