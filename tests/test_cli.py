@@ -80,7 +80,8 @@ def test_run_plots_draws_the_pngs(dcnsim_cli: Cli, tiny_toml: Path, tmp_path: Pa
 
 
 # What a child interpreter has imported after some dcnsim code: the heavy libraries only.
-_IMPORTED = "import sys; print(sorted({m.split('.')[0] for m in sys.modules} & {'pandas', 'matplotlib', 'plotly'}))"
+_HEAVY = {"pandas", "matplotlib", "plotly", "numpy", "pyarrow"}
+_IMPORTED = f"import sys; print(sorted({{m.split('.')[0] for m in sys.modules}} & {_HEAVY!r}))"
 
 
 def _imported_after(code: str, env: dict[str, str], cwd: Path) -> str:
@@ -90,7 +91,7 @@ def _imported_after(code: str, env: dict[str, str], cwd: Path) -> str:
     return done.stdout.strip().splitlines()[-1]
 
 
-def test_import_and_help_load_neither_pandas_nor_matplotlib(child_env: dict[str, str], tmp_path: Path) -> None:
+def test_import_and_help_load_no_heavy_library(child_env: dict[str, str], tmp_path: Path) -> None:
     assert _imported_after("import dcnsim", child_env, tmp_path) == "[]"
     help_run = ("import contextlib, io, dcnsim.cli\n"
                 "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
@@ -99,9 +100,9 @@ def test_import_and_help_load_neither_pandas_nor_matplotlib(child_env: dict[str,
 
 
 @pytest.mark.core
-def test_a_plain_run_loads_neither_pandas_nor_matplotlib(child_env: dict[str, str], tiny_toml: Path,
-                                                        tmp_path: Path) -> None:
-    # Each takes longer to import than a small simulation takes to run.
+def test_a_plain_run_loads_no_heavy_library(child_env: dict[str, str], tiny_toml: Path, tmp_path: Path) -> None:
+    # pandas, matplotlib, numpy and pyarrow each take longer to import than a small
+    # simulation takes to run; a run without [observe] or [trace] needs none of them.
     run = f"import dcnsim.cli\nassert dcnsim.cli.main(['run', {str(tiny_toml)!r}, '--out', 'out', '--quiet']) == 0"
     assert _imported_after(run, child_env, tmp_path) == "[]"
     assert (tmp_path / "out" / "flows.parquet").is_file()

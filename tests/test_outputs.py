@@ -218,7 +218,7 @@ def test_report_out_checks(dcnsim_cli: Cli, tmp_path: Path) -> None:
 
 
 def _fail_writes_under(monkeypatch: pytest.MonkeyPatch, directory: Path) -> None:
-    """Every Parquet write into ``directory`` fails as on a full disk: pandas' and pyarrow's."""
+    """Every Parquet write into ``directory`` fails as on a full disk: pandas', pyarrow's and dcnsim's."""
     real = pd.DataFrame.to_parquet
 
     def to_parquet(self: pd.DataFrame, path: Any, *args: Any, **kwargs: Any) -> Any:
@@ -238,6 +238,17 @@ def _fail_writes_under(monkeypatch: pytest.MonkeyPatch, directory: Path) -> None
         return real_table(table, where, *args, **kwargs)
 
     monkeypatch.setattr(pq, "write_table", write_table)
+    # Small flow tables are written by dcnsim's own Parquet writer.
+    from dcnsim import _parquet
+
+    real_write = _parquet.write
+
+    def write(columns: Any, path: Path) -> None:
+        if Path(path).resolve().parent == directory.resolve():
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+        real_write(columns, path)
+
+    monkeypatch.setattr(_parquet, "write", write)
 
 
 @pytest.mark.core

@@ -276,3 +276,36 @@ def test_tables_read_back_as_pandas_writes_them(tmp_path: Path) -> None:
     assert pd.read_parquet(out / "groups.parquet")["group"].tolist() == [0, 1]
     # Read after writing, the DataFrames are those of the files.
     pd.testing.assert_frame_equal(result.flows, expected)
+
+
+def test_distribution_matches_numpy() -> None:
+    # The summary's percentiles are numpy's default (linear) ones; NaN and infinities
+    # (unfinished flows) are left out.
+    from dcnsim._tables import distribution
+
+    rng = np.random.default_rng(5)
+    for n in (1, 2, 3, 7, 10, 101, 1000):
+        values = rng.lognormal(3.0, 1.5, n)
+        d = distribution(list(values) + [NAN, math.inf])
+        for key, q in (("p50", 50), ("p90", 90), ("p99", 99), ("p999", 99.9)):
+            assert d[key] == np.percentile(values, q), (n, key)
+        assert d["mean"] == pytest.approx(values.mean(), rel=1e-14) and d["max"] == values.max()
+
+
+def test_pure_and_pyarrow_parquet_read_back_alike(tmp_path: Path) -> None:
+    # Small flow tables are written without pyarrow, large ones with it: both read back
+    # as the DataFrame of the same columns.
+    import pyarrow.parquet as pq
+
+    from dcnsim import _parquet, _tables
+
+    cols = flow_columns(ROWS * 3)
+    cols["tag"][1] = "ünïcode, \"quoted\""
+    _parquet.write(cols, tmp_path / "pure.parquet")
+    pq.read_table(tmp_path / "pure.parquet").validate(full=True)
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "pure.parquet"), pd.DataFrame(cols))
+    # Past the pure writer's limit, pyarrow writes the same columns.
+    cols = flow_columns(ROWS * (_tables.PURE_PARQUET_ROWS // len(ROWS) + 1))
+    _tables.write_parquet(cols, tmp_path / "arrow.parquet")
+    assert pq.ParquetFile(tmp_path / "arrow.parquet").metadata.created_by.startswith("parquet-cpp")
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "arrow.parquet"), pd.DataFrame(cols))

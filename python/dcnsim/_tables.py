@@ -2,26 +2,29 @@
 
 The core hands back each table as ``{column: values}``: a list per column, or
 ``(codes, levels)`` for a categorical one. Importing pandas takes about half a second,
-more than a small simulation, so a plain ``dcnsim run`` does without it: this module
-writes those columns to Parquet with pyarrow and to CSV with the ``csv`` module, and
-computes the summary's numbers with numpy. :class:`dcnsim.Result` builds its pandas
-DataFrames only when they are read.
+and numpy with pyarrow about 0.2 s, more than a small simulation; so a plain
+``dcnsim run`` does without them. This module writes those columns to Parquet (the flow
+table of a run up to 50,000 flows with the pure-Python writer of :mod:`dcnsim._parquet`;
+larger tables and those with categorical columns with pyarrow), to CSV with the ``csv``
+module, and computes the summary's numbers in plain Python. :class:`dcnsim.Result`
+builds its pandas DataFrames only when they are read.
 
-The files are those pandas writes for the same table: the same Arrow types (strings as
-``large_string``, categoricals as dictionaries, NaN stored as null), read back by
-``pandas.read_parquet`` into the same DataFrame; the CSV has pandas' layout (``True`` and
-``False``, NaN as an empty field, floats written in full).
+The files are those pandas writes for the same table, read back by
+``pandas.read_parquet`` into the same DataFrame (pyarrow's keep its Arrow types: strings
+as ``large_string``, categoricals as dictionaries; NaN is stored as null by both); the
+CSV has pandas' layout (``True`` and ``False``, NaN as an empty field, floats written in
+full).
 """
 
 from __future__ import annotations
 
+import copy
 import csv
 import math
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional
+from typing import Any, Optional
 
-if TYPE_CHECKING:
-    import numpy as np
+from dcnsim import _parquet
 
 Columns = dict[str, Any]
 
@@ -43,7 +46,15 @@ def rows(columns: Columns) -> int:
     return 0
 
 
+# Up to this many rows a table of plain columns is written by the pure-Python writer
+# (no pyarrow or numpy to import); beyond, pyarrow's speed and compression matter more.
+PURE_PARQUET_ROWS = 50_000
+
+
 def write_parquet(columns: Columns, path: Path) -> None:
+    if _parquet.supports(columns) and rows(columns) <= PURE_PARQUET_ROWS:
+        _parquet.write(columns, path)
+        return
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -100,88 +111,83 @@ def write_csv(columns: Columns, path: Path) -> None:
 
 
 # ---------------------------------------------------------------------------------------
-# The summary's numbers, from the flow table's columns.
+# The summary's numbers, from the flow table's columns, in plain Python (no numpy to
+# import): percentiles as numpy's default (linear) method gives them, means correctly
+# rounded (``math.fsum``).
+
+_SUMMARISED = ("finished", "start_us", "finish_us", "fct_us", "slowdown", "group")
 
 
 def summaries(columns: Columns) -> tuple[dict[str, Any], dict[str, Any]]:
     """The summary of each workload tag (in the order tags first appear) and of all
     flows: see :func:`group_summary`."""
-    import numpy as np
-
-    tags = np.asarray(plain(columns["tag"]), dtype=object) if rows(columns) else np.array([], dtype=object)
-    flows = {
-        "finished": np.asarray(columns["finished"], dtype=bool),
-        **{name: np.asarray(columns[name], dtype=float) for name in ("start_us", "finish_us", "fct_us", "slowdown")},
-    }
-    if "group" in columns:
-        flows["group"] = np.asarray(columns["group"], dtype=np.int64)
-    workloads = {}
-    for tag in dict.fromkeys(tags.tolist()):
-        mine = tags == tag
-        workloads[str(tag)] = group_summary({name: values[mine] for name, values in flows.items()})
-    return workloads, group_summary(flows)
+    flows = {name: plain(columns[name]) for name in _SUMMARISED if name in columns}
+    by_tag: dict[Any, list[int]] = {}
+    for i, tag in enumerate(plain(columns["tag"])):
+        by_tag.setdefault(tag, []).append(i)
+    everything = group_summary(flows)
+    if len(by_tag) == 1:
+        return {str(tag): copy.deepcopy(everything) for tag in by_tag}, everything
+    workloads = {str(tag): group_summary({name: [values[i] for i in rows] for name, values in flows.items()})
+                 for tag, rows in by_tag.items()}
+    return workloads, everything
 
 
-def group_summary(flows: dict[str, np.ndarray]) -> dict[str, Any]:
+def group_summary(flows: dict[str, list[Any]]) -> dict[str, Any]:
     """Flows, finished flows, CCT (last delivery minus first start, once every flow
     finished), the FCT and slowdown distributions of finished flows and the collectives."""
-    finished = flows["finished"]
-    count, done = len(finished), int(finished.sum())
+    finished = [bool(f) for f in flows["finished"]]
+    count, done = len(finished), sum(finished)
     all_finished = count > 0 and done == count
     return {
         "flows": count,
         "finished": done,
         # Collective completion time: only meaningful once every flow of the group is done.
-        "cct_us": float(_nanmax(flows["finish_us"]) - _nanmin(flows["start_us"])) if all_finished else None,
-        "fct_us": distribution(flows["fct_us"][finished]),
-        "slowdown": distribution(flows["slowdown"][finished]),
-        **_collectives(flows),
+        "cct_us": _extreme(max, flows["finish_us"]) - _extreme(min, flows["start_us"]) if all_finished else None,
+        "fct_us": distribution([v for v, f in zip(flows["fct_us"], finished) if f]),
+        "slowdown": distribution([v for v, f in zip(flows["slowdown"], finished) if f]),
+        **_collectives(flows, finished),
     }
 
 
-def _collectives(flows: dict[str, np.ndarray]) -> dict[str, Any]:
+def _collectives(flows: dict[str, list[Any]], finished: list[bool]) -> dict[str, Any]:
     """Flows that form collectives (a training iteration's all-reduce; ``group`` >= 0):
     how many there are, how many completed, and each completed one's time from its first
     flow's start to its last flow's delivery."""
-    import numpy as np
-
-    if "group" not in flows or not (flows["group"] >= 0).any():
+    if "group" not in flows or not any(g >= 0 for g in flows["group"]):
         return {}
-    member = flows["group"] >= 0
-    ids, which = np.unique(flows["group"][member], return_inverse=True)
-    complete = np.bincount(which, minlength=ids.size) == np.bincount(
-        which, weights=flows["finished"][member], minlength=ids.size)
-    last = np.full(ids.size, np.nan)
-    first = np.full(ids.size, np.nan)
-    np.fmax.at(last, which, flows["finish_us"][member])  # fmax/fmin skip NaN, as pandas does
-    np.fmin.at(first, which, flows["start_us"][member])
-    return {"groups": {"count": int(ids.size), "complete": int(complete.sum()),
-                       "time_us": distribution((last - first)[complete])}}
+    members: dict[int, list[int]] = {}
+    for i, g in enumerate(flows["group"]):
+        if g >= 0:
+            members.setdefault(g, []).append(i)
+    spans = [_extreme(max, [flows["finish_us"][i] for i in rows]) - _extreme(min, [flows["start_us"][i] for i in rows])
+             for rows in members.values() if all(finished[i] for i in rows)]
+    return {"groups": {"count": len(members), "complete": len(spans), "time_us": distribution(spans)}}
 
 
-def distribution(values: np.ndarray) -> dict[str, Optional[float]]:
+def distribution(values: Any) -> dict[str, Optional[float]]:
     """Mean, percentiles and maximum of the finite values; all None when there are none."""
-    import numpy as np
-
-    v = np.asarray(values, dtype=float)
-    v = v[np.isfinite(v)]
-    if v.size == 0:
+    v = sorted(float(x) for x in values if math.isfinite(x))
+    if not v:
         return dict.fromkeys(["mean", *PERCENTILES, "max"])
-    quantiles = np.percentile(v, list(PERCENTILES.values()))
     return {
-        "mean": float(v.mean()),
-        **{key: float(q) for key, q in zip(PERCENTILES, quantiles)},
-        "max": float(v.max()),
+        "mean": math.fsum(v) / len(v),
+        **{key: percentile(v, q) for key, q in PERCENTILES.items()},
+        "max": v[-1],
     }
 
 
-def _nanmax(values: np.ndarray) -> float:
-    import numpy as np
+def percentile(ordered: list[float], q: float) -> float:
+    """The ``q``-th percentile of sorted values, as ``numpy.percentile`` computes it by
+    default: linear between the two closest ranks, from the nearer end."""
+    index = (len(ordered) - 1) * (q / 100)
+    below = math.floor(index)
+    above = min(below + 1, len(ordered) - 1)
+    a, b, t = ordered[below], ordered[above], index - below
+    return b - (b - a) * (1 - t) if t >= 0.5 else a + (b - a) * t
 
-    return float(np.nanmax(values)) if (~np.isnan(values)).any() else math.nan
 
-
-def _nanmin(values: np.ndarray) -> float:
-    import numpy as np
-
-    return float(np.nanmin(values)) if (~np.isnan(values)).any() else math.nan
+def _extreme(pick: Any, values: list[float]) -> float:
+    """``max`` or ``min`` of the values that are not NaN (NaN when none is), as pandas'."""
+    kept = [v for v in values if not math.isnan(v)]
+    return float(pick(kept)) if kept else math.nan
