@@ -28,17 +28,8 @@
 //!
 //! The artefact's NIC variant (`variant = "mellanox"`): the DCQCN of the HPCC/ConWeave
 //! simulator family, whose Mellanox-NIC model the LAPS artefact runs its DCQCN baselines
-//! on (docs/models/dcqcn.md, "Variants"). It differs from the paper's RP in four ways:
-//! - α is updated only on its timer: each `alpha_timer` period, `α ← (1 − g)·α + g` when a
-//!   CNP arrived in the period, else `α ← (1 − g)·α`; the first CNP of a flow sets α = 1
-//!   (so its first cut halves the rate however long it ran unmarked);
-//! - the rate is cut on a timer too: at most once per `rate_decrease_interval`, at the
-//!   first tick after a CNP (the first CNP's tick is immediate);
-//! - a cut keeps the target rate when no increase event ran since the previous cut
-//!   (back-to-back cuts lower `rc`, not `rt`);
-//! - increase events come from the timer alone (no byte counter), the stage from the
-//!   count k of events since the last cut: fast recovery while k < F, one additive step
-//!   at k = F, hyper steps (`rt += R_HAI`) after.
+//! on (docs/models/dcqcn.md, "Variants"); its reaction point is `dcqcn/mellanox.rs`. The
+//! two variants share the rate state (`RateState`) and differ in what drives it (`Rules`).
 //!
 //! Two modelling choices: timers are evaluated when the sender next hears from the
 //! network (an ACK or CNP; one per packet while it sends), which only delays an increase
@@ -50,6 +41,8 @@ use super::{AckSample, CongestionControl, FlowInfo, LossEvent};
 use crate::cc::TransportProfile;
 use crate::units::values::{RateVal, TimeVal, WindowCap};
 use crate::units::{Rate, Time};
+
+mod mellanox;
 
 /// DCQCN parameters (`[transport.dcqcn]`); defaults in docs/models/dcqcn.md.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -166,33 +159,75 @@ pub enum Stage {
     Hyper,
 }
 
-pub struct Dcqcn {
+/// The reaction point's rates, α and increase timer, which both variants drive.
+pub(crate) struct RateState {
     p: DcqcnParams,
     line_rate: f64,
-    /// Wire bytes allowed in flight (`u64::MAX / 4`: no window).
-    window: u64,
     /// Current rate rc and target rate rt, bits per second.
     rc: f64,
     rt: f64,
     alpha: f64,
-    /// Next α decay and next timer-driven increase.
+    /// Next α tick and next timer-driven increase.
     next_alpha_decay: Time,
     next_timer_increase: Time,
-    /// Increase events since the last CNP: timer (T) and byte counter (BC).
+    /// Timer increase events (T) since the last cut.
     timer_stage: u32,
-    byte_stage: u32,
-    bytes_counted: u64,
     /// A CNP has cut the rate at least once (before that there is nothing to recover).
     cut_once: bool,
-    /// `Mellanox`: a CNP arrived since the last α tick / since the last decrease tick.
-    cnp_for_alpha: bool,
-    cnp_for_decrease: bool,
-    /// `Mellanox`: the next rate-decrease tick (`Time::MAX`: idle until a CNP), on the
-    /// grid `decrease_grid + k·rate_decrease_interval` that the first CNP starts.
-    next_decrease: Time,
-    decrease_grid: Time,
-    pub cnps: u64,
-    pub last_stage: Option<Stage>,
+    cnps: u64,
+    last_stage: Option<Stage>,
+}
+
+impl RateState {
+    /// The increase timer's next event after one at `at`: none once both rates are back
+    /// at line rate (further increases change nothing until a CNP).
+    fn rearm_increase(&mut self, at: Time) {
+        self.next_timer_increase = if self.rc >= self.line_rate && self.rt >= self.line_rate {
+            Time::MAX
+        } else {
+            at + self.p.increase_timer.0
+        };
+    }
+
+    /// Applies an increase stage: the target grows by `hyper_steps` × R_HAI (hyper) or
+    /// R_AI (additive), then rc moves halfway to it.
+    fn apply_increase(&mut self, stage: Stage, hyper_steps: u32) {
+        match stage {
+            Stage::FastRecovery => {}
+            Stage::Additive => self.rt += self.p.rate_ai.0.bps() as f64,
+            Stage::Hyper => self.rt += hyper_steps as f64 * self.p.rate_hai.0.bps() as f64,
+        }
+        self.rt = self.rt.min(self.line_rate);
+        self.rc = ((self.rt + self.rc) / 2.0).min(self.line_rate);
+        self.last_stage = Some(stage);
+    }
+
+    /// rc ← rc·(1 − α/2), not below `min_rate`.
+    fn cut(&mut self) {
+        self.rc = (self.rc * (1.0 - self.alpha / 2.0)).max(self.p.min_rate.0.bps() as f64);
+    }
+}
+
+/// What drives the rate state: the DCQCN paper's RP (its byte counter here) or the
+/// Mellanox NIC's timers (`mellanox.rs`).
+enum Rules {
+    Paper(PaperCounter),
+    Mellanox(mellanox::Ticks),
+}
+
+/// The paper RP's byte counter: increase events (BC) since the last CNP, and the
+/// acknowledged bytes towards the next.
+#[derive(Default)]
+struct PaperCounter {
+    byte_stage: u32,
+    bytes_counted: u64,
+}
+
+pub struct Dcqcn {
+    rp: RateState,
+    rules: Rules,
+    /// Wire bytes allowed in flight (`NO_WINDOW`: no window).
+    window: u64,
 }
 
 impl Dcqcn {
@@ -205,77 +240,97 @@ impl Dcqcn {
     }
 
     fn at_rate(p: &DcqcnParams, line_rate: f64) -> Dcqcn {
+        let rules = match p.variant {
+            DcqcnVariant::Paper => Rules::Paper(PaperCounter::default()),
+            DcqcnVariant::Mellanox => Rules::Mellanox(mellanox::Ticks::default()),
+        };
         Dcqcn {
-            p: p.clone(),
-            line_rate,
+            rp: RateState {
+                p: p.clone(),
+                line_rate,
+                rc: line_rate,
+                rt: line_rate,
+                alpha: p.alpha_init,
+                // The Mellanox α timer starts with the first CNP, which sets α = 1 anyway.
+                next_alpha_decay: if p.variant == DcqcnVariant::Mellanox { Time::MAX } else { p.alpha_timer.0 },
+                next_timer_increase: Time::MAX,
+                timer_stage: 0,
+                cut_once: false,
+                cnps: 0,
+                last_stage: None,
+            },
+            rules,
             window: NO_WINDOW,
-            rc: line_rate,
-            rt: line_rate,
-            alpha: p.alpha_init,
-            // The Mellanox α timer starts with the first CNP, which sets α = 1 anyway.
-            next_alpha_decay: if p.variant == DcqcnVariant::Mellanox { Time::MAX } else { p.alpha_timer.0 },
-            next_timer_increase: Time::MAX,
-            timer_stage: 0,
-            byte_stage: 0,
-            bytes_counted: 0,
-            cut_once: false,
-            cnp_for_alpha: false,
-            cnp_for_decrease: false,
-            next_decrease: Time::MAX,
-            decrease_grid: Time::ZERO,
-            cnps: 0,
-            last_stage: None,
         }
     }
 
     pub fn rate_bps(&self) -> f64 {
-        self.rc
+        self.rp.rc
     }
 
     pub fn target_bps(&self) -> f64 {
-        self.rt
+        self.rp.rt
     }
 
     pub fn alpha(&self) -> f64 {
-        self.alpha
+        self.rp.alpha
+    }
+
+    pub fn cnps(&self) -> u64 {
+        self.rp.cnps
+    }
+
+    /// Which increase rule the last increase event applied.
+    pub fn last_stage(&self) -> Option<Stage> {
+        self.rp.last_stage
     }
 
     /// Applies the timers that expired up to `now`, in time order.
     fn advance(&mut self, now: Time) {
-        if self.p.variant == DcqcnVariant::Mellanox {
-            return self.advance_mellanox(now);
+        match &mut self.rules {
+            Rules::Paper(c) => c.advance(&mut self.rp, now),
+            Rules::Mellanox(t) => t.advance(&mut self.rp, now),
         }
-        let one_minus_g = 1.0 - self.p.g;
+    }
+
+    /// A CNP reached the sender.
+    pub fn cnp(&mut self, now: Time) {
+        match &mut self.rules {
+            Rules::Paper(c) => c.cnp(&mut self.rp, now),
+            Rules::Mellanox(t) => t.cnp(&mut self.rp, now),
+        }
+    }
+}
+
+impl PaperCounter {
+    /// The α decay and increase timers up to `now` (paper §3.1).
+    fn advance(&mut self, rp: &mut RateState, now: Time) {
+        let one_minus_g = 1.0 - rp.p.g;
         loop {
-            let next = self.next_alpha_decay.min(self.next_timer_increase);
+            let next = rp.next_alpha_decay.min(rp.next_timer_increase);
             if next > now {
                 return;
             }
-            if self.next_alpha_decay == next {
-                self.alpha *= one_minus_g;
-                self.next_alpha_decay = next + self.p.alpha_timer.0;
+            if rp.next_alpha_decay == next {
+                rp.alpha *= one_minus_g;
+                rp.next_alpha_decay = next + rp.p.alpha_timer.0;
             }
-            if self.next_timer_increase == next {
-                self.timer_stage += 1;
-                self.increase();
-                self.next_timer_increase = if self.rc >= self.line_rate && self.rt >= self.line_rate {
-                    // Back at line rate: further increases change nothing until a CNP.
-                    Time::MAX
-                } else {
-                    next + self.p.increase_timer.0
-                };
+            if rp.next_timer_increase == next {
+                rp.timer_stage += 1;
+                self.increase(rp);
+                rp.rearm_increase(next);
             }
-            if self.next_timer_increase == Time::MAX && self.alpha < 1e-12 {
+            if rp.next_timer_increase == Time::MAX && rp.alpha < 1e-12 {
                 // Nothing left for the timers to change.
-                self.next_alpha_decay = Time::MAX;
+                rp.next_alpha_decay = Time::MAX;
             }
         }
     }
 
     /// One increase event, with the stage picked from the two counts (paper §3.1).
-    fn increase(&mut self) {
-        let f = self.p.fast_recovery_stages;
-        let (t, bc) = (self.timer_stage, self.byte_stage);
+    fn increase(&self, rp: &mut RateState) {
+        let f = rp.p.fast_recovery_stages;
+        let (t, bc) = (rp.timer_stage, self.byte_stage);
         let stage = if t.max(bc) <= f {
             Stage::FastRecovery
         } else if t.min(bc) > f {
@@ -283,127 +338,37 @@ impl Dcqcn {
         } else {
             Stage::Additive
         };
-        match stage {
-            Stage::FastRecovery => {}
-            Stage::Additive => self.rt += self.p.rate_ai.0.bps() as f64,
-            Stage::Hyper => self.rt += (t.min(bc) - f) as f64 * self.p.rate_hai.0.bps() as f64,
-        }
-        self.rt = self.rt.min(self.line_rate);
-        self.rc = ((self.rt + self.rc) / 2.0).min(self.line_rate);
-        self.last_stage = Some(stage);
+        rp.apply_increase(stage, t.min(bc).saturating_sub(f));
     }
 
-    /// `Mellanox`: the timers up to `now`. On a tie the α tick comes first, then the cut,
-    /// then the increase (the HPCC/ConWeave NIC schedules its first cut 1 ns after the α
-    /// reset).
-    fn advance_mellanox(&mut self, now: Time) {
-        let one_minus_g = 1.0 - self.p.g;
-        loop {
-            let next = self.next_alpha_decay.min(self.next_decrease).min(self.next_timer_increase);
-            if next > now {
-                return;
-            }
-            if self.next_alpha_decay == next {
-                let period = self.p.alpha_timer.0;
-                if self.cnp_for_alpha {
-                    self.alpha = one_minus_g * self.alpha + self.p.g;
-                    self.cnp_for_alpha = false;
-                    self.next_alpha_decay = next + period;
-                } else {
-                    // Quiet ticks up to the next other timer (or `now`) in one step.
-                    let until = now.min(self.next_decrease).min(self.next_timer_increase);
-                    let ticks = if until < next { 1 } else { 1 + (until - next).ps() / period.ps() };
-                    self.alpha *= one_minus_g.powi(ticks.min(i32::MAX as u64) as i32);
-                    self.next_alpha_decay =
-                        if self.alpha < 1e-12 { Time::MAX } else { Time(next.ps() + period.ps() * ticks) };
-                }
-            } else if self.next_decrease == next {
-                if self.cnp_for_decrease {
-                    if self.timer_stage > 0 {
-                        self.rt = self.rc;
-                    }
-                    self.rc = (self.rc * (1.0 - self.alpha / 2.0)).max(self.p.min_rate.0.bps() as f64);
-                    self.cnp_for_decrease = false;
-                    self.timer_stage = 0;
-                    self.next_timer_increase = next + self.p.increase_timer.0;
-                    self.next_decrease = next + self.p.rate_decrease_interval.0;
-                } else {
-                    // Idle until the next CNP, which resumes the grid.
-                    self.next_decrease = Time::MAX;
-                }
-            } else {
-                self.increase_mellanox();
-                self.next_timer_increase = if self.rc >= self.line_rate && self.rt >= self.line_rate {
-                    Time::MAX
-                } else {
-                    next + self.p.increase_timer.0
-                };
-            }
-        }
-    }
-
-    /// `Mellanox`: one timer increase event; the stage from the events since the last cut.
-    fn increase_mellanox(&mut self) {
-        let f = self.p.fast_recovery_stages;
-        let stage = match self.timer_stage.cmp(&f) {
-            std::cmp::Ordering::Less => Stage::FastRecovery,
-            std::cmp::Ordering::Equal => Stage::Additive,
-            std::cmp::Ordering::Greater => Stage::Hyper,
-        };
-        match stage {
-            Stage::FastRecovery => {}
-            Stage::Additive => self.rt += self.p.rate_ai.0.bps() as f64,
-            Stage::Hyper => self.rt += self.p.rate_hai.0.bps() as f64,
-        }
-        self.rt = self.rt.min(self.line_rate);
-        self.rc = ((self.rt + self.rc) / 2.0).min(self.line_rate);
-        self.timer_stage += 1;
-        self.last_stage = Some(stage);
-    }
-
-    /// `Mellanox`: a CNP arrived. The first sets α = 1 and cuts at once; later ones are
-    /// applied by the next α and decrease ticks.
-    fn cnp_mellanox(&mut self, now: Time) {
-        self.advance_mellanox(now);
-        self.cnps += 1;
-        self.cnp_for_alpha = true;
-        self.cnp_for_decrease = true;
-        if !self.cut_once {
-            self.cut_once = true;
-            self.alpha = 1.0;
-            self.rt = self.rc;
-            self.decrease_grid = now;
-            self.next_decrease = now;
-            self.next_alpha_decay = now + self.p.alpha_timer.0;
-        } else {
-            if self.next_decrease == Time::MAX {
-                let period = self.p.rate_decrease_interval.0.ps();
-                let k = (now - self.decrease_grid).ps().div_ceil(period);
-                self.next_decrease = Time(self.decrease_grid.ps() + k * period);
-            }
-            if self.next_alpha_decay == Time::MAX {
-                self.next_alpha_decay = now + self.p.alpha_timer.0;
-            }
-        }
-        self.advance_mellanox(now);
-    }
-
-    /// A CNP reached the sender: cut the rate (paper §3.1, RP algorithm).
-    pub fn cnp(&mut self, now: Time) {
-        if self.p.variant == DcqcnVariant::Mellanox {
-            return self.cnp_mellanox(now);
-        }
-        self.advance(now);
-        self.cnps += 1;
-        self.cut_once = true;
-        self.rt = self.rc;
-        self.rc = (self.rc * (1.0 - self.alpha / 2.0)).max(self.p.min_rate.0.bps() as f64);
-        self.alpha = (1.0 - self.p.g) * self.alpha + self.p.g;
-        self.timer_stage = 0;
+    /// A CNP: cut the rate and restart the increase timer and both counts (paper §3.1,
+    /// RP algorithm).
+    fn cnp(&mut self, rp: &mut RateState, now: Time) {
+        self.advance(rp, now);
+        rp.cnps += 1;
+        rp.cut_once = true;
+        rp.rt = rp.rc;
+        rp.cut();
+        rp.alpha = (1.0 - rp.p.g) * rp.alpha + rp.p.g;
+        rp.timer_stage = 0;
         self.byte_stage = 0;
         self.bytes_counted = 0;
-        self.next_alpha_decay = now + self.p.alpha_timer.0;
-        self.next_timer_increase = now + self.p.increase_timer.0;
+        rp.next_alpha_decay = now + rp.p.alpha_timer.0;
+        rp.next_timer_increase = now + rp.p.increase_timer.0;
+    }
+
+    /// Acknowledged bytes: an increase event per `byte_counter` bytes, once the rate was
+    /// cut and while it is below line rate.
+    fn acked(&mut self, rp: &mut RateState, bytes: u64) {
+        if !rp.cut_once || rp.next_timer_increase == Time::MAX {
+            return;
+        }
+        self.bytes_counted += bytes;
+        while self.bytes_counted >= rp.p.byte_counter.0 {
+            self.bytes_counted -= rp.p.byte_counter.0;
+            self.byte_stage += 1;
+            self.increase(rp);
+        }
     }
 }
 
@@ -413,19 +378,18 @@ impl CongestionControl for Dcqcn {
     }
 
     fn profile(&self) -> TransportProfile {
-        TransportProfile { ecn_capable: true, cnp_interval: Some(self.p.cnp_interval.0), ..TransportProfile::default() }
+        TransportProfile {
+            ecn_capable: true,
+            cnp_interval: Some(self.rp.p.cnp_interval.0),
+            ..TransportProfile::default()
+        }
     }
 
     fn on_ack(&mut self, a: &AckSample) {
         self.advance(a.now);
-        if !self.cut_once || self.next_timer_increase == Time::MAX || self.p.variant == DcqcnVariant::Mellanox {
-            return;
-        }
-        self.bytes_counted += a.newly_acked;
-        while self.bytes_counted >= self.p.byte_counter.0 {
-            self.bytes_counted -= self.p.byte_counter.0;
-            self.byte_stage += 1;
-            self.increase();
+        // The Mellanox NIC has no byte counter: its increases come from the timer alone.
+        if let Rules::Paper(c) = &mut self.rules {
+            c.acked(&mut self.rp, a.newly_acked);
         }
     }
 
@@ -445,14 +409,14 @@ impl CongestionControl for Dcqcn {
     }
 
     fn pacing_rate(&self) -> Option<Rate> {
-        Some(Rate(self.rc as u64))
+        Some(Rate(self.rp.rc as u64))
     }
 
     fn observe(&self, out: &mut dyn FnMut(&'static str, f64)) {
-        out("rate_gbps", self.rc / 1e9);
-        out("target_gbps", self.rt / 1e9);
-        out("alpha", self.alpha);
-        out("cnps", self.cnps as f64);
+        out("rate_gbps", self.rp.rc / 1e9);
+        out("target_gbps", self.rp.rt / 1e9);
+        out("alpha", self.rp.alpha);
+        out("cnps", self.rp.cnps as f64);
         if self.window != NO_WINDOW {
             out("window_bytes", self.window as f64);
         }
@@ -471,6 +435,13 @@ mod tests {
 
     fn us(v: u64) -> Time {
         Time::from_us(v)
+    }
+
+    fn byte_stage(d: &Dcqcn) -> u32 {
+        match &d.rules {
+            Rules::Paper(c) => c.byte_stage,
+            Rules::Mellanox(_) => unreachable!(),
+        }
     }
 
     /// Paper §3.1: the first CNP, with α = 1, halves the rate, remembers the old rate as
@@ -492,7 +463,7 @@ mod tests {
         let mut d = dcqcn();
         d.cnp(Time::ZERO);
         // Keep the rate timer out of the way to isolate α.
-        d.next_timer_increase = Time::MAX;
+        d.rp.next_timer_increase = Time::MAX;
         let g = 1.0 / 256.0;
         d.advance(us(10 * 55));
         let expect = (1.0f64 - g).powi(10);
@@ -511,7 +482,7 @@ mod tests {
         d.cnp(Time::ZERO); // rc = 50, rt = 100
         for k in 1..=5u64 {
             d.advance(us(55 * k));
-            assert_eq!(d.last_stage, Some(Stage::FastRecovery));
+            assert_eq!(d.last_stage(), Some(Stage::FastRecovery));
             let expect = 100.0 * GBPS - 50.0 * GBPS / 2f64.powi(k as i32);
             assert!((d.rate_bps() - expect).abs() < 1.0, "event {k}: {} vs {expect}", d.rate_bps());
             assert_eq!(d.target_bps(), 100.0 * GBPS);
@@ -525,7 +496,7 @@ mod tests {
         let rc5 = rt - (rt - rc) / 32.0;
         assert!((d.rate_bps() - rc5).abs() < 1.0);
         d.advance(us(5 * 55 + 55 * 6));
-        assert_eq!(d.last_stage, Some(Stage::Additive), "timer count 6 > F, byte count 0");
+        assert_eq!(d.last_stage(), Some(Stage::Additive), "timer count 6 > F, byte count 0");
         assert!((d.target_bps() - (rt + 5e6)).abs() < 1e-3);
         assert!((d.rate_bps() - (rt + 5e6 + rc5) / 2.0).abs() < 1.0);
     }
@@ -538,12 +509,13 @@ mod tests {
         d.cnp(Time::ZERO);
         d.cnp(Time::from_ns(1));
         d.cnp(Time::from_ns(2)); // rc = 12.5 Gbps, far from line rate
-        d.timer_stage = 6;
-        d.byte_stage = 7;
+        d.rp.timer_stage = 6;
         let rt = d.target_bps();
-        d.increase();
+        let Rules::Paper(c) = &mut d.rules else { unreachable!() };
+        c.byte_stage = 7;
+        c.increase(&mut d.rp);
         // T = 6, BC = 7, F = 5: hyper with i = 1.
-        assert_eq!(d.last_stage, Some(Stage::Hyper));
+        assert_eq!(d.last_stage(), Some(Stage::Hyper));
         assert!((d.target_bps() - (rt + 50e6)).abs() < 1e-3);
     }
 
@@ -555,9 +527,9 @@ mod tests {
         let mut a = crate::cc::test_ack(0, 0, 5_000_000, false);
         a.now = Time::from_us(1);
         d.on_ack(&a);
-        assert_eq!(d.byte_stage, 0);
+        assert_eq!(byte_stage(&d), 0);
         d.on_ack(&a);
-        assert_eq!(d.byte_stage, 1);
+        assert_eq!(byte_stage(&d), 1);
         assert!((d.rate_bps() - 75.0 * GBPS).abs() < 1.0, "one fast-recovery step");
     }
 
@@ -617,12 +589,12 @@ mod tests {
             m.cnp(us(t));
         }
         assert_eq!(m.rate_bps(), 50.0 * GBPS);
-        m.advance_mellanox(us(4));
+        m.advance(us(4));
         assert_eq!((m.rate_bps(), m.target_bps()), (25.0 * GBPS, 100.0 * GBPS));
         // No CNP in (4, 8]: no cut at 8 µs, and the decrease timer idles.
-        m.advance_mellanox(us(20));
+        m.advance(us(20));
         assert_eq!(m.rate_bps(), 25.0 * GBPS);
-        assert_eq!(m.cnps, 3);
+        assert_eq!(m.cnps(), 3);
     }
 
     /// α on its timer: a CNP in the period moves it up, a quiet period decays it; 10 quiet
@@ -632,12 +604,12 @@ mod tests {
         let g: f64 = 1.0 / 256.0;
         let mut m = mellanox();
         m.cnp(us(0));
-        m.advance_mellanox(us(1)); // tick at 1 µs saw the CNP: α = (1 − g) + g = 1
+        m.advance(us(1)); // tick at 1 µs saw the CNP: α = (1 − g) + g = 1
         assert_eq!(m.alpha(), 1.0);
-        m.advance_mellanox(us(11));
+        m.advance(us(11));
         assert!((m.alpha() - (1.0 - g).powi(10)).abs() < 1e-12);
         m.cnp(Time::from_ns(11_500));
-        m.advance_mellanox(us(12));
+        m.advance(us(12));
         assert!((m.alpha() - ((1.0 - g) * (1.0 - g).powi(10) + g)).abs() < 1e-12);
     }
 
@@ -650,25 +622,25 @@ mod tests {
         m.cnp(us(0));
         m.cnp(us(4)); // the second cut, at the 4 µs tick: back to back, the target stays
         assert_eq!((m.rate_bps(), m.target_bps()), (25.0 * GBPS, 100.0 * GBPS));
-        m.advance_mellanox(us(304));
-        assert_eq!((m.last_stage, m.rate_bps()), (Some(Stage::FastRecovery), 62.5 * GBPS));
+        m.advance(us(304));
+        assert_eq!((m.last_stage(), m.rate_bps()), (Some(Stage::FastRecovery), 62.5 * GBPS));
         // A cut after an increase event moves the target to the current rate.
         m.cnp(us(305));
-        m.advance_mellanox(us(308));
+        m.advance(us(308));
         assert_eq!((m.rate_bps(), m.target_bps()), (31.25 * GBPS, 62.5 * GBPS));
-        m.advance_mellanox(us(608)); // event 0 after the cut: fast recovery
-        assert_eq!((m.last_stage, m.rate_bps()), (Some(Stage::FastRecovery), 46.875 * GBPS));
-        m.advance_mellanox(us(908)); // event 1 = F: additive
-        assert_eq!(m.last_stage, Some(Stage::Additive));
+        m.advance(us(608)); // event 0 after the cut: fast recovery
+        assert_eq!((m.last_stage(), m.rate_bps()), (Some(Stage::FastRecovery), 46.875 * GBPS));
+        m.advance(us(908)); // event 1 = F: additive
+        assert_eq!(m.last_stage(), Some(Stage::Additive));
         assert!((m.target_bps() - (62.5 * GBPS + 5e6)).abs() < 1e-3);
-        m.advance_mellanox(us(1208)); // event 2 > F: hyper, one R_HAI
-        assert_eq!(m.last_stage, Some(Stage::Hyper));
+        m.advance(us(1208)); // event 2 > F: hyper, one R_HAI
+        assert_eq!(m.last_stage(), Some(Stage::Hyper));
         assert!((m.target_bps() - (62.5 * GBPS + 5e6 + 50e6)).abs() < 1e-3);
         // The byte counter plays no part.
         let mut a = crate::cc::test_ack(0, 0, 50_000_000, false);
         a.now = us(1208);
         m.on_ack(&a);
-        assert_eq!(m.last_stage, Some(Stage::Hyper));
+        assert_eq!(m.last_stage(), Some(Stage::Hyper));
         assert!((m.target_bps() - (62.5 * GBPS + 5e6 + 50e6)).abs() < 1e-3);
     }
 }

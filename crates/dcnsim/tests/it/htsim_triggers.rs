@@ -5,7 +5,6 @@
 //! event and a multishot trigger starts its k-th connection at the k-th.
 
 use crate::common::sim_with_files;
-use dcnsim::Time;
 
 const TOML: &str = r#"
     [topology]
