@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 import dcnsim
-from dcnsim import _plots
+from dcnsim import _plots, _sweep
 from dcnsim import _report_figures as fig
 from dcnsim._ext import core
 from dcnsim._result import Result
@@ -229,3 +229,34 @@ def test_a_complete_run_is_not_marked(run_dir: Path) -> None:
     text = (run_dir / "report.html").read_text()
     assert "partial run" not in text.split('id="dcnsim-data"')[0]
     assert all(not f.get_suptitle() for f in _plots.figures(_result(run_dir)).values())
+
+
+# A sweep with points that did not finish
+
+_RUN_POINT = _sweep.run_point
+
+
+def _swift_fails(spec: dict, base_dir: str, run_dir: str, timeout: object) -> dict:
+    if spec["transport"]["cc"] == "swift":
+        raise RuntimeError("injected failure")
+    return _RUN_POINT(spec, base_dir, run_dir, timeout)
+
+
+@pytest.mark.core
+def test_a_sweep_with_unfinished_points_is_marked_partial(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    base = {"name": "two", "topology": {"kind": "fat_tree", "hosts": 16},
+            "workload": [{"kind": "permutation", "size": "50KB"}]}
+    sweep = {"base": base, "axes": {"grid": {"transport.cc": ["dctcp", "swift"]}}}
+    monkeypatch.setattr(_sweep, "run_point", _swift_fails)
+    with pytest.warns(dcnsim.SweepIncompleteWarning):
+        dcnsim.sweep(sweep, tmp_path / "partial", jobs=1, progress=False)
+    mark = "partial sweep: 1 of 2 points did not finish"
+    text = dcnsim.report(tmp_path / "partial").read_text()
+    [h1] = re.findall(r"<h1>(.*?)</h1>", text, re.S)
+    assert mark in h1 and f"<b>P{mark[1:]}</b>" in text and "running the same sweep again" in text
+    figures = [s["figure"] for s in _sections(tmp_path / "partial" / "report.html").values() if s["figure"] is not None]
+    assert figures and all(f["layout"]["title"]["text"] == mark for f in figures)
+
+    monkeypatch.setattr(_sweep, "run_point", _RUN_POINT)
+    dcnsim.sweep(sweep, tmp_path / "whole", jobs=1, progress=False)
+    assert "partial sweep" not in dcnsim.report(tmp_path / "whole").read_text().split('id="dcnsim-data"')[0]

@@ -164,6 +164,9 @@ def _sweep_page(source: Path) -> dict[str, Any]:
         f"`dcnsim report {source}/runs/POINT` writes a point's own page (POINT from the table above).",
         note=None if not flows.empty else "No point finished, so there is nothing to compare."))
     ok = int((summary["status"] == "ok").sum())
+    unfinished = len(summary) if "complete" not in summary else int((~summary["complete"].fillna(False).astype(bool)).sum())
+    mark = f"partial sweep: {unfinished} of {len(summary)} points did not finish" if unfinished else None
+    fig.mark_partial(sections, mark)
     facts = [("points", len(summary)), ("ok", ok), ("failed or not run", len(summary) - ok),
              ("axes", ", ".join(axes) or "none"), ("flows", f"{len(flows):,}")]
     if by == "point group":
@@ -174,6 +177,7 @@ def _sweep_page(source: Path) -> dict[str, Any]:
         "source": str(source), "facts": facts, "table": _sweep_table(summary, axes), "sections": sections,
         "scenario": first[1] if first else None,
         "scenario_note": f"of point {first[0]}: the base scenario with that point's axis values" if first else "",
+        "partial": mark,
     }
 
 
@@ -308,9 +312,12 @@ legend entry to hide it, hover for values.</p>
 def _partial_html(partial: Optional[str]) -> str:
     if not partial:
         return ""
-    return (f'\n<p class="partial"><b>{html.escape(partial[0].upper() + partial[1:])}</b>: the run was interrupted '
-            "before its end, so every plot and number below covers only the time simulated until then; flows still "
-            "running count as unfinished.</p>")
+    head = f'\n<p class="partial"><b>{html.escape(partial[0].upper() + partial[1:])}</b>: '
+    if partial.startswith("partial sweep"):
+        return (head + "the plots and numbers below pool only the flows of the points that ran; the table says "
+                "which points failed or did not run, and running the same sweep again completes them.</p>")
+    return (head + "the run was interrupted before its end, so every plot and number below covers only the time "
+            "simulated until then; flows still running count as unfinished.</p>")
 
 
 def _section_html(section: Section) -> str:
