@@ -75,6 +75,9 @@ pub struct LapsParams {
     pub path_rto: TimeVal,
     /// Cap in-flight bytes at W = 2·T·line rate (artefact only; the paper has no window).
     pub window: bool,
+    /// The rate W is sized at: none (the default, the artefact's): the NIC's line rate; a
+    /// rate, e.g. the fabric's where hosts are faster than the fabric (an ablation).
+    pub window_rate: Option<RateVal>,
 }
 
 impl Default for LapsParams {
@@ -89,6 +92,7 @@ impl Default for LapsParams {
             probe: ProbeRule::Artefact,
             path_rto: TimeVal(Time::from_ms(8)),
             window: true,
+            window_rate: None,
         }
     }
 }
@@ -104,6 +108,9 @@ impl LapsParams {
         }
         if self.path_rto.0 == Time::ZERO {
             return Err(("path_rto", "0: allowed a positive time such as \"8ms\"".into()));
+        }
+        if self.window_rate.is_some_and(|r| r.0.bps() == 0) {
+            return Err(("window_rate", "0: allowed a positive rate such as \"100Gbps\"".into()));
         }
         Ok(())
     }

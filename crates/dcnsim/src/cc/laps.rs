@@ -22,7 +22,8 @@ pub struct Laps {
 
 impl Laps {
     pub fn new(p: &LapsParams, info: &FlowInfo) -> Laps {
-        let window = if p.window { RateControl::window_bytes(info.path_target, info.nic_rate) } else { u64::MAX / 4 };
+        let window_rate = p.window_rate.map_or(info.nic_rate, |r| r.0);
+        let window = if p.window { RateControl::window_bytes(info.path_target, window_rate) } else { u64::MAX / 4 };
         Laps {
             params: p.clone(),
             rate: RateControl::new(info.nic_rate),
@@ -74,6 +75,7 @@ impl CongestionControl for Laps {
 mod tests {
     use super::*;
     use crate::cc::test_info;
+    use crate::units::values::RateVal;
 
     fn info(target: Time, nic: Rate) -> FlowInfo {
         FlowInfo { path_target: target, nic_rate: nic, ..test_info(1048, 10 * 1048, target, 4, nic, 1 << 20) }
@@ -91,6 +93,13 @@ mod tests {
             &info(Time::from_ns(9244), Rate::gbps(200)),
         );
         assert!(off.cwnd() > 1 << 60);
+        // Sized at a 100 Gb/s fabric instead of the 200 Gb/s NIC: half, 231,100 bytes; the
+        // flow still starts at the NIC's rate.
+        let fabric = Laps::new(
+            &LapsParams { window_rate: Some(RateVal(Rate::gbps(100))), ..LapsParams::default() },
+            &info(Time::from_ns(9244), Rate::gbps(200)),
+        );
+        assert_eq!((fabric.cwnd(), fabric.pacing_rate()), (231_100, Some(Rate::gbps(200))));
     }
 
     /// One path at or below T keeps the rate; all above T halves it (A4's first step).
