@@ -215,6 +215,15 @@ fn trigger_waits(
     kinds: &std::collections::BTreeMap<u32, (usize, TriggerKind)>,
 ) -> Result<Vec<CmWait>, String> {
     let mut waits = vec![CmWait::default(); rows.len()];
+    // Who fires and who waits on each trigger, in connection order, in one pass (a
+    // generated collective has about as many triggers as connections).
+    #[derive(Default)]
+    struct Uses {
+        delivered: Vec<u32>,
+        acked: Vec<u32>,
+        targets: Vec<usize>,
+    }
+    let mut uses: std::collections::HashMap<u32, Uses> = Default::default();
     for (c, a) in attrs.iter().enumerate() {
         for t in [a.waits_for, a.send_done, a.recv_done].into_iter().flatten() {
             if !kinds.contains_key(&t) {
@@ -224,12 +233,19 @@ fn trigger_waits(
                 ));
             }
         }
+        if let Some(t) = a.recv_done {
+            uses.entry(t).or_default().delivered.push(c as u32);
+        }
+        if let Some(t) = a.send_done {
+            uses.entry(t).or_default().acked.push(c as u32);
+        }
+        if let Some(t) = a.waits_for {
+            uses.entry(t).or_default().targets.push(c);
+        }
     }
     for (&t, &(decl, kind)) in kinds {
-        let delivered: Vec<u32> = (0..rows.len() as u32).filter(|&c| attrs[c as usize].recv_done == Some(t)).collect();
-        let acked: Vec<u32> = (0..rows.len() as u32).filter(|&c| attrs[c as usize].send_done == Some(t)).collect();
+        let Some(Uses { delivered, acked, targets }) = uses.get(&t) else { continue };
         let firings = (delivered.len() + acked.len()) as u32;
-        let targets: Vec<usize> = (0..rows.len()).filter(|&c| attrs[c].waits_for == Some(t)).collect();
         if targets.is_empty() {
             continue;
         }
