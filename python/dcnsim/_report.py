@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
 from dcnsim import _timeseries
-from dcnsim._scales import PARTIAL_COLOUR, partial_mark
+from dcnsim._scales import PARTIAL_COLOUR, partial_mark, partial_sweep_mark
 from dcnsim._scenario import StrPath
 
 if TYPE_CHECKING:
@@ -164,8 +164,7 @@ def _sweep_page(source: Path) -> dict[str, Any]:
         f"`dcnsim report {source}/runs/POINT` writes a point's own page (POINT from the table above).",
         note=None if not flows.empty else "No point finished, so there is nothing to compare."))
     ok = int((summary["status"] == "ok").sum())
-    unfinished = len(summary) if "complete" not in summary else int((~summary["complete"].fillna(False).astype(bool)).sum())
-    mark = f"partial sweep: {unfinished} of {len(summary)} points did not finish" if unfinished else None
+    mark = partial_sweep_mark(summary["complete"] if "complete" in summary else [False] * len(summary))
     fig.mark_partial(sections, mark)
     facts = [("points", len(summary)), ("ok", ok), ("failed or not run", len(summary) - ok),
              ("axes", ", ".join(axes) or "none"), ("flows", f"{len(flows):,}")]

@@ -47,6 +47,20 @@ def partial_mark(summary: dict[str, Any]) -> Optional[str]:
     return f"partial run: stopped at {float(summary.get('sim_time_us') or 0.0):,.1f} us"
 
 
+def partial_sweep_mark(complete: Any) -> Optional[str]:
+    """``"partial sweep: N of M points did not finish"`` for a sweep whose ``complete``
+    column (summary.parquet) is not true for every point, else None."""
+    def finished(c: Any) -> bool:
+        try:
+            return bool(c) and c == c  # NaN or a missing value (a point not run): not finished
+        except TypeError:
+            return False
+
+    flags = [finished(c) for c in complete]
+    unfinished = flags.count(False)
+    return f"partial sweep: {unfinished} of {len(flags)} points did not finish" if unfinished else None
+
+
 def port_labels(ports: Any, ids: Any) -> list[str]:
     """A label per port id: its name from ports.parquet (``h3->s1``), ``port N`` where the
     table has no name for it; a name that two ports share gets the id appended so that
