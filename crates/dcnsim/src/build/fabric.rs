@@ -227,6 +227,77 @@ pub(super) fn path_rtt(ports: &[Port], fwd: &[u32], rev: &[u32], mtu: u64, heade
     (out + back, rate)
 }
 
+/// The cables that the link-failure lines of the scenario's htsim connection matrices
+/// take down (`failure switch_type AGG switch_id S link_id L`, docs/formats.md): the L-th
+/// core uplink of aggregation switch S, the aggregation switches numbered pod by pod as
+/// htsim numbers them. Only a 3-tier fat tree has them.
+pub(super) fn htsim_failed_cables(s: &Scenario, base_dir: &Path, topo: &Topology) -> Result<Vec<usize>, ScenarioError> {
+    let mut out = Vec::new();
+    for (i, w) in s.workload.iter().enumerate() {
+        let (crate::scenario::WorkloadKind::HtsimCm, Some(file)) = (w.kind, &w.file) else { continue };
+        let field = format!("workload[{i}].file");
+        let path = base_dir.join(file);
+        // An unreadable file is reported where the workload is generated.
+        let Ok(text) = std::fs::read_to_string(&path) else { continue };
+        let failures = workload::htsim_cm_failures(&text)
+            .map_err(|m| ScenarioError(format!("{field}: {}: {m}", path.display())))?;
+        if failures.is_empty() {
+            continue;
+        }
+        // Aggregation-to-core cables grouped by aggregation switch, switches in node order
+        // (pod by pod) and each one's uplinks in core order, as the fat tree lays them out.
+        let mut by_agg: std::collections::BTreeMap<u32, Vec<usize>> = Default::default();
+        for (c, cable) in topo.cables.iter().enumerate() {
+            if cable.tier == Tier::AggUplink {
+                by_agg.entry(cable.a).or_default().push(c);
+            }
+        }
+        let aggs: Vec<&Vec<usize>> = by_agg.values().collect();
+        if aggs.is_empty() {
+            return err(
+                &field,
+                format!(
+                    "{}: failure lines need a 3-tier fat tree (htsim fails aggregation-to-core links)",
+                    path.display()
+                ),
+            );
+        }
+        for f in failures {
+            let uplinks = aggs.get(f.agg_switch as usize).ok_or_else(|| {
+                ScenarioError(format!(
+                    "{field}: {} line {}: switch_id {}: the fat tree has aggregation switches 0..{}",
+                    path.display(),
+                    f.line,
+                    f.agg_switch,
+                    aggs.len() - 1
+                ))
+            })?;
+            let cable = *uplinks.get(f.uplink as usize).ok_or_else(|| {
+                ScenarioError(format!(
+                    "{field}: {} line {}: link_id {}: aggregation switch {} has core uplinks 0..{}",
+                    path.display(),
+                    f.line,
+                    f.uplink,
+                    f.agg_switch,
+                    uplinks.len() - 1
+                ))
+            })?;
+            if out.contains(&cable) {
+                return err(
+                    &field,
+                    format!(
+                        "{} line {}: this link is already failed (htsim stops on a repeat)",
+                        path.display(),
+                        f.line
+                    ),
+                );
+            }
+            out.push(cable);
+        }
+    }
+    Ok(out)
+}
+
 pub(super) fn build_topology(s: &Scenario, base_dir: &Path) -> Result<Topology, ScenarioError> {
     let t = &s.topology;
     if t.hosts < 2 {

@@ -7,7 +7,8 @@ mod switch;
 mod validate;
 
 use self::fabric::{
-    build_topology, check_fraction, dcqcn_unified_bdp, laps_paths, network_rtt, path, path_rtt, source_routes,
+    build_topology, check_fraction, dcqcn_unified_bdp, htsim_failed_cables, laps_paths, network_rtt, path, path_rtt,
+    source_routes,
 };
 use self::switch::{build_pfc, fault_plan};
 use self::validate::validate_numbers;
@@ -89,6 +90,13 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
             fabric.iter().copied().filter(|_| rng.next_f64() < s.topology.failed_links).collect()
         }
     };
+    let mut failed = failed;
+    let from_matrix = htsim_failed_cables(s, base_dir, &topo)?;
+    for &c in &from_matrix {
+        if !failed.contains(&c) {
+            failed.push(c);
+        }
+    }
     let n_fail = failed.len();
     for &c in &failed {
         ports[2 * c].up = false;
@@ -101,6 +109,14 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
                 "{field}: the fabric is disconnected: switch {} cannot reach switch {} (switches numbered from 0 in order)",
                 u.from_switch - n_hosts,
                 u.to_switch - n_hosts
+            ));
+        }
+        if !from_matrix.is_empty() {
+            return ScenarioError(format!(
+                "workload: the htsim failure lines (with topology.failed_links) take down {n_fail} of {} switch-to-switch links and disconnect switch {} from switch {}",
+                fabric.len(),
+                u.from_switch,
+                u.to_switch
             ));
         }
         ScenarioError(format!(

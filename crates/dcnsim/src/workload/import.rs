@@ -45,6 +45,79 @@ pub fn htsim_cm_nodes(text: &str) -> Result<Option<u32>, String> {
     Ok(None)
 }
 
+const FAILURE_USAGE: &str =
+    "expected `failure switch_type AGG switch_id S link_id L` (htsim fails the L-th core uplink of aggregation switch S)";
+
+/// One link-failure line of an htsim connection matrix: `failure switch_type AGG
+/// switch_id S link_id L` takes down the cable between aggregation switch S (numbered
+/// across pods, pod by pod) and its L-th core, as htsim's fat tree does (it accepts only
+/// `AGG`). The `Failures N` header must count them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CmFailure {
+    pub line: usize,
+    pub agg_switch: u32,
+    pub uplink: u32,
+}
+
+/// The link failures of an htsim connection matrix (see `CmFailure`).
+pub fn htsim_cm_failures(text: &str) -> Result<Vec<CmFailure>, String> {
+    let mut out = Vec::new();
+    let mut declared = None;
+    for (n, raw) in text.lines().enumerate() {
+        let ln = n + 1;
+        let toks: Vec<&str> = raw.split_whitespace().collect();
+        match toks.first() {
+            Some(&"Failures") => {
+                let v = toks.get(1).ok_or_else(|| format!("line {ln}: `Failures` has no count"))?;
+                declared = Some(v.parse::<usize>().map_err(|_| format!("line {ln}: `Failures {v}` is not a count"))?);
+            }
+            Some(&"failure") => {
+                let (mut kind, mut agg, mut link) = (None, None, None);
+                for pair in toks[1..].chunks(2) {
+                    let [key, val] = pair else {
+                        return Err(format!("line {ln}: `{}` has no value; {FAILURE_USAGE}", pair[0]));
+                    };
+                    let num = || val.parse::<u32>().map_err(|_| format!("line {ln}: {key} `{val}` is not a number"));
+                    match *key {
+                        "switch_type" => kind = Some(*val),
+                        "switch_id" => agg = Some(num()?),
+                        "link_id" => link = Some(num()?),
+                        other => {
+                            return Err(format!("line {ln}: unknown failure attribute `{other}`; {FAILURE_USAGE}"))
+                        }
+                    }
+                }
+                match kind {
+                    Some("AGG") => {}
+                    Some(k @ ("TOR" | "CORE")) => {
+                        return Err(format!(
+                            "line {ln}: switch_type {k}: htsim fails only aggregation-to-core links (switch_type AGG)"
+                        ))
+                    }
+                    Some(k) => return Err(format!("line {ln}: switch_type `{k}`; expected AGG (htsim also names TOR and CORE but fails only AGG links)")),
+                    None => return Err(format!("line {ln}: no switch_type; {FAILURE_USAGE}")),
+                }
+                let (Some(agg_switch), Some(uplink)) = (agg, link) else {
+                    return Err(format!("line {ln}: {FAILURE_USAGE}"));
+                };
+                out.push(CmFailure { line: ln, agg_switch, uplink });
+            }
+            _ => {}
+        }
+    }
+    match declared {
+        None if !out.is_empty() => {
+            return Err(format!(
+                "line {}: failure lines need a `Failures N` header (htsim checks the count)",
+                out[0].line
+            ))
+        }
+        Some(m) if m != out.len() => return Err(format!("`Failures {m}` but {} failure lines", out.len())),
+        _ => {}
+    }
+    Ok(out)
+}
+
 /// What an htsim connection waits for before it starts (`FlowSpec::after`,
 /// `after_acked`, `after_count`), in connection-line order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -77,7 +150,7 @@ struct CmTriggers {
 /// `trigger id T oneshot|multishot|barrier N`. htsim's semantics (docs/formats.md): a
 /// oneshot trigger starts all its connections at its first firing; a multishot one starts
 /// its next connection (in file order) at each firing; a barrier starts all of them at its
-/// N-th firing. Link failures are not imported and are reported as such.
+/// N-th firing. Link-failure lines are read by `htsim_cm_failures`.
 pub fn parse_htsim_cm(text: &str) -> Result<Vec<Row>, String> {
     parse_htsim_cm_with_triggers(text).map(|(rows, _)| rows)
 }
@@ -107,17 +180,9 @@ pub fn parse_htsim_cm_with_triggers(text: &str) -> Result<(Vec<Row>, Vec<CmWait>
                 declared_triggers = count();
                 continue;
             }
-            "Failures" => {
-                if toks.get(1).map(|t| *t != "0").unwrap_or(false) {
-                    return Err(format!(
-                        "line {ln}: link failures are not imported; give them as topology.failed_links"
-                    ));
-                }
-                continue;
-            }
-            "failed" => {
-                return Err(format!("line {ln}: link failures are not imported; give them as topology.failed_links"))
-            }
+            // Link failures: read by `htsim_cm_failures` and applied when the fabric is built.
+            "Failures" | "failure" => continue,
+            "failed" => return Err(format!("line {ln}: {FAILURE_USAGE}")),
             "trigger" => {
                 let (id, kind) = parse_trigger_line(&toks, ln)?;
                 if let Some((first, _)) = kinds.insert(id, (ln, kind)) {
@@ -140,7 +205,7 @@ pub fn parse_htsim_cm_with_triggers(text: &str) -> Result<(Vec<Row>, Vec<CmWait>
             let val = toks.get(k + 1).ok_or_else(|| format!("line {ln}: `{}` has no value", toks[k]))?;
             let trigger_id = || val.parse::<u32>().map_err(|_| format!("line {ln}: trigger `{val}` is not a number"));
             match toks[k] {
-                "id" | "priority" => {}
+                "id" | "priority" | "prio" => {}
                 "start" => {
                     let us: f64 =
                         val.parse().map_err(|_| format!("line {ln}: start `{val}` is not a number of microseconds"))?;
@@ -157,7 +222,7 @@ pub fn parse_htsim_cm_with_triggers(text: &str) -> Result<(Vec<Row>, Vec<CmWait>
                 "recv_done_trigger" => t.recv_done = Some(trigger_id()?),
                 other => {
                     return Err(format!(
-                        "line {ln}: unknown attribute `{other}` (known: id, start, size, priority, trigger, send_done_trigger, recv_done_trigger)"
+                        "line {ln}: unknown attribute `{other}` (known: id, start, size, prio, priority, trigger, send_done_trigger, recv_done_trigger)"
                     ))
                 }
             }

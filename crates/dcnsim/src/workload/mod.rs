@@ -49,7 +49,8 @@ pub use coflow::*;
 mod dependencies;
 pub use dependencies::Dependencies;
 pub use import::{
-    htsim_cm_nodes, parse_flow_csv, parse_hpcc_flows, parse_htsim_cm, parse_htsim_cm_with_triggers, CmWait,
+    htsim_cm_failures, htsim_cm_nodes, parse_flow_csv, parse_hpcc_flows, parse_htsim_cm, parse_htsim_cm_with_triggers,
+    CmFailure, CmWait,
 };
 
 use crate::engine::Rng;

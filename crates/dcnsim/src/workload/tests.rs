@@ -290,7 +290,33 @@ fn htsim_triggers_become_waits() {
     assert!(refused(multi).contains("multishot trigger 4 fires 1 times, so its connection 2 (line 3)"));
     assert!(refused("Triggers 2\ntrigger id 4 oneshot\n").contains("`Triggers 2` but 1 trigger lines"));
     assert!(refused("trigger id 4 twice\n").contains("expected `trigger id T oneshot`"));
-    assert!(refused("failed 1 2 3\n").contains("topology.failed_links"));
+    assert!(refused("failed 1 2 3\n").contains("expected `failure switch_type AGG switch_id S link_id L`"));
+}
+
+#[test]
+fn parses_htsim_failure_lines() {
+    // htsim's syntax (its connection_matrix loader): a `Failures N` header, then
+    // `failure switch_type AGG switch_id S link_id L` lines; the connections ignore them.
+    let cm = "Nodes 16\nConnections 1\nFailures 2\n0->5 start 0 size 1000\n\
+              failure switch_type AGG switch_id 3 link_id 1\nfailure switch_type AGG switch_id 0 link_id 0\n";
+    let failures = htsim_cm_failures(cm).unwrap();
+    let got: Vec<(usize, u32, u32)> = failures.iter().map(|f| (f.line, f.agg_switch, f.uplink)).collect();
+    assert_eq!(got, [(5, 3, 1), (6, 0, 0)]);
+    assert_eq!(parse_htsim_cm(cm).unwrap().len(), 1);
+    assert!(htsim_cm_failures("0->5 start 0 size 1\n").unwrap().is_empty());
+
+    let refused = |text: &str| htsim_cm_failures(text).unwrap_err();
+    assert!(refused("Failures 2\nfailure switch_type AGG switch_id 0 link_id 0\n")
+        .contains("`Failures 2` but 1 failure lines"));
+    assert!(refused("failure switch_type AGG switch_id 0 link_id 0\n").contains("need a `Failures N` header"));
+    assert!(refused("Failures 1\nfailure switch_type TOR switch_id 0 link_id 0\n")
+        .contains("htsim fails only aggregation-to-core links"));
+    assert!(refused("Failures 1\nfailure switch_type AGG switch_id x link_id 0\n")
+        .contains("switch_id `x` is not a number"));
+    assert!(refused("Failures 1\nfailure switch_type AGG switch_id 0\n").contains("expected `failure switch_type AGG"));
+    assert!(
+        refused("Failures 1\nfailure switch_type AGG port 0 link_id 0\n").contains("unknown failure attribute `port`")
+    );
 }
 
 #[test]

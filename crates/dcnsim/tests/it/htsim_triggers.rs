@@ -44,3 +44,38 @@ fn triggered_connections_start_when_their_trigger_fires() {
     assert!(first < second);
     assert_eq!((start(5), start(6)), (first, second), "multishot: one connection per firing, in file order");
 }
+
+/// htsim's link-failure lines: `failure switch_type AGG switch_id S link_id L` takes down
+/// the L-th core uplink of aggregation switch S. On the 16-host k = 4 fat tree (Al-Fares
+/// layout: hosts 0..15, 8 ToRs 16..23, 8 aggregation switches 24..31 with two per pod,
+/// 4 cores 32..35, aggregation switch j of a pod wired to cores 2j and 2j + 1), switch 1
+/// is pod 0's second one, node 25, and its uplink 0 goes to core 2, node 34.
+#[test]
+fn failure_lines_take_down_the_named_aggregation_uplink() {
+    // Every host of pod 0 sends to pod 2 (each with several flows, so ECMP spreads
+    // them over all four cores of the pod when no link is down).
+    let flows: Vec<String> =
+        (0..16u32).map(|i| format!("{}->{} id {} start 0 size 200000", i % 4, 8 + (i % 4), i + 1)).collect();
+    let header = |failures: u32| format!("Nodes 16\nConnections 16\nFailures {failures}\n{}\n", flows.join("\n"));
+    let link_bytes = |cm: &str| {
+        let mut s = sim_with_files(TOML, &[("m.cm", cm)]);
+        s.run();
+        assert_eq!(s.flows_finished(), 16, "the fabric stays connected: every flow finishes");
+        let port = |from: u32, to: u32| {
+            s.ports.iter().find(|p| p.node == from && p.peer == to).expect("the fat tree has this cable")
+        };
+        let (up, down) = (port(25, 34), port(34, 25));
+        (up.up && down.up, up.stats.tx_bytes + down.stats.tx_bytes, port(25, 35).stats.tx_bytes)
+    };
+    let (up, bytes, _) = link_bytes(&header(0));
+    assert!(up && bytes > 0, "without failures the cable is up and carries traffic");
+    let (up, bytes, sibling) = link_bytes(&format!("{}failure switch_type AGG switch_id 1 link_id 0\n", header(1)));
+    assert!(!up, "the named cable is down in both directions");
+    assert_eq!(bytes, 0, "routing avoids it");
+    assert!(sibling > 0, "the switch's other uplink still carries traffic");
+
+    // A failure the fabric does not have is refused before the run, naming the line.
+    let bad = format!("{}failure switch_type AGG switch_id 8 link_id 0\n", header(1));
+    let Err(e) = crate::common::build_with_files(TOML, &[("m.cm", bad.as_str())]) else { panic!("accepted") };
+    assert!(e.0.contains("line 20: switch_id 8: the fat tree has aggregation switches 0..7"), "{}", e.0);
+}
