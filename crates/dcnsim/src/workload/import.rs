@@ -71,6 +71,7 @@ pub fn htsim_cm_failures(text: &str) -> Result<Vec<CmFailure>, String> {
                 let v = toks.get(1).ok_or_else(|| format!("line {ln}: `Failures` has no count"))?;
                 declared = Some(v.parse::<usize>().map_err(|_| format!("line {ln}: `Failures {v}` is not a count"))?);
             }
+            Some(&"failed") => return Err(format!("line {ln}: {FAILURE_USAGE}")),
             Some(&"failure") => {
                 let (mut kind, mut agg, mut link) = (None, None, None);
                 for pair in toks[1..].chunks(2) {

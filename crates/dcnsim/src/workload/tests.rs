@@ -317,6 +317,7 @@ fn parses_htsim_failure_lines() {
     assert!(
         refused("Failures 1\nfailure switch_type AGG port 0 link_id 0\n").contains("unknown failure attribute `port`")
     );
+    assert!(refused("Failures 1\nfailed 1 2 3\n").contains("line 2: expected `failure switch_type AGG"));
 }
 
 #[test]
