@@ -10,10 +10,12 @@ seeds, with the per-seed values of the block's figure, plus drops and timeouts.
 
     PYTHONPATH=python python experiments/dctcp-vs-swift/ablations/ablate.py            # every block
     PYTHONPATH=python python experiments/dctcp-vs-swift/ablations/ablate.py C7 C9
+    PYTHONPATH=python python experiments/dctcp-vs-swift/ablations/ablate.py RED   # checks recounted
     PYTHONPATH=python python experiments/dctcp-vs-swift/ablations/ablate.py --list
 
-Each run's numbers are kept in ablations/raw/<check>.jsonl (a run already there is not
-rerun; delete the file to rerun). A k = 4 run takes 1-8 s, a k = 12 run 2-6 s.
+Each run's numbers are kept in ablations/raw/runs.jsonl (a run already there is not rerun;
+delete the file to rerun everything). A run takes 1-4 s (an E4 run 15-20 s); all of them,
+about 340 runs, take about 20 minutes on one core.
 """
 
 from __future__ import annotations
