@@ -15,7 +15,7 @@ seeds, with the per-seed values of the block's figure, plus drops and timeouts.
 
 Each run's numbers are kept in ablations/raw/runs.jsonl (a run already there is not rerun;
 delete the file to rerun everything). A run takes 1-4 s (an E4 run 15-20 s); all of them,
-about 340 runs, take about 20 minutes on one core.
+about 320 runs, take about 16 minutes on one core.
 """
 
 from __future__ import annotations
