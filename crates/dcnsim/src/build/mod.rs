@@ -113,17 +113,17 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         }
         if !from_matrix.is_empty() {
             return ScenarioError(format!(
-                "workload: the htsim failure lines (with topology.failed_links) take down {n_fail} of {} switch-to-switch links and disconnect switch {} from switch {}",
+                "workload: the htsim failure lines (with topology.failed_links) take down {n_fail} of {} switch-to-switch links and disconnect switch {} from switch {} (switches numbered from 0 in order)",
                 fabric.len(),
-                u.from_switch,
-                u.to_switch
+                u.from_switch - n_hosts,
+                u.to_switch - n_hosts
             ));
         }
         ScenarioError(format!(
-            "topology.failed_links: failing {n_fail} of {} switch-to-switch links disconnects switch {} from switch {}; lower failed_links or change seed",
+            "topology.failed_links: failing {n_fail} of {} switch-to-switch links disconnects switch {} from switch {} (switches numbered from 0 in order); lower failed_links or change seed",
             fabric.len(),
-            u.from_switch,
-            u.to_switch
+            u.from_switch - n_hosts,
+            u.to_switch - n_hosts
         ))
     })?;
 

@@ -78,4 +78,12 @@ fn failure_lines_take_down_the_named_aggregation_uplink() {
     let bad = format!("{}failure switch_type AGG switch_id 8 link_id 0\n", header(1));
     let Err(e) = crate::common::build_with_files(TOML, &[("m.cm", bad.as_str())]) else { panic!("accepted") };
     assert!(e.0.contains("line 20: switch_id 8: the fat tree has aggregation switches 0..7"), "{}", e.0);
+
+    // Failing all four core uplinks of pod 0 cuts it off: refused before the run.
+    let cut = (0..2u32)
+        .flat_map(|a| (0..2u32).map(move |l| format!("failure switch_type AGG switch_id {a} link_id {l}\n")))
+        .collect::<String>();
+    let cm = format!("Nodes 16\nConnections 16\nFailures 4\n{}\n{cut}", flows.join("\n"));
+    let Err(e) = crate::common::build_with_files(TOML, &[("m.cm", cm.as_str())]) else { panic!("accepted") };
+    assert!(e.0.contains("the htsim failure lines") && e.0.contains("disconnect switch"), "{}", e.0);
 }
