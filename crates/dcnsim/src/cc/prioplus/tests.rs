@@ -446,3 +446,36 @@ fn ledbat_underlying_follows_the_spec_update() {
     f.on_ack(&ack(US(104), US(19), 5, 10));
     assert!(f.is_stopped());
 }
+
+/// AC11 (§4.3, footnote 5): with the 2-sample filter a misreaction happens about once per
+/// 400 MB. The paper's model: delay samples at D_target + A/2, the peak of the CC's normal
+/// fluctuation, plus independent noise that exceeds the tolerance B (0.8 µs, its 99.85th
+/// percentile) with probability p = 0.0015; a false stop needs two samples in a row at or
+/// above D_limit = D_target + A/2 + B, so it comes once per 1/((1 − p)·p²) ≈ 444,000
+/// samples, 444 MB with 1 KB packets and an ACK each. Here the noise is exponential with
+/// P(noise ≥ B) = p exactly, and a stopped flow resumes at its next sample below the limit.
+#[test]
+fn ac11_misreaction_rate_matches_the_papers_model() {
+    let mut f = PrioPlus::new(&PrioPlusParams::default(), &SwiftParams::default(), &info(1, 8));
+    f.stopped = false;
+    f.set_cwnd_bytes(25_000.0);
+    let p: f64 = 0.0015;
+    let (peak, b) = (Time::from_ns(17_600).as_secs_f64(), Time::from_ns(800).as_secs_f64());
+    let mut rng = crate::engine::Rng::stream(11, "ac11");
+    let samples: u32 = 20_000_000;
+    let mut stops = 0u32;
+    for k in 0..samples {
+        let noise = b * -(1.0 - rng.next_f64()).ln() / (1.0 / p).ln();
+        let was_stopped = f.is_stopped();
+        f.on_ack(&ack(US(100) + Time::from_ns(80 * k as u64), Time::from_secs_f64(peak + noise), k + 1, k + 10));
+        if f.is_stopped() && !was_stopped {
+            stops += 1;
+        }
+    }
+    let expected = samples as f64 * (1.0 - p) * p * p; // 44.9
+    let mb_per_stop = samples as f64 * 1000.0 / stops.max(1) as f64 / 1e6;
+    eprintln!("AC11: {stops} false stops in {samples} samples ({expected:.1} expected), one per {mb_per_stop:.0} MB");
+    // Poisson: 45 expected stops, so ± 3 standard deviations is about ± 45 %.
+    assert!((stops as f64 - expected).abs() <= 3.0 * expected.sqrt(), "{stops} stops, {expected:.1} expected");
+    assert!((100.0..=2000.0).contains(&mb_per_stop), "one false stop per {mb_per_stop:.0} MB (AC11: 100 MB-2 GB)");
+}
