@@ -81,10 +81,6 @@ class Check:
     seeds: int = 1
 
 
-def _c(label, exp, point, variant, *extra):
-    return Case(label, exp, point, variant, tuple(extra))
-
-
 K250 = ("switch.ecn.kmin=388500", "switch.ecn.kmax=388500")   # K = 250 packets: the NIC ring not folded in
 PACE = ("transport.pacing=true",)                              # every window paced at cwnd / srtt
 # The study used "the RED queue class for Swift's router buffers but disabled ECN marking";
@@ -96,144 +92,130 @@ CAP1 = ('transport.inflight_cap="1554B"',)                   # one packet in fli
 EXACT = ("transport.swift.rtt_resolution=1us",)                # RTT samples (nearly) exact
 
 
-def _k250(label, exp, point):
-    return Case(label, exp, point, "D250", K250)
+def _set(label: str, *extra: str) -> tuple[str, tuple[str, ...]]:
+    """One ablation: its label and its overrides."""
+    return (label, extra)
+
+
+RED_DROPS = _set("RED drops at K = 350 (ECN marking off, as the study)", *RED)
+PACING = _set("pacing every window", *PACE)
+EXACT_RTT = _set("exact RTT samples", *EXACT)
+TARGET_50MS = _set("fixed target 50 ms (not 25 ms)", "transport.swift.fixed_target=50ms")
+HALVE_ON_LOSS = _set("DCTCP halving on loss (not 1 - alpha/2)", 'transport.dctcp.loss_response="halve"')
+K_250 = _set("K = 250 packets (the ring not folded in)", *K250)
+ONE_IN_FLIGHT = _set("at most 1 packet in flight", *CAP1)
+
+
+def _block(exp: str, point: str, variant: str, *ablations: tuple[str, tuple[str, ...]],
+           base: str = "the harness's cell") -> list[Case]:
+    """A cell as the harness runs it, then the same cell once per ablation."""
+    return [Case(base, exp, point, variant), *(Case(label, exp, point, variant, extra) for label, extra in ablations)]
 
 
 CHECKS: dict[str, Check] = {
     "C2": Check("E1 (k = 4, fixed hotspot, 610 flows): loss at low targets, throughput ties, delay at 0.25 s",
                 "loss_pct", [
-                    [_c("the harness's cell", "E1", "0", "Swift"),
-                     _c("RED drops at K = 350 (ECN marking off, as the study)", "E1", "0", "Swift", *RED),
-                     _c("min_cwnd 2 packets (not 1.33)", "E1", "0", "Swift",
-                        "transport.swift.min_cwnd_pkts=2"),
-                     _c("pacing every window", "E1", "0", "Swift", *PACE),
-                     _c("exact RTT samples", "E1", "0", "Swift", *EXACT)],
-                    [_c("the harness's cell", "E1", "baseRTT", "Swift"),
-                     _c("RED drops at K = 350 (ECN marking off, as the study)", "E1", "baseRTT", "Swift", *RED),
-                     _c("min_cwnd 2 packets (not 1.33)", "E1", "baseRTT", "Swift", "transport.swift.min_cwnd_pkts=2"),
-                     _c("exact RTT samples", "E1", "baseRTT", "Swift", *EXACT)],
-                    [_c("the harness's cell", "E1", "0.25", "Swift"),
-                     _c("RED drops at K = 350 (ECN marking off, as the study)", "E1", "0.25", "Swift", *RED),
-                     _c("pacing every window", "E1", "0.25", "Swift", *PACE),
-                     _c("min RTO 200 ms (not 1 s)", "E1", "0.25", "Swift", "transport.rto_min=200ms"),
-                     _c("buffer 2666 packets (the ring not folded in)", "E1", "0.25", "Swift",
-                        "switch.buffer=4142964")],
-                ], seeds=1),
-    "C2b": Check("C2's throughput ties at E1 with RED drops for Swift: 3 seeds", "thr_kbps", [
-                    [_c("the harness's cell", "E1", "0", "Swift"),
-                     _c("RED drops at K = 350 (ECN marking off, as the study)", "E1", "0", "Swift", *RED)],
-                    [_c("the harness's cell", "E1", "0.00025", "Swift"),
-                     _c("RED drops at K = 350 (ECN marking off, as the study)", "E1", "0.00025", "Swift", *RED)],
-                    [_c("the harness's cell", "E1", "baseRTT", "Swift"),
-                     _c("RED drops at K = 350 (ECN marking off, as the study)", "E1", "baseRTT", "Swift", *RED)],
-                ], seeds=3),
+        _block("E1", "0", "Swift",
+               RED_DROPS,
+               _set("min_cwnd 2 packets (not 1.33)", "transport.swift.min_cwnd_pkts=2"),
+               PACING,
+               EXACT_RTT),
+        _block("E1", "baseRTT", "Swift",
+               RED_DROPS,
+               _set("min_cwnd 2 packets (not 1.33)", "transport.swift.min_cwnd_pkts=2"),
+               EXACT_RTT),
+        _block("E1", "0.25", "Swift",
+               RED_DROPS,
+               PACING,
+               _set("min RTO 200 ms (not 1 s)", "transport.rto_min=200ms"),
+               _set("buffer 2666 packets (the ring not folded in)", "switch.buffer=4142964")),
+    ], seeds=1),
+    "C2b": Check("C2's throughput ties at E1 with RED drops for Swift: 3 seeds",
+                "thr_kbps", [
+        _block("E1", "0", "Swift", RED_DROPS),
+        _block("E1", "0.00025", "Swift", RED_DROPS),
+        _block("E1", "baseRTT", "Swift", RED_DROPS),
+    ], seeds=3),
     "C3": Check("E2 (k = 4, fixed hotspot, 610 flows, target = min RTT): min_cwnd 0 / 2000 / 5000 B",
                 "delay_ms", [
-                    [_c("the harness's cell (0.001 packet, paced below 1)", "E2", "0", "Swift"),
-                     _c("min_cwnd 1 packet (no sub-packet pacing)", "E2", "0", "Swift",
-                        "transport.swift.min_cwnd_pkts=1")],
-                    [_c("the harness's cell (3.33 packets)", "E2", "5000", "Swift"),
-                     _c("RED drops at K = 350 (ECN marking off, as the study)", "E2", "5000", "Swift", *RED),
-                     _c("min_cwnd 4 packets (not 3.33)", "E2", "5000", "Swift",
-                        "transport.swift.min_cwnd_pkts=4"),
-                     _c("pacing every window", "E2", "5000", "Swift", *PACE)],
-                ], seeds=1),
-    "C5": Check("S25 highest loss and delay: S25 against the others at scale", "delay_ms", [
-                    [_c("the harness's cell", "E3", "2000", "S25"),
-                     _c("RED drops at K = 350 (ECN marking off, as the study)", "E3", "2000", "S25", *RED),
-                     _c("fixed target 50 ms (not 25 ms)", "E3", "2000", "S25", "transport.swift.fixed_target=50ms")],
-                    [_c("the harness's cell", "E3", "2000", "D250"),
-                     _c("DCTCP min window 2 packets (not 1)", "E3", "2000", "D250", "transport.dctcp.min_cwnd_pkts=2"),
-                     _k250("K = 250 packets (the ring not folded in)", "E3", "2000")],
-                    [_c("the harness's cell", "E6", "2500", "S25"),
-                     _c("fixed target 50 ms (not 25 ms)", "E6", "2500", "S25", "transport.swift.fixed_target=50ms")],
-                    [_c("the harness's cell", "E6", "2500", "D250")],
-                    [_c("the harness's cell", "E5", "3000", "S25"),
-                     _c("fixed target 50 ms (not 25 ms)", "E5", "3000", "S25", "transport.swift.fixed_target=50ms")],
-                    [_c("the harness's cell", "E5", "3000", "D250")],
-                    [_c("the harness's cell", "E6", "3000", "S25"),
-                     _c("fixed target 50 ms (not 25 ms)", "E6", "3000", "S25", "transport.swift.fixed_target=50ms")],
-                    [_c("the harness's cell", "E6", "3000", "D250")],
-                ], seeds=3),
-    "C5b": Check("S25 highest delay in random pairs (E4): fails at 100 flows", "delay_ms", [
-                    [_c("the harness's cell", "E4", "100", "D250"),
-                     _k250("K = 250 packets (the ring not folded in)", "E4", "100"),
-                     _c("pacing every window", "E4", "100", "D250", *PACE)],
-                    [_c("the harness's cell", "E4", "100", "S25"),
-                     _c("RED drops at K = 350 (ECN marking off, as the study)", "E4", "100", "S25", *RED)],
-                ], seeds=3),
-    "C6": Check("loss Sb < D < Se < S25 at >= 1500 flows (E5, E6)", "loss_pct", [
-                    [_c("the harness's cell", "E6", "2000", "Se"),
-                     _c("RED drops at K = 350 (ECN marking off, as the study)", "E6", "2000", "Se", *RED),
-                     _c("target offset 0 (= Sb)", "E6", "2000", "Se", "transport.swift.min_rtt_offset=0ms"),
-                     _c("target offset 10 ms (not 1 ms)", "E6", "2000", "Se", "transport.swift.min_rtt_offset=10ms"),
-                     _c("exact RTT samples", "E6", "2000", "Se", *EXACT)],
-                    [_c("the harness's cell", "E6", "2000", "D250"),
-                     _c("DCTCP halving on loss (not 1 - alpha/2)", "E6", "2000", "D250",
-                        'transport.dctcp.loss_response="halve"'),
-                     _k250("K = 250 packets (the ring not folded in)", "E6", "2000"),
-                     _c("pacing every window", "E6", "2000", "D250", *PACE)],
-                    [_c("the harness's cell", "E6", "2000", "S25"),
-                     _c("RED drops at K = 350 (ECN marking off, as the study)", "E6", "2000", "S25", *RED)],
-                    [_c("the harness's cell", "E6", "2000", "Sb"),
-                     _c("RED drops at K = 350 (ECN marking off, as the study)", "E6", "2000", "Sb", *RED),
-                     _c("pacing every window", "E6", "2000", "Sb", *PACE)],
-                ], seeds=1),
-    "C7": Check("DCTCP lowest delay at low N (E3 <= 500) and at scale (E5, E6 >= 2000)", "delay_ms", [
-                    [_c("the harness's cell", "E3", "100", "Sb"),
-                     _c("RED drops at K = 350 (ECN marking off, as the study)", "E3", "100", "Sb", *RED),
-                     _c("RTT resolution 2 ms (not 1 ms)", "E3", "100", "Sb", "transport.swift.rtt_resolution=2ms"),
-                     _c("RTT resolution 4 ms (not 1 ms)", "E3", "100", "Sb", "transport.swift.rtt_resolution=4ms"),
-                     _c("exact RTT samples", "E3", "100", "Sb", *EXACT),
-                     _c("pacing every window", "E3", "100", "Sb", *PACE),
-                     _c("max_mdf 0.5 (not 1)", "E3", "100", "Sb", "transport.swift.max_mdf=0.5"),
-                     _c("min_cwnd 2 packets (not 1.33)", "E3", "100", "Sb", "transport.swift.min_cwnd_pkts=2"),
-                     _c("min_cwnd 3 packets (not 1.33)", "E3", "100", "Sb", "transport.swift.min_cwnd_pkts=3"),
-                     _c("min_cwnd 4 packets (not 1.33)", "E3", "100", "Sb", "transport.swift.min_cwnd_pkts=4")],
-                    [_c("the harness's cell", "E3", "100", "D250"),
-                     _k250("K = 250 packets (the ring not folded in)", "E3", "100"),
-                     _c("pacing every window", "E3", "100", "D250", *PACE)],
-                    [_c("the harness's cell", "E3", "500", "Sb"),
-                     _c("RED drops at K = 350 (ECN marking off, as the study)", "E3", "500", "Sb", *RED),
-                     _c("RTT resolution 4 ms (not 1 ms)", "E3", "500", "Sb", "transport.swift.rtt_resolution=4ms"),
-                     _c("pacing every window", "E3", "500", "Sb", *PACE)],
-                    [_c("the harness's cell", "E3", "500", "D250"),
-                     _k250("K = 250 packets (the ring not folded in)", "E3", "500")],
-                    [_c("the harness's cell", "E6", "2500", "D250"),
-                     _c("DCTCP halving on loss (not 1 - alpha/2)", "E6", "2500", "D250",
-                        'transport.dctcp.loss_response="halve"'),
-                     _k250("K = 250 packets (the ring not folded in)", "E6", "2500"),
-                     _c("pacing every window", "E6", "2500", "D250", *PACE),
-                     _c("at most 1 packet in flight", "E6", "2500", "D250", *CAP1)],
-                    [_c("the harness's cell", "E6", "2500", "S25"),
-                     _c("fixed target 50 ms (not 25 ms)", "E6", "2500", "S25", "transport.swift.fixed_target=50ms")],
-                ], seeds=1),
-    "C7b": Check("C7 at E6/2000 (D against Sb, 2 % apart): 3 seeds", "delay_ms", [
-                    [_c("the harness's cell", "E6", "2000", "D250"),
-                     _c("at most 1 packet in flight", "E6", "2000", "D250", *CAP1),
-                     _c("pacing every window", "E6", "2000", "D250", *PACE)],
-                    [_c("the harness's cell", "E6", "2000", "Sb"),
-                     _c("pacing every window", "E6", "2000", "Sb", *PACE)],
-                    [_c("the harness's cell", "E5", "2500", "S25"),
-                     _c("fixed target 50 ms (not 25 ms)", "E5", "2500", "S25", "transport.swift.fixed_target=50ms")],
-                    [_c("the harness's cell", "E5", "2500", "D250")],
-                ], seeds=3),
-    "C9": Check("Sb and Se throughput >= DCTCP at >= 250 flows (E3)", "thr_kbps", [
-                    [_c("the harness's cell", "E3", "250", "D250"),
-                     _k250("K = 250 packets (the ring not folded in)", "E3", "250"),
-                     _c("send buffer 64 KiB (not 128 KiB)", "E3", "250", "D250",
-                        'workload.0.app.send_buffer="64KiB"')],
-                    [_c("the harness's cell", "E3", "250", "Sb"),
-                     _c("RED drops at K = 350 (ECN marking off, as the study)", "E3", "250", "Sb", *RED),
-                     _c("send buffer 64 KiB (not 128 KiB)", "E3", "250", "Sb",
-                        'workload.0.app.send_buffer="64KiB"')],
-                    [_c("the harness's cell", "E3", "1000", "D250"),
-                     _k250("K = 250 packets (the ring not folded in)", "E3", "1000")],
-                    [_c("the harness's cell", "E3", "1000", "Sb")],
-                    [_c("the harness's cell", "E3", "250", "Se"),
-                     _c("RED drops at K = 350 (ECN marking off, as the study)", "E3", "250", "Se", *RED)],
-                ], seeds=3),
+        _block("E2", "0", "Swift",
+               _set("min_cwnd 1 packet (no sub-packet pacing)", "transport.swift.min_cwnd_pkts=1"),
+               base="the harness's cell (0.001 packet, paced below 1)"),
+        _block("E2", "5000", "Swift",
+               RED_DROPS,
+               _set("min_cwnd 4 packets (not 3.33)", "transport.swift.min_cwnd_pkts=4"),
+               PACING,
+               base="the harness's cell (3.33 packets)"),
+    ], seeds=1),
+    "C5": Check("S25 highest loss and delay: S25 against the others at scale",
+                "delay_ms", [
+        _block("E3", "2000", "S25", RED_DROPS, TARGET_50MS),
+        _block("E3", "2000", "D250",
+               _set("DCTCP min window 2 packets (not 1)", "transport.dctcp.min_cwnd_pkts=2"),
+               K_250),
+        _block("E6", "2500", "S25", TARGET_50MS),
+        _block("E6", "2500", "D250"),
+        _block("E5", "3000", "S25", TARGET_50MS),
+        _block("E5", "3000", "D250"),
+        _block("E6", "3000", "S25", TARGET_50MS),
+        _block("E6", "3000", "D250"),
+    ], seeds=3),
+    "C5b": Check("S25 highest delay in random pairs (E4): fails at 100 flows",
+                "delay_ms", [
+        _block("E4", "100", "D250", K_250, PACING),
+        _block("E4", "100", "S25", RED_DROPS),
+    ], seeds=3),
+    "C6": Check("loss Sb < D < Se < S25 at >= 1500 flows (E5, E6)",
+                "loss_pct", [
+        _block("E6", "2000", "Se",
+               RED_DROPS,
+               _set("target offset 0 (= Sb)", "transport.swift.min_rtt_offset=0ms"),
+               _set("target offset 10 ms (not 1 ms)", "transport.swift.min_rtt_offset=10ms"),
+               EXACT_RTT),
+        _block("E6", "2000", "D250", HALVE_ON_LOSS, K_250, PACING),
+        _block("E6", "2000", "S25", RED_DROPS),
+        _block("E6", "2000", "Sb", RED_DROPS, PACING),
+    ], seeds=1),
+    "C7": Check("DCTCP lowest delay at low N (E3 <= 500) and at scale (E5, E6 >= 2000)",
+                "delay_ms", [
+        _block("E3", "100", "Sb",
+               RED_DROPS,
+               _set("RTT resolution 2 ms (not 1 ms)", "transport.swift.rtt_resolution=2ms"),
+               _set("RTT resolution 4 ms (not 1 ms)", "transport.swift.rtt_resolution=4ms"),
+               EXACT_RTT,
+               PACING,
+               _set("max_mdf 0.5 (not 1)", "transport.swift.max_mdf=0.5"),
+               _set("min_cwnd 2 packets (not 1.33)", "transport.swift.min_cwnd_pkts=2"),
+               _set("min_cwnd 3 packets (not 1.33)", "transport.swift.min_cwnd_pkts=3"),
+               _set("min_cwnd 4 packets (not 1.33)", "transport.swift.min_cwnd_pkts=4")),
+        _block("E3", "100", "D250", K_250, PACING),
+        _block("E3", "500", "Sb",
+               RED_DROPS,
+               _set("RTT resolution 4 ms (not 1 ms)", "transport.swift.rtt_resolution=4ms"),
+               PACING),
+        _block("E3", "500", "D250", K_250),
+        _block("E6", "2500", "D250", HALVE_ON_LOSS, K_250, PACING, ONE_IN_FLIGHT),
+        _block("E6", "2500", "S25", TARGET_50MS),
+    ], seeds=1),
+    "C7b": Check("C7 at E6/2000 (D against Sb, 2 % apart): 3 seeds",
+                "delay_ms", [
+        _block("E6", "2000", "D250", ONE_IN_FLIGHT, PACING),
+        _block("E6", "2000", "Sb", PACING),
+        _block("E5", "2500", "S25", TARGET_50MS),
+        _block("E5", "2500", "D250"),
+    ], seeds=3),
+    "C9": Check("Sb and Se throughput >= DCTCP at >= 250 flows (E3)",
+                "thr_kbps", [
+        _block("E3", "250", "D250",
+               K_250,
+               _set("send buffer 64 KiB (not 128 KiB)", "workload.0.app.send_buffer=\"64KiB\"")),
+        _block("E3", "250", "Sb",
+               RED_DROPS,
+               _set("send buffer 64 KiB (not 128 KiB)", "workload.0.app.send_buffer=\"64KiB\"")),
+        _block("E3", "1000", "D250", K_250),
+        _block("E3", "1000", "Sb"),
+        _block("E3", "250", "Se", RED_DROPS),
+    ], seeds=3),
 }
 
 
