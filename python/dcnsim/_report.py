@@ -293,7 +293,7 @@ def _html(page: dict[str, Any]) -> str:
 <script>{plotly_js}</script>
 </head><body>
 <h1>dcnsim {page['kind']}: {esc(page['title'])}{marked}</h1>
-<p class="facts">{facts}</p>{_partial_html(partial)}
+<p class="facts">{facts}</p>{_partial_html(partial, page['kind'])}
 <p class="caption">From <code>{esc(page['source'])}</code>. Plots: drag to zoom, double-click to reset, click a
 legend entry to hide it, hover for values.</p>
 <nav><a href="#summary">Summary</a>{nav}<a href="#scenario">Scenario</a></nav>
@@ -308,15 +308,19 @@ legend entry to hide it, hover for values.</p>
 """
 
 
-def _partial_html(partial: Optional[str]) -> str:
+# What a partial page's numbers cover, by page kind.
+_PARTIAL_MEANS = {
+    "run": "the run was interrupted before its end, so every plot and number below covers only the time "
+           "simulated until then; flows still running count as unfinished.",
+    "sweep": "the plots and numbers below pool only the flows of the points that ran; the table says which points "
+             "failed or did not run, and running the same sweep again completes them.",
+}
+
+
+def _partial_html(partial: Optional[str], kind: str) -> str:
     if not partial:
         return ""
-    head = f'\n<p class="partial"><b>{html.escape(partial[0].upper() + partial[1:])}</b>: '
-    if partial.startswith("partial sweep"):
-        return (head + "the plots and numbers below pool only the flows of the points that ran; the table says "
-                "which points failed or did not run, and running the same sweep again completes them.</p>")
-    return (head + "the run was interrupted before its end, so every plot and number below covers only the time "
-            "simulated until then; flows still running count as unfinished.</p>")
+    return f'\n<p class="partial"><b>{html.escape(partial[0].upper() + partial[1:])}</b>: {_PARTIAL_MEANS[kind]}</p>'
 
 
 def _section_html(section: Section) -> str:
