@@ -35,7 +35,8 @@ from typing import Any, Optional
 from dcnsim._scenario import load_scenario
 from dcnsim.repro.core import simulate
 from dcnsim.repro.papers.prioplus import runs as R
-from dcnsim.repro.papers.prioplus.metrics import BUCKETS_F11, BUCKETS_F14, GROUPS_F14, KB, bucket_stats
+from dcnsim.repro.papers.prioplus.metrics import (BUCKETS_F11, BUCKETS_F14, GROUPS_F14, KB, bucket_stats,
+                                                  f14_level_cells, level_of)
 
 HERE = Path(__file__).resolve().parent
 EXP_DIR = HERE.parent
@@ -178,23 +179,12 @@ def pooled(data: list[dict[str, Any]]) -> tuple[list[float], list[float], list[s
     return sizes, fcts, tags
 
 
-def level(tag: str) -> int:
-    return int(tag[1:]) if tag.startswith("p") and tag[1:].isdigit() else 0
-
-
 def cells_of(exp: str, data: list[dict[str, Any]]) -> dict[str, tuple[int, float, float]]:
-    """F11: bucket → (flows, avg, p99); F14: "bucket/group" → (flows, avg, p99)."""
+    """F11: bucket → (flows, avg, p99); F14: "bucket/group" → (flows, avg, p99), the harness's cells."""
     sizes, fcts, tags = pooled(data)
     if exp == "F11":
         return {b: bucket_stats(sizes, fcts, lo, hi) for b, lo, hi in BUCKETS_F11}
-    out = {}
-    for g, levels in GROUPS_F14:
-        idx = [i for i, t in enumerate(tags) if level(t) in levels]
-        for b, lo, hi in BUCKETS_F14:
-            out[f"{b}/{g}"] = bucket_stats([sizes[i] for i in idx], [fcts[i] for i in idx], lo, hi)
-    idx = [i for i, t in enumerate(tags) if level(t) == 12]
-    out["sub-RTT/level 12"] = bucket_stats([sizes[i] for i in idx], [fcts[i] for i in idx], 0, 150 * KB)
-    return out
+    return {f"{b}/{g}": c for (b, g), c in f14_level_cells(sizes, fcts, tags).items()}
 
 
 F11_COLS = [("small", 1), ("small", 2), ("middle", 1), ("middle", 2), ("large", 1), ("all", 1)]
@@ -260,7 +250,7 @@ def detail(exp: str, rows: list[Row], data: dict[str, list[dict[str, Any]]]) -> 
                     f = d["flows"]
                     for t, sz, st, ft, fct, ok in zip(f["tag"], f["size"], f["start_us"], f["first_tx_us"],
                                                       f["fct_us"], f["finished"]):
-                        if ok and level(t) in levels and sz < 150 * KB:
+                        if ok and level_of(t) in levels and sz < 150 * KB:
                             w.append(ft - st)
                             rest.append(fct - (ft - st))
                 cells.append(f"{sum(w) / len(w):.1f}; {sum(rest) / len(rest):.1f}")

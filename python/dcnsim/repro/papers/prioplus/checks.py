@@ -14,6 +14,7 @@ from dcnsim.repro.papers.prioplus.metrics import (
     KB,
     bucket_stats,
     coflow_speedups,
+    f14_level_cells,
     fct_gap,
     first_break,
     gap_across,
@@ -108,28 +109,18 @@ def checks_f11(g: Optional[Grid]) -> list[Check]:
 # --- F14 ----------------------------------------------------------------------------
 
 
-def _level(tag: str) -> int:
-    return int(tag[1:]) if tag.startswith("p") and tag[1:].isdigit() else 0
-
-
 def f14_cells(g: Grid) -> dict[str, dict[tuple[str, str], tuple[int, float]]]:
-    """variant → (bucket, group) → (flows, mean FCT), pooled over seeds."""
+    """variant → (bucket, group) → (flows, mean FCT), pooled over seeds; also every large flow
+    (H18) and the highest level's sub-RTT flows (H15)."""
     out = {}
     p = g.points[0] if g.points else ""
     for v in g.variants:
         sizes, fcts, tags = pooled(g.runs(p, v))
-        cells = {}
-        for gname, levels in GROUPS_F14:
-            idx = [i for i, t in enumerate(tags) if _level(t) in levels]
-            for b, lo, hi in BUCKETS_F14:
-                n, mean, _ = bucket_stats([sizes[i] for i in idx], [fcts[i] for i in idx], lo, hi)
-                cells[(b, gname)] = (n, mean)
-        # every large flow, for H18
+        by_level = f14_level_cells(sizes, fcts, tags)
+        top = by_level.pop(("sub-RTT", "level 12"))
+        cells = {k: c[:2] for k, c in by_level.items()}
         cells[("large", "all")] = bucket_stats(sizes, fcts, 6_000 * KB, math.inf)[:2]
-        # the highest level's sub-RTT flows, for H15
-        idx = [i for i, t in enumerate(tags) if _level(t) == 12]
-        cells[("sub-RTT", "level 12")] = bucket_stats([sizes[i] for i in idx], [fcts[i] for i in idx], 0,
-                                                      150 * KB)[:2]
+        cells[("sub-RTT", "level 12")] = top[:2]
         out[v] = cells
     return out
 

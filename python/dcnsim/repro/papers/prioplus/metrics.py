@@ -69,6 +69,25 @@ def bucket_stats(sizes: Sequence[float], fcts: Sequence[float], lo: float, hi: f
     return len(xs), sum(xs) / len(xs), quantile(xs, 0.99)
 
 
+def level_of(tag: str) -> int:
+    """The priority level of a flow tagged ``pN`` (the F14 workloads), 0 for any other tag."""
+    return int(tag[1:]) if tag.startswith("p") and tag[1:].isdigit() else 0
+
+
+def f14_level_cells(sizes: Sequence[float], fcts: Sequence[float],
+                    tags: Sequence[str]) -> dict[tuple[str, str], tuple[int, float, float]]:
+    """F14's cells from pooled flows: (size bucket, level group) → (flows, avg, p99) for every
+    bucket of :data:`BUCKETS_F14` and group of :data:`GROUPS_F14`, then ("sub-RTT", "level 12")."""
+    out = {}
+    for group, levels in GROUPS_F14:
+        idx = [i for i, t in enumerate(tags) if level_of(t) in levels]
+        for b, lo, hi in BUCKETS_F14:
+            out[(b, group)] = bucket_stats([sizes[i] for i in idx], [fcts[i] for i in idx], lo, hi)
+    idx = [i for i, t in enumerate(tags) if level_of(t) == 12]
+    out[("sub-RTT", "level 12")] = bucket_stats([sizes[i] for i in idx], [fcts[i] for i in idx], 0, 150 * KB)
+    return out
+
+
 def fct_gap(prioplus: Sequence[float], physical: Sequence[float]) -> float:
     """The paper's normalised FCT gap (PrioPlus paper §6.3): Σ over flows of |FCT_PrioPlus − FCT_Physical|
     / FCT_Physical, flows matched by position; an unfinished flow (None/NaN/inf) on the
