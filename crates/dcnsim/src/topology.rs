@@ -36,10 +36,12 @@ pub enum Tier {
     Rail,
     /// Rail-optimised fabric: a GPU's edge node to its server's NVLink switch.
     NvLink,
+    /// Torus: a link between two neighbouring nodes' NICs.
+    Torus,
 }
 
 impl Tier {
-    pub const ALL: [Tier; 8] = [
+    pub const ALL: [Tier; 9] = [
         Tier::Host,
         Tier::TorUplink,
         Tier::AggUplink,
@@ -48,6 +50,7 @@ impl Tier {
         Tier::Global,
         Tier::Rail,
         Tier::NvLink,
+        Tier::Torus,
     ];
 
     /// The tier's name in scenarios (`[observe] ports`) and results (`ports.parquet`).
@@ -61,6 +64,7 @@ impl Tier {
             Tier::Global => "global",
             Tier::Rail => "rail",
             Tier::NvLink => "nvlink",
+            Tier::Torus => "torus",
         }
     }
 }
@@ -391,6 +395,55 @@ pub fn rail(clusters: u32, rails: u32, host: (Rate, Time), rail: (Rate, Time), n
     }
 }
 
+/// Switchless torus (LAPS paper §1: "switchless topologies (e.g. Torus) provide multiple
+/// paths between each pair of nodes"; docs/models/topologies.md): one host per position of
+/// a `dims[0] × dims[1] × …` grid, each behind a NIC node that links to its neighbours, ±1
+/// in every dimension with wrap-around. A dimension of 2 has one link between its two
+/// positions, not two. Host h is the position whose first coordinate varies fastest; its
+/// NIC node is node n_hosts + h.
+pub fn torus(dims: &[u32], host: (Rate, Time), link: (Rate, Time)) -> Topology {
+    let n_hosts: u32 = dims.iter().product();
+    let nic = |h: u32| n_hosts + h;
+    let mut cables = Vec::new();
+    let mut stride = 1;
+    for &size in dims {
+        for h in 0..n_hosts {
+            let coordinate = (h / stride) % size;
+            // Each position links to its +1 neighbour; in a dimension of 2 only the first
+            // position does, so that the pair has one cable.
+            if size > 2 || (size == 2 && coordinate == 0) {
+                let next = h - coordinate * stride + ((coordinate + 1) % size) * stride;
+                cables.push(Cable { a: nic(h), b: nic(next), rate: link.0, latency: link.1, tier: Tier::Torus });
+            }
+        }
+        stride *= size;
+    }
+    for h in 0..n_hosts {
+        cables.push(Cable { a: h, b: nic(h), rate: host.0, latency: host.1, tier: Tier::Host });
+    }
+    let shape = dims.iter().map(u32::to_string).collect::<Vec<_>>().join(" x ");
+    Topology {
+        n_hosts,
+        n_switches: n_hosts,
+        cables,
+        host_edge: (0..n_hosts).map(nic).collect(),
+        host_pod: (0..n_hosts).collect(),
+        slow_last: (0, Time::ZERO),
+        description: format!("torus: {shape}, one host per position behind its NIC node"),
+    }
+}
+
+/// Links a torus node's NIC has: two per dimension longer than 2, one per dimension of 2.
+pub fn torus_degree(dims: &[u32]) -> u32 {
+    dims.iter()
+        .map(|&d| match d {
+            0 | 1 => 0,
+            2 => 1,
+            _ => 2,
+        })
+        .sum()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -489,5 +542,27 @@ mod tests {
         let e = t.host_edge[8 * 3 + 5];
         let peers: Vec<u32> = t.cables.iter().filter(|c| c.a == e).map(|c| c.b).collect();
         assert_eq!(peers, vec![64 + 5, 64 + 8 + 3]);
+    }
+
+    /// A 4 × 3 × 2 torus: 24 positions, every NIC of degree 2 + 2 + 1 = 5, so 24 · 5 / 2
+    /// = 60 links (24 in x, 24 in y, 12 z pairs), and neighbours one step away with
+    /// wrap-around.
+    #[test]
+    fn torus_links_neighbours_with_wrap_around() {
+        let l = (Rate::gbps(100), Time::from_ns(500));
+        let t = torus(&[4, 3, 2], (Rate::gbps(500), Time::ZERO), l);
+        assert_eq!((t.n_hosts, t.n_switches), (24, 24));
+        assert_eq!(t.cables.iter().filter(|c| c.tier == Tier::Torus).count(), 24 * 5 / 2);
+        assert_eq!(torus_degree(&[4, 3, 2]), 5);
+        for nic in 24..48 {
+            let degree = t.cables.iter().filter(|c| c.tier == Tier::Torus && (c.a == nic || c.b == nic)).count();
+            assert_eq!(degree, 5, "NIC node {nic}");
+        }
+        let linked =
+            |a: u32, b: u32| t.cables.iter().any(|c| (c.a, c.b) == (24 + a, 24 + b) || (c.a, c.b) == (24 + b, 24 + a));
+        // (3, 0, 0) wraps to (0, 0, 0); (0, 2, 0) = 8 wraps to (0, 0, 0); (1, 1, 0) = 5 and (1, 1, 1) = 17.
+        assert!(linked(3, 0) && linked(8, 0) && linked(5, 17));
+        assert!(!linked(0, 2) && !linked(0, 5));
+        assert_eq!(t.host_edge[7], 24 + 7);
     }
 }

@@ -15,9 +15,10 @@
 //!   renumbered in increasing order and switch ids in the order listed; the error rate
 //!   must be 0 (per-link loss is `topology.loss_rate`).
 //!
-//! Either way every host must have exactly one link, to a switch: a dcnsim host is a NIC
-//! on one edge switch (model a multi-NIC server as several hosts, or its NIC as a switch,
-//! as the LAPS rail fabric does).
+//! Either way a host with one link, to a switch, is a NIC on that switch. A host may also
+//! have several links (a multi-homed server) or links to other hosts (a switchless fabric
+//! such as a torus, LAPS paper §1): it then gets a NIC node of its own that forwards like a
+//! switch (`assemble`; docs/models/topologies.md).
 
 use crate::topology::{Cable, Tier, Topology};
 use crate::units::{parse_rate, parse_time, Rate, Time};
@@ -166,50 +167,78 @@ fn parse_hpcc(text: &str) -> Result<Topology, String> {
     assemble(next_host, n_switches as u32, links)
 }
 
-/// Builds the topology, checking that every host has exactly one link, to a switch.
+/// Builds the topology. A host with one link, to a switch, is a NIC on that switch. A host
+/// with several links, or with a link to another host, sits behind a NIC node of its own
+/// (docs/models/topologies.md, "Hosts with several links, and switchless fabrics"): the host
+/// links to it at the sum of its links' rates with no latency, and the file's links start
+/// from the NIC node, which forwards like a switch. So a dual-homed server and a switchless
+/// fabric, where hosts relay each other's packets, both run on the ordinary routing.
 fn assemble(hosts: u32, switches: u32, links: Vec<(Node, Node, Rate, Time, usize)>) -> Result<Topology, String> {
+    let mut degree = vec![0u32; hosts as usize];
+    let mut to_host = vec![false; hosts as usize];
+    let mut link_rates = vec![0u64; hosts as usize];
+    for &(a, b, rate, _, line) in &links {
+        if a == b {
+            return Err(format!("line {line}: a link from a node to itself"));
+        }
+        for (end, other) in [(a, b), (b, a)] {
+            if let Node::Host(h) = end {
+                degree[h as usize] += 1;
+                link_rates[h as usize] += rate.bps();
+                to_host[h as usize] |= matches!(other, Node::Host(_));
+            }
+        }
+    }
+    if let Some(h) = degree.iter().position(|&d| d == 0) {
+        return Err(format!("host {h} has no link"));
+    }
+    // NIC nodes are numbered after the file's switches, in host order.
+    let mut nic = vec![u32::MAX; hosts as usize];
+    let mut n_nics = 0;
+    for h in 0..hosts as usize {
+        if degree[h] > 1 || to_host[h] {
+            nic[h] = hosts + switches + n_nics;
+            n_nics += 1;
+        }
+    }
     let id = |n: Node| match n {
+        Node::Host(i) if nic[i as usize] != u32::MAX => nic[i as usize],
         Node::Host(i) => i,
         Node::Switch(j) => hosts + j,
     };
-    let mut host_edge = vec![u32::MAX; hosts as usize];
-    let mut cables = Vec::with_capacity(links.len());
-    for (a, b, rate, latency, line) in links {
+    let mut host_edge = nic.clone();
+    let mut cables = Vec::with_capacity(links.len() + n_nics as usize);
+    for (a, b, rate, latency, _) in links {
         let (a, b) = match (a, b) {
             (Node::Switch(_), Node::Host(_)) => (b, a),
             _ => (a, b),
         };
-        if a == b {
-            return Err(format!("line {line}: a link from a node to itself"));
-        }
-        if let (Node::Host(_), Node::Host(_)) = (a, b) {
-            return Err(format!("line {line}: a link between two hosts; hosts attach to switches"));
-        }
-        let tier = if let Node::Host(h) = a {
-            if host_edge[h as usize] != u32::MAX {
-                return Err(format!(
-                    "line {line}: host {h} has a second link; a dcnsim host attaches to exactly one switch"
-                ));
+        let tier = match a {
+            Node::Host(h) if nic[h as usize] == u32::MAX => {
+                host_edge[h as usize] = id(b);
+                Tier::Host
             }
-            host_edge[h as usize] = id(b);
-            Tier::Host
-        } else {
-            Tier::TorUplink
+            _ => Tier::TorUplink,
         };
         cables.push(Cable { a: id(a), b: id(b), rate, latency, tier });
     }
-    if let Some(h) = host_edge.iter().position(|&e| e == u32::MAX) {
-        return Err(format!("host {h} has no link"));
+    for h in (0..hosts).filter(|&h| nic[h as usize] != u32::MAX) {
+        let rate = Rate(link_rates[h as usize]);
+        cables.push(Cable { a: h, b: nic[h as usize], rate, latency: Time::ZERO, tier: Tier::Host });
     }
     let host_pod = host_edge.iter().map(|&e| e - hosts).collect();
+    let behind_nics = match n_nics {
+        0 => String::new(),
+        n => format!(", {n} hosts behind a NIC node (several links, or links to hosts)"),
+    };
     Ok(Topology {
         n_hosts: hosts,
-        n_switches: switches,
+        n_switches: switches + n_nics,
         cables,
         host_edge,
         host_pod,
         slow_last: (0, Time::ZERO),
-        description: format!("from file: {hosts} hosts, {switches} switches"),
+        description: format!("from file: {hosts} hosts, {switches} switches{behind_nics}"),
     })
 }
 
@@ -274,14 +303,40 @@ mod tests {
         assert_eq!(t.cables[3].rate, Rate::gbps(40));
     }
 
+    /// A dual-homed host: its two links start from a NIC node (node 2 + 2 switches = 4),
+    /// and its own link to that node carries the sum of their rates with no latency.
+    #[test]
+    fn a_host_with_two_links_sits_behind_a_nic_node() {
+        let text = "a,b,rate,latency\nh0,s0,100Gbps,1us\nh0,s1,25Gbps,1us\nh1,s0,100Gbps,1us\ns1,h1,100Gbps,1us\n";
+        let t = parse(text, TopologyFormat::Csv).unwrap();
+        assert_eq!((t.n_hosts, t.n_switches, t.cables.len()), (2, 4, 6));
+        assert_eq!(t.host_edge, vec![4, 5]);
+        let ends: Vec<(u32, u32)> = t.cables.iter().map(|c| (c.a, c.b)).collect();
+        assert_eq!(ends, vec![(4, 2), (4, 3), (5, 2), (5, 3), (0, 4), (1, 5)]);
+        let own = &t.cables[4];
+        assert_eq!((own.rate, own.latency, own.tier), (Rate::gbps(125), Time::ZERO, Tier::Host));
+        assert!(t.description.contains("2 hosts behind a NIC node"), "{}", t.description);
+    }
+
+    /// Hosts cabled to each other (a switchless ring of three) and a host on one switch
+    /// side by side: only the ring's hosts get NIC nodes, cabled NIC to NIC.
+    #[test]
+    fn host_to_host_links_join_nic_nodes() {
+        let text = "a,b,rate,latency\nh0,h1,100Gbps,1us\nh1,h2,100Gbps,1us\nh2,h0,100Gbps,1us\nh2,s0,100Gbps,1us\nh3,s0,100Gbps,1us\n";
+        let t = parse(text, TopologyFormat::Csv).unwrap();
+        assert_eq!((t.n_hosts, t.n_switches), (4, 4));
+        // Switch s0 is node 4; hosts 0, 1, 2 get NIC nodes 5, 6, 7; host 3 stays on s0.
+        assert_eq!(t.host_edge, vec![5, 6, 7, 4]);
+        let ends: Vec<(u32, u32)> = t.cables.iter().map(|c| (c.a, c.b)).collect();
+        assert_eq!(ends, vec![(5, 6), (6, 7), (7, 5), (7, 4), (3, 4), (0, 5), (1, 6), (2, 7)]);
+        assert_eq!(t.cables[7].rate, Rate::gbps(300));
+    }
+
     /// Bad files are refused with the line and the rule broken.
     #[test]
     fn bad_files_name_the_line_and_the_rule() {
         let csv = |body: &str| parse(&format!("a,b,rate,latency\n{body}"), TopologyFormat::Csv).unwrap_err();
-        assert!(
-            csv("h0,s0,100Gbps,1us\nh0,s1,100Gbps,1us\nh1,s1,1Gbps,1us\n").contains("line 3: host 0 has a second link")
-        );
-        assert!(csv("h0,h1,100Gbps,1us\n").contains("line 2: a link between two hosts"));
+        assert!(csv("h0,h0,100Gbps,1us\n").contains("line 2: a link from a node to itself"));
         assert!(csv("h0,x0,100Gbps,1us\n").contains("line 2: node \"x0\""));
         assert!(csv("h0,s0,fast,1us\n").contains("line 2: rate"));
         assert!(csv("h0,s1,1Gbps,1us\nh1,s1,1Gbps,1us\n").contains("switch s0 has no link"));

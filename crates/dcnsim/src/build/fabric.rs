@@ -367,6 +367,9 @@ pub(super) fn build_topology(s: &Scenario, base_dir: &Path) -> Result<Topology, 
             return err("topology.format", "only for kind = \"file\"");
         }
     }
+    if t.kind != TopologyKind::Torus && t.dims.is_some() {
+        return err("topology.dims", "only for kind = \"torus\"");
+    }
     if t.kind != TopologyKind::Rail && t.rails.is_some() {
         return err("topology.rails", "only for kind = \"rail\"");
     }
@@ -477,6 +480,27 @@ pub(super) fn build_topology(s: &Scenario, base_dir: &Path) -> Result<Topology, 
             Ok(topology::dragonfly(&shape, host, (rate, lat), pick(t.global_link_rate, t.global_link_latency)))
         }
         TopologyKind::File => topology_from_file(t, base_dir),
+        TopologyKind::Torus => {
+            let dims = t.dims.as_deref().unwrap_or_default();
+            if dims.is_empty() || dims.len() > 3 || dims.iter().any(|&d| d < 2) {
+                return err("topology.dims", format!("{dims:?}: allowed 1 to 3 dimensions, each of size 2 or more"));
+            }
+            let positions: u64 = dims.iter().map(|&d| d as u64).product();
+            if positions != t.hosts as u64 {
+                return err(
+                    "topology.hosts",
+                    format!("{}: a torus of dims {dims:?} has {positions} positions, one host each", t.hosts),
+                );
+            }
+            // A NIC forwards for its neighbours too, so by default its host injects at
+            // the sum of its torus links (`docs/models/topologies.md`).
+            let host_rate = t
+                .host_link_rate
+                .map(|r| r.0)
+                .unwrap_or(crate::units::Rate(rate.bps() * topology::torus_degree(dims) as u64));
+            let host = (host_rate, t.host_link_latency.map(|l| l.0).unwrap_or(Time::ZERO));
+            Ok(topology::torus(dims, host, (rate, lat)))
+        }
         TopologyKind::Rail => {
             let rails = t.rails.unwrap_or(8);
             if rails == 0 || t.hosts == 0 || t.hosts % rails != 0 {

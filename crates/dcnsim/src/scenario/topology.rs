@@ -57,6 +57,9 @@ pub enum TopologyKind {
     /// node links to its rail switch and its server's NVLink switch (LAPS paper §4.1, Fig.
     /// 1(b); `docs/models/topologies.md`).
     Rail,
+    /// Switchless torus: one host per position of a `dims` grid, behind a NIC node that
+    /// links to its neighbours with wrap-around (LAPS paper §1; `docs/models/topologies.md`).
+    Torus,
     /// Read from `file` (`topology_file.rs`: dcnsim's CSV link list or HPCC's
     /// topology.txt).
     File,
@@ -143,6 +146,10 @@ pub struct TopologyCfg {
     /// Rail: GPUs per server, which is also the number of rail switches (default 8).
     #[serde(default)]
     pub rails: Option<u32>,
+    /// Torus: the size of each dimension (1 to 3 dimensions, each at least 2); their
+    /// product is `hosts`.
+    #[serde(default)]
+    pub dims: Option<Vec<u32>>,
     /// File: the topology file, relative to the scenario, and its syntax (default from
     /// the name: `.csv` is `csv`, `.txt` is `hpcc`).
     #[serde(default)]

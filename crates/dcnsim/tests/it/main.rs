@@ -25,6 +25,7 @@ mod laps;
 mod ledbat_bottleneck;
 mod mprdma;
 mod mswift_fabric;
+mod multi_homed;
 mod newreno_mathis;
 mod nscc_a10;
 mod nscc_input;

@@ -51,6 +51,6 @@ fn bad_topology_files_are_refused_with_the_field() {
     assert!(e.contains("topology.hosts") && e.contains("has 2 hosts"), "{e}");
     let e = refused("fabric.topo", "", 2);
     assert!(e.contains("topology.format") && e.contains("\"hpcc\""), "{e}");
-    let e = refused("fabric.csv", "a,b,rate,latency\nh0,s0,100Gbps,1us\nh0,s0,100Gbps,1us\nh1,s0,1Gbps,1us\n", 2);
+    let e = refused("fabric.csv", "a,b,rate,latency\nh0,s0,100Gbps,1us\ns0,s0,100Gbps,1us\nh1,s0,1Gbps,1us\n", 2);
     assert!(e.contains("topology.file: fabric.csv: line 3"), "{e}");
 }
