@@ -45,7 +45,9 @@ def smartt(*extra: str, lb: str = "reps") -> tuple[str, ...]:
     return R.nscc(*extra, lb=lb)
 
 
-def run_row(row: Row, seed: int, quick: bool) -> dict[str, float]:
+def simulate_row(row: Row, seed: int, quick: bool, observe: dict | None = None) -> tuple[dict, float]:
+    """One run of ``row`` as the harness runs its cell: the simulate() record (flow table,
+    counters) and the cell's ideal, µs. ``observe`` replaces the experiment's [observe]."""
     e = R.EXPERIMENTS[row.exp]
     overrides = [*(e.quick_overrides if quick or row.small else ()), *row.overrides, *row.point, f"seed={seed}"]
     spec, root = load_scenario(EXP_DIR / e.toml, overrides)
@@ -57,9 +59,16 @@ def run_row(row: Row, seed: int, quick: bool) -> dict[str, float]:
         spec["output"] = dict(R.CWND_SAMPLING)
     if e.observe is not None:
         spec["observe"] = dict(e.observe)
+    if observe is not None:
+        spec["observe"] = dict(observe)
     rec = simulate(spec, str(root), COLUMNS, summarize=R.cwnd_summary if sampled else None)
     if "error" in rec:
         raise SystemExit(f"{row.label}: {rec['error']}")
+    return rec, ideal
+
+
+def run_row(row: Row, seed: int, quick: bool) -> dict[str, float]:
+    rec, ideal = simulate_row(row, seed, quick)
     m = R.run_metrics(rec["flows"], rec["stats"], ideal, rec.get("extra"))
     st = rec["stats"]
     m["retransmits"] = float(st.get("retransmits") or 0)
