@@ -300,6 +300,12 @@ A1_ROWS: list[tuple[str, tuple[str, ...]]] = [
     ("QuickAdapt off", ("transport.nscc.quick_adapt=false",)),
     ("FastIncrease off", ("transport.nscc.fast_increase=false",)),
     ("Fair Decrease (decrease = fair)", ('transport.nscc.decrease="fair"',)),
+    # The increases (Case 3's fair increase, Case 4's proportional one), one setting each.
+    ("fair increase fi 0.25", ("transport.nscc.fi=0.25",)),
+    ("fair increase fi 4", ("transport.nscc.fi=4.0",)),
+    ("proportional increase pi 0.5", ("transport.nscc.pi=0.5",)),
+    ("no fair increase after the proportional one (fi_after_pi = false)", ("transport.nscc.fi_after_pi=false",)),
+    ("plain additive increase (bdp_scaling = false)", ("transport.nscc.bdp_scaling=false",)),
 ]
 
 
