@@ -9,15 +9,17 @@ machinery come from ablate.py (Row, simulate_row, the variants' overrides).
     PYTHONPATH=python python experiments/smartt/ablations/ablate_a4_a1.py A4 --quick  # 128 hosts
     PYTHONPATH=python python experiments/smartt/ablations/ablate_a4_a1.py A1          # 54 hosts, seeds 1-3
 
-A4: E14 at the harness's full size (1024 hosts; a run took 27-72 s on a shared 2-core machine). Per row and seed it prints the completion (the last flow's finish), the 64 MiB
+A4: E14 at the harness's full size (1024 hosts; a run took 27-72 s on a shared 2-core
+machine). Per row and seed it prints the completion (the last flow's finish), the 64 MiB
 flow's finish, the last 32 MiB flow's finish and the 64 MiB flow's time after it.
 
 A1: the test's scenario (54-host non-blocking tree, 16 or 32 senders of 8 MiB into host 0,
 NSCC in paper mode on REPS), built here as the test builds it, run through the Python API
 with every flow's window sampled every 0.1 µs. It prints the windows 3 target RTTs after
-the first NACK (the test's bullet), and per sender class ("pod-local": a base RTT below the
-inter-pod 11.453 µs, i.e. the receiver's rack or pod; and the other pods) the window's range over 3-40 target RTTs and the
-throughput over 6-40 inter-pod target RTTs, both against the fair share.
+the first NACK (the test's bullet), and per sender class ("pod-local": a base RTT below
+the inter-pod 11.453 µs, i.e. in the receiver's rack or pod; and the other pods) the
+window's range over 3-40 target RTTs and the throughput over 6-40 inter-pod target RTTs,
+both against the fair share.
 """
 
 from __future__ import annotations
