@@ -45,7 +45,6 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
     let n_hosts = topo.n_hosts;
     let n_nodes = topo.n_nodes();
     let switch_latency = s.topology.switch_latency.map(|t| t.0).unwrap_or(Time::ZERO);
-    let aqm = s.switch.queue_management();
 
     let mut ports = Vec::with_capacity(topo.cables.len() * 2);
     let mut node_ports = vec![Vec::new(); n_nodes as usize];
@@ -58,7 +57,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
             let from_switch = from >= n_hosts;
             let mut p = Port::new(from, to, c.rate, latency, if from_switch { s.switch.buffer.0 } else { u64::MAX });
             if from_switch {
-                p.aqm = aqm.clone();
+                p.aqm = s.switch.queue_management(c.rate);
                 p.ack_priority = s.switch.ack_priority;
                 p.trimming = s.switch.trimming;
                 p.trim_tail = s.switch.trimming && s.trims_tail();

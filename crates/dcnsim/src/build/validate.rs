@@ -32,6 +32,9 @@ pub(super) fn validate_numbers(s: &Scenario) -> Result<(), ScenarioError> {
     if ecn.enabled {
         ecn.red().validate("switch.ecn")?;
     }
+    if ecn.reference_rate.is_some_and(|r| r.0.bps() == 0) {
+        return err("switch.ecn.reference_rate", "0: allowed a rate above 0 (the rate the thresholds are given for)");
+    }
     let (ack_policy, ack_ratio) = s.ack_settings();
     if ack_ratio == 0 {
         return err("transport.ack_ratio", "0: allowed 1 (per-packet ACKs) or more");

@@ -19,6 +19,11 @@ pub struct EcnCfg {
     pub on: MarkPoint,
     #[serde(default = "default_mark_if")]
     pub mark_if: MarkIf,
+    /// When set, `kmin` and `kmax` are the thresholds of a port of this rate, and every
+    /// port marks at thresholds scaled by its own rate (the LAPS artefact's RED by port
+    /// rate; `docs/models/ecn.md`). Absent: every port uses `kmin` and `kmax` as given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference_rate: Option<RateVal>,
 }
 
 pub(super) fn default_true() -> bool {
@@ -49,6 +54,21 @@ impl EcnCfg {
             mark_if: self.mark_if,
         }
     }
+
+    /// The RED marker of a port of `rate`: `red()` with the thresholds scaled by
+    /// `rate / reference_rate` when a reference rate is set (rounded down to whole bytes).
+    pub fn red_at(&self, rate: crate::units::Rate) -> crate::net::aqm::red::RedParams {
+        let Some(reference) = self.reference_rate else { return self.red() };
+        let scale =
+            |k: BytesVal| BytesVal((k.0 as u128 * rate.bps() as u128 / reference.0.bps().max(1) as u128) as u64);
+        crate::net::aqm::red::RedParams {
+            kmin: scale(self.kmin),
+            kmax: scale(self.kmax),
+            pmax: self.pmax,
+            on: self.on,
+            mark_if: self.mark_if,
+        }
+    }
 }
 
 impl Default for EcnCfg {
@@ -60,6 +80,7 @@ impl Default for EcnCfg {
             pmax: 1.0,
             on: MarkPoint::Enqueue,
             mark_if: MarkIf::Above,
+            reference_rate: None,
         }
     }
 }
@@ -490,13 +511,40 @@ macro_rules! aqm_cfg {
 crate::net::aqm::queue_managements!(aqm_cfg);
 
 impl SwitchCfg {
-    /// The AQM every switch port runs: `[switch.aqm]`, else RED from `[switch.ecn]`
-    /// (on by default), else none.
-    pub fn queue_management(&self) -> Option<AnyAqm> {
+    /// The AQM a switch port of `rate` runs: `[switch.aqm]`, else RED from
+    /// `[switch.ecn]` (on by default; its thresholds scaled by the port's rate when
+    /// `reference_rate` is set), else none.
+    pub fn queue_management(&self, rate: crate::units::Rate) -> Option<AnyAqm> {
         if let Some(aqm) = &self.aqm {
             return Some(aqm.build());
         }
         let ecn = self.ecn.clone().unwrap_or_default();
-        ecn.enabled.then(|| AnyAqm::Red(crate::net::aqm::red::Red::new(&ecn.red())))
+        ecn.enabled.then(|| AnyAqm::Red(crate::net::aqm::red::Red::new(&ecn.red_at(rate))))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::units::Rate;
+
+    /// The LAPS artefact's RED by port rate (Kmin, Kmax in KB): 10G (40, 160), 25G
+    /// (100, 400), 100G (400, 1600), 200G (800, 3200), 400G (1600, 6400). Given at 100G
+    /// with `reference_rate`, each port's thresholds come out as that table's.
+    #[test]
+    fn thresholds_scale_with_the_port_rate() {
+        let ecn = EcnCfg {
+            kmin: BytesVal(400_000),
+            kmax: BytesVal(1_600_000),
+            reference_rate: Some(RateVal(Rate::gbps(100))),
+            ..EcnCfg::default()
+        };
+        for (gbps, kmin, kmax) in [(10, 40, 160), (25, 100, 400), (100, 400, 1600), (200, 800, 3200), (400, 1600, 6400)]
+        {
+            let red = ecn.red_at(Rate::gbps(gbps));
+            assert_eq!((red.kmin.0, red.kmax.0), (kmin * 1000, kmax * 1000), "{gbps} Gb/s");
+        }
+        let fixed = EcnCfg { reference_rate: None, ..ecn };
+        assert_eq!(fixed.red_at(Rate::gbps(200)).kmin.0, 400_000, "without a reference every port keeps kmin");
     }
 }

@@ -58,3 +58,34 @@ fn aqm_mistakes_are_named() {
     let m = build_err(&incast("[switch.aqm]\nkind = \"red\"\n[switch.ecn]\nkmin = \"1KB\""));
     assert!(m.contains("switch.aqm") && m.contains("not both"), "{m}");
 }
+
+/// `switch.ecn.reference_rate`: thresholds given for 100 Gb/s ports scale with each port's
+/// rate, to the LAPS artefact's RED table (400 / 1600 KB at 100 Gb/s, 100 / 400 KB at
+/// 25 Gb/s). On a dumbbell of 100 Gb/s host links and a 25 Gb/s shared link, the shared
+/// link's two ports mark at 100 / 400 KB and the host-facing ones at 400 / 1600 KB; the
+/// run through the shared link then marks more than with 400 / 1600 KB everywhere.
+#[test]
+fn red_thresholds_scale_with_the_port_rate() {
+    let dumbbell = |reference: &str| {
+        format!(
+            "seed = 3\n[topology]\nkind = \"dumbbell\"\nhosts = 8\nbottleneck_rate = \"25Gbps\"\n[switch]\nbuffer = \"4MB\"\n\
+             [switch.ecn]\nkmin = \"400KB\"\nkmax = \"1600KB\"\npmax = 0.8\n{reference}\n[transport]\ncc = \"dctcp\"\n\
+             [[workload]]\nkind = \"permutation\"\nsize = \"2MB\"\n"
+        )
+    };
+    let s = sim(&dumbbell("reference_rate = \"100Gbps\""));
+    let mut seen = Vec::new();
+    for p in s.ports.iter().filter(|p| p.node >= s.n_hosts) {
+        let Some(dcnsim::net::AnyAqm::Red(red)) = &p.aqm else { panic!("switch port without RED") };
+        let expected = if p.rate.bps() == 25_000_000_000 { (100_000, 400_000) } else { (400_000, 1_600_000) };
+        assert_eq!((red.kmin, red.kmax), expected, "port at {} b/s", p.rate.bps());
+        seen.push(p.rate.bps());
+    }
+    assert_eq!(seen.iter().filter(|&&r| r == 25_000_000_000).count(), 2, "both directions of the shared link");
+    let marks = |toml: &str| {
+        let mut s = sim(toml);
+        s.run();
+        s.stats().into_iter().find(|(k, _)| *k == "ecn_marks").map(|(_, v)| v).unwrap()
+    };
+    assert!(marks(&dumbbell("reference_rate = \"100Gbps\"")) > marks(&dumbbell("")));
+}
