@@ -43,6 +43,11 @@ ABLATIONS = {
         "transport.dcqcn.window = \"off\" (no in-flight window on the DCQCN baselines)",
         lambda s: s["transport"]["dcqcn"].update({"window": "off"}),
     ),
+    "red_by_rate": (
+        "switch.ecn.reference_rate = \"100Gbps\" (RED by port rate, as the LAPS artefact: 800 / 3200 KB on the "
+        "200 Gb/s GPU ports, 400 / 1600 KB on the 100 Gb/s ones)",
+        lambda s: s["switch"]["ecn"].update({"reference_rate": "100Gbps"}),
+    ),
     "window_2x": (
         "transport.dcqcn.window = \"214672B\" (twice the unified window of 107,336 B: the largest round-trip "
         "instead of one-way delay x bottleneck)",
