@@ -33,15 +33,15 @@ use dcnsim::{Simulation, Time};
 // stopped subtracting NACKed bytes, every window fell to 1 MTU after QuickAdapt and took
 // ≈ 9 target RTTs to climb back. Now (seed 1), 3 target RTTs after the first NACK, N = 16
 // has 2 senders above 2 × the fair share (3.30 ×) and N = 32 has 15 outside the band
-// (0.31 × to 2.34 ×). The senders above the band are always the rack-local ones (flows 0
-// and 1 at N = 16, 0-2 at N = 32): sampled at 3, 6, 10, 20 and 40 target RTTs their windows
-// swing between 0.18 × and 3.8 × the fair share, while the remote senders settle inside
-// the band by 6 target RTTs (N = 32: 12 of 15 outliers back in by then). Ablations, one
-// setting each, all leave the rack-local senders outside at some of those instants:
-// QuickAdapt off (2.05-3.40 ×), FastIncrease off (3.30 × at 3), per-path constants
-// (`scope = "path"`, 0.18-3.79 ×); Fair Decrease and plain additive increase, sampled at
-// 4.5 base RTTs, leave N = 16's two at 3.46 ×, as the default is there. So the rack-local
-// senders oscillate whatever QuickAdapt does; what drives the swing is not isolated.
+// (0.31 × to 2.34 ×). The senders above the band sit in the receiver's pod but not its
+// rack (hosts 3 and 6 at N = 16; 3, 4 and 6 at N = 32; base RTT 7.369 µs against the
+// inter-pod 11.453 µs). One-setting runs over seeds 1-3 (experiments/smartt/ablations/a4_a1.md)
+// show the swing is Eq. 1's multiplicative decrease: from 3 to 40 target RTTs there are no
+// NACKs and almost no QuickAdapt cuts, and a 2.0 × target removes the decreases and keeps
+// those windows within 0.91-2.34 ×. What is left fails the bullet: senders with a base RTT
+// below the inter-pod one take 2.1-5.3 × their share in five of six (N, seed) cells and
+// push the others below half. Per-path targets reverse that bias (0.25-0.93 ×); no single
+// setting of 21 tried removes it, so it is not isolated.
 // `nscc_htsim` holds the bullet at N = 16 (asserted). The completion-time, queue and trim
 // bullets hold in paper mode for both N.
 //
