@@ -215,6 +215,18 @@ pub(super) fn network_rtt(
 /// full `mtu` packet stored and forwarded at every hop, then a `header`-byte ACK back; and
 /// the forward path's bottleneck rate. A flow's base RTT and the fabric's network RTT both.
 pub(super) fn path_rtt(ports: &[Port], fwd: &[u32], rev: &[u32], mtu: u64, header: u32) -> (Time, crate::units::Rate) {
+    let (rtt, _, rate) = path_delays(ports, fwd, rev, mtu, header);
+    (rtt, rate)
+}
+
+/// As `path_rtt`, with the forward one-way delay of the full packet in the middle.
+pub(super) fn path_delays(
+    ports: &[Port],
+    fwd: &[u32],
+    rev: &[u32],
+    mtu: u64,
+    header: u32,
+) -> (Time, Time, crate::units::Rate) {
     let out = fwd
         .iter()
         .map(|&p| ports[p as usize].serialization(mtu as u32) + ports[p as usize].latency)
@@ -224,7 +236,7 @@ pub(super) fn path_rtt(ports: &[Port], fwd: &[u32], rev: &[u32], mtu: u64, heade
         .map(|&p| ports[p as usize].serialization(header) + ports[p as usize].latency)
         .fold(Time::ZERO, |a, b| a + b);
     let rate = fwd.iter().map(|&p| ports[p as usize].rate).min().unwrap();
-    (out + back, rate)
+    (out + back, out, rate)
 }
 
 /// The cables that the link-failure lines of the scenario's htsim connection matrices

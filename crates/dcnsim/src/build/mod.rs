@@ -7,7 +7,7 @@ mod switch;
 mod validate;
 
 use self::fabric::{
-    build_topology, check_fraction, dcqcn_unified_bdp, htsim_failed_cables, laps_paths, network_rtt, path, path_rtt,
+    build_topology, check_fraction, dcqcn_unified_bdp, htsim_failed_cables, laps_paths, network_rtt, path, path_delays,
     source_routes,
 };
 use self::switch::{build_pfc, fault_plan};
@@ -325,7 +325,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
                 }
             })
             .collect();
-        let (base_rtt, bottleneck) = path_rtt(&ports, &fwd, &rev, mtu, cfg.header_bytes);
+        let (base_rtt, base_owd, bottleneck) = path_delays(&ports, &fwd, &rev, mtu, cfg.header_bytes);
         let iw_pkts = match tr.initial_window {
             InitialWindow::Packets(n) => n as u64,
             InitialWindow::Bdp => ((bottleneck.bytes_in(base_rtt) / mtu as f64).ceil() as u64).max(1),
@@ -334,6 +334,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
             mtu,
             initial_window: iw_pkts * mtu,
             base_rtt,
+            base_owd,
             hops: fwd.len() as u32,
             bottleneck,
             header: cfg.header_bytes as u64,

@@ -193,6 +193,9 @@ pub struct FlowInfo {
     pub initial_window: u64,
     /// Unloaded round-trip time of a full data packet and its ACK.
     pub base_rtt: Time,
+    /// Unloaded one-way delay of a full data packet (the forward part of `base_rtt`): the
+    /// base of one-way delay samples (`TransportProfile::one_way_delay`).
+    pub base_owd: Time,
     /// Links on the forward path (hosts' included).
     pub hops: u32,
     /// Slowest link on the forward path.
@@ -259,6 +262,11 @@ pub struct TransportProfile {
     /// The algorithm carries a word of its own on every data packet (`stamp`), echoed back
     /// to it on the ACK (`on_echo`).
     pub wants_stamps: bool,
+    /// The receiver stamps each reply with the one-way delay of the data packet (or probe)
+    /// it answers, read with synchronised clocks, and the sender hands it to
+    /// `on_one_way_delay` before `on_ack` / `on_probe_ack` (noise added as to RTT samples).
+    /// Not with `wants_stamps`: both use the packet's side lane.
+    pub one_way_delay: bool,
 }
 
 impl TransportProfile {
@@ -288,6 +296,7 @@ impl Default for TransportProfile {
             uses_probes: false,
             wants_int: false,
             wants_stamps: false,
+            one_way_delay: false,
         }
     }
 }
@@ -361,6 +370,9 @@ pub trait CongestionControl: Send {
     /// An ACK echoed the word its data packet carried; called before `on_ack` for the
     /// same ACK, only with `TransportProfile::wants_stamps`.
     fn on_echo(&mut self, _now: Time, _cum_ack: u32, _echoed: u64) {}
+    /// With `TransportProfile::one_way_delay`: the one-way delay of the data packet or probe
+    /// the next `on_ack` / `on_probe_ack` answers.
+    fn on_one_way_delay(&mut self, _now: Time, _owd: Time) {}
 }
 
 /// Standard TCP growth: slow start below `ssthresh`, else +1 MSS per window of
@@ -399,14 +411,15 @@ pub(crate) fn test_ack(cum_ack: u32, snd_nxt: u32, bytes: u64, ece: bool) -> Ack
     }
 }
 
-/// Path facts for unit tests: `base_rtt`, one bottleneck `rate`, 64-byte headers, a
-/// buffer of `buffer` bytes, no trimming.
+/// Path facts for unit tests: `base_rtt` (half of it one way), one bottleneck `rate`,
+/// 64-byte headers, a buffer of `buffer` bytes, no trimming.
 #[cfg(test)]
 pub(crate) fn test_info(mtu: u64, initial_window: u64, base_rtt: Time, hops: u32, rate: Rate, buffer: u64) -> FlowInfo {
     FlowInfo {
         mtu,
         initial_window,
         base_rtt,
+        base_owd: Time(base_rtt.0 / 2),
         hops,
         bottleneck: rate,
         header: 64,

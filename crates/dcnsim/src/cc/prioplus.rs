@@ -44,7 +44,12 @@
 //! window at or below 0.1 MTU, in place of Swift's minimum rate; that is `stop_below_pkts`,
 //! off by default ([P] has no such stop).
 //!
-//! Not modelled: OWD mode.
+//! **Delay signal** (`delay`): the RTT sample by default, as with Swift ([P] §4). With
+//! `delay = "owd"` the sample is the one-way delay the receiver reads (synchronised
+//! clocks), turned into an RTT-equivalent by adding BaseRtt − BaseOwd before any use, as
+//! [A]'s micro-benchmarks do (`RttBased = false`): the channels, the flow-count estimate
+//! and the adaptive increase then work unchanged, and queueing on the reverse path (ACKs
+//! behind other data) no longer reads as congestion.
 
 use serde::{Deserialize, Serialize};
 
@@ -78,6 +83,17 @@ pub enum FlowEstimate {
     /// [A]'s: #flow = delay / (D_target · cwnd / BaseBdp), capped at 2000: the paper's
     /// estimate times BaseRtt / D_target, so 1.3 to 3.7 times smaller on the paper's levels.
     Target,
+}
+
+/// The delay PrioPlus acts on (`delay`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DelaySignal {
+    /// The round-trip time of each ACK's data packet ([P], Swift's signal).
+    #[default]
+    Rtt,
+    /// Its one-way delay plus BaseRtt − BaseOwd ([A]'s micro-benchmarks).
+    Owd,
 }
 
 /// A per-level setting: one value for every level, or one per level listed from the top
@@ -204,6 +220,8 @@ pub struct PrioPlusParams {
     pub countdown_slack: u32,
     /// The flow-count formula: `window` ([P], the default) or `target` ([A]).
     pub flow_estimate: FlowEstimate,
+    /// The delay signal: `rtt` ([P], the default) or `owd` ([A]'s micro-benchmarks).
+    pub delay: DelaySignal,
 }
 
 impl Default for PrioPlusParams {
@@ -230,6 +248,7 @@ impl Default for PrioPlusParams {
             stop_below_pkts: None,
             countdown_slack: 2,
             flow_estimate: FlowEstimate::Window,
+            delay: DelaySignal::Rtt,
         }
     }
 }
@@ -421,6 +440,10 @@ pub struct PrioPlus {
     snd_nxt: u32,
     rng: Rng,
     last_delay: Time,
+    /// `delay = "owd"`: BaseRtt − BaseOwd, added to each one-way sample, and the latest
+    /// such RTT-equivalent sample (for the next `on_ack` / `on_probe_ack`).
+    owd_offset: Time,
+    owd_sample: Option<Time>,
     stops: u64,
     probes: u64,
     linear_steps: u64,
@@ -517,6 +540,8 @@ impl PrioPlus {
             snd_nxt: 0,
             rng: Rng::stream(info.seed, "prioplus"),
             last_delay: Time::ZERO,
+            owd_offset: info.base_rtt.saturating_sub(info.base_owd),
+            owd_sample: None,
             stops: 0,
             probes: 0,
             linear_steps: 0,
@@ -648,11 +673,25 @@ impl CongestionControl for PrioPlus {
         TransportProfile {
             ecn_capable: self.inner.profile().ecn_capable,
             uses_probes: true,
+            one_way_delay: self.p.delay == DelaySignal::Owd,
             ..TransportProfile::default()
         }
     }
 
+    fn on_one_way_delay(&mut self, _now: Time, owd: Time) {
+        self.owd_sample = Some(owd + self.owd_offset);
+    }
+
     fn on_ack(&mut self, a: &AckSample) {
+        // In OWD mode the wrapped algorithm sees the same RTT-equivalent sample.
+        let owd_ack;
+        let a = match self.owd_sample.take() {
+            Some(delay) => {
+                owd_ack = AckSample { rtt: delay, ..*a };
+                &owd_ack
+            }
+            None => a,
+        };
         let delay = a.rtt;
         self.last_delay = delay;
         self.snd_nxt = a.snd_nxt;
@@ -757,6 +796,7 @@ impl CongestionControl for PrioPlus {
     }
 
     fn on_probe_ack(&mut self, now: Time, rtt: Time) {
+        let rtt = self.owd_sample.take().unwrap_or(rtt);
         self.probe_sent_at = None;
         if !self.stopped {
             return;

@@ -48,7 +48,13 @@ impl Simulation {
         let echo = pkt.flags & (flags::PATH_METRIC | flags::INT);
         // The algorithm's own word (`CongestionControl::stamp`), read before a reply may
         // take slot `h` over.
-        let stamp = self.flows[f as usize].sender.stamps.then(|| self.arena.stamp(h));
+        let sender = &self.flows[f as usize].sender;
+        let stamp = if sender.one_way_delay {
+            // Synchronised clocks: the receiver reads the data packet's one-way delay.
+            Some(now.saturating_sub(pkt.sent_at).0)
+        } else {
+            sender.stamps.then(|| self.arena.stamp(h))
+        };
         for a in out.acks.into_iter().flatten() {
             let reply = self.make_reply(f, a, PacketKind::Ack, echo);
             if echo & flags::INT != 0 {
@@ -296,6 +302,10 @@ impl Simulation {
         if flow.sender.stamps {
             flow.sender.cc.on_echo(now, pkt.psn, self.arena.stamp(h));
         }
+        if flow.sender.one_way_delay {
+            let owd = flow.measured_delay(Time(self.arena.stamp(h)));
+            flow.sender.cc.on_one_way_delay(now, owd);
+        }
         if pkt.has(flags::PROBE) {
             let rtt = flow.measured_delay(now.saturating_sub(pkt.sent_at));
             flow.sender.cc.on_probe_ack(now, rtt);
@@ -355,7 +365,11 @@ impl Simulation {
             ..*probe
         };
         let port = self.routing.host_up_port[flow.dst as usize];
+        let one_way = flow.sender.one_way_delay.then(|| self.events.now().saturating_sub(probe.sent_at));
         let h = self.arena.alloc(echo);
+        if let Some(owd) = one_way {
+            self.arena.set_stamp(h, owd.0);
+        }
         self.enqueue(port, h);
     }
 

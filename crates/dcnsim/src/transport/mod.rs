@@ -130,6 +130,8 @@ pub struct Sender {
     confirms_losses: bool,
     /// The algorithm stamps its data packets and reads the ACKs' echo (`CongestionControl::stamp`).
     pub stamps: bool,
+    /// The receiver stamps replies with one-way delays (`TransportProfile::one_way_delay`).
+    pub one_way_delay: bool,
     /// Its data packets gather in-band telemetry (`TransportProfile::wants_int`).
     pub int: bool,
     /// Go-back-N recovery (`LossRecovery::GoBackN`): a NAK resends from its PSN on.
@@ -462,6 +464,8 @@ impl Flow {
         let sack_loss = profile.sack_loss_detection && !go_back_n;
         let confirms_losses = profile.wants_confirmed_losses;
         let (stamps, int) = (profile.wants_stamps, profile.wants_int);
+        debug_assert!(!(stamps && profile.one_way_delay), "stamps and one-way delays share the side lane");
+        let one_way_delay = profile.one_way_delay;
         let (fixed_rto, timeout_policy, cnp_interval) =
             (profile.fixed_rto, profile.timeout_policy, profile.cnp_interval);
         let ect = profile.ecn_capable;
@@ -491,6 +495,7 @@ impl Flow {
                 sack_loss,
                 confirms_losses,
                 stamps,
+                one_way_delay,
                 int,
                 go_back_n,
                 fixed_rto,

@@ -360,3 +360,33 @@ fn nic_noise() -> String {
     let cdf = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../workloads/delay_noise_nic.cdf");
     format!("[transport.delay_noise]\ncdf = {:?}\nscale = 1", cdf.display().to_string())
 }
+
+/// `delay = "owd"` ([A]'s micro-benchmarks): a lone level-1 flow (of 8) crosses a
+/// dumbbell whose other direction carries an uncontrolled 20 MB flow, so its ACKs wait
+/// behind that flow's data (`ack_priority = false`, a 200 KB queue: up to 16 µs at
+/// 100 Gb/s, well past the 6.4 µs between BaseRtt and D_limit^1). Its forward path holds
+/// only its own packets, so no sample of its one-way delay can reach D_limit^1 and an
+/// OWD-mode flow never stops; an RTT-mode flow reads the ACKs' wait as a higher level.
+#[test]
+fn owd_mode_ignores_queueing_on_the_reverse_path() {
+    let run = |delay: &str| {
+        let toml = format!(
+            "seed = 3\n[topology]\nkind = \"dumbbell\"\nhosts = 4\nlink_rate = \"100Gbps\"\nlink_latency = \"3us\"\n\
+             mtu = \"1000B\"\n[switch]\nbuffer = \"200KB\"\nack_priority = false\necn = {{ enabled = false }}\n\
+             [transport]\ncc = \"prioplus\"\nrto_min = \"5ms\"\n[transport.prioplus]\nlevels = 8\n\
+             direct_start_levels = 8\ndelay = \"{delay}\"\n\
+             [[workload]]\nkind = \"flows\"\nfile = \"forward.csv\"\npriority = 1\n\
+             [[workload]]\nkind = \"flows\"\nfile = \"reverse.csv\"\ncc = \"none\"\n"
+        );
+        let files = [
+            ("forward.csv", "src,dst,size,start\n0,2,2MB,20us\n"),
+            ("reverse.csv", "src,dst,size,start\n3,1,20MB,0\n"),
+        ];
+        let mut s = common::sim_with_files(&toml, &files);
+        s.run();
+        assert_eq!(s.flows_finished(), 2, "{delay}");
+        common::observed(&s.flows[0], "stops")
+    };
+    assert_eq!(run("owd"), 0.0, "an OWD-mode flow alone on its forward path never stops");
+    assert!(run("rtt") > 0.0, "the RTT-mode flow reads the reverse queue as a higher level");
+}

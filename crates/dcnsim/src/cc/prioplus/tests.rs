@@ -479,3 +479,40 @@ fn ac11_misreaction_rate_matches_the_papers_model() {
     assert!((stops as f64 - expected).abs() <= 3.0 * expected.sqrt(), "{stops} stops, {expected:.1} expected");
     assert!((100.0..=2000.0).contains(&mb_per_stop), "one false stop per {mb_per_stop:.0} MB (AC11: 100 MB-2 GB)");
 }
+
+/// `delay = "owd"`: with BaseRtt 12 µs of which 6 µs one way (`test_info` splits it in
+/// half), a one-way sample of 7 µs is the RTT-equivalent 7 + (12 − 6) = 13 µs, whatever
+/// the ACK's own RTT. Level 1 of 8 (limit 18.4 µs): two ACKs whose RTT is 30 µs because
+/// they queued on the way back stop an RTT-mode flow (the filter of 2) but not an OWD-mode
+/// one, which sees 13 µs; two one-way samples of 13 µs (19 µs equivalent) stop it.
+#[test]
+fn owd_mode_acts_on_the_one_way_delay_plus_the_base_difference() {
+    let rtt_mode = PrioPlusParams { direct_start_levels: Some(8), ..PrioPlusParams::default() };
+    let owd_mode = PrioPlusParams { delay: DelaySignal::Owd, ..rtt_mode.clone() };
+    let mut by_rtt = PrioPlus::new(&rtt_mode, &SwiftParams::default(), &info(1, 8));
+    let mut by_owd = PrioPlus::new(&owd_mode, &SwiftParams::default(), &info(1, 8));
+    assert!(by_owd.profile().one_way_delay && !by_rtt.profile().one_way_delay);
+    assert!(by_rtt.cwnd() > 0 && by_owd.cwnd() > 0, "both start at once");
+    for k in 1..=2 {
+        by_rtt.on_ack(&ack(US(20 * k), US(30), k as u32, 10));
+        by_owd.on_one_way_delay(US(20 * k), US(7));
+        by_owd.on_ack(&ack(US(20 * k), US(30), k as u32, 10));
+    }
+    let delay_us = |f: &PrioPlus| {
+        let mut d = 0.0;
+        f.observe(&mut |name, v| {
+            if name == "delay_us" {
+                d = v
+            }
+        });
+        d
+    };
+    assert_eq!(by_rtt.cwnd(), 0, "RTT mode reads the reverse queueing as a higher level");
+    assert!(by_owd.cwnd() > 0);
+    assert!((delay_us(&by_owd) - 13.0).abs() < 1e-9, "{}", delay_us(&by_owd));
+    for k in 3..=4 {
+        by_owd.on_one_way_delay(US(20 * k), US(13));
+        by_owd.on_ack(&ack(US(20 * k), US(30), k as u32, 10));
+    }
+    assert_eq!(by_owd.cwnd(), 0, "19 µs equivalent is above the 18.4 µs limit");
+}
