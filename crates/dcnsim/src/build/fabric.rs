@@ -493,7 +493,9 @@ pub(super) fn build_topology(s: &Scenario, base_dir: &Path) -> Result<Topology, 
         }
         TopologyKind::File => topology_from_file(t, base_dir),
         TopologyKind::Torus => {
-            let dims = t.dims.as_deref().unwrap_or_default();
+            let Some(dims) = t.dims.as_deref() else {
+                return err("topology.dims", "required for kind = \"torus\": the size of each dimension, e.g. [4, 4]");
+            };
             if dims.is_empty() || dims.len() > 3 || dims.iter().any(|&d| d < 2) {
                 return err("topology.dims", format!("{dims:?}: allowed 1 to 3 dimensions, each of size 2 or more"));
             }

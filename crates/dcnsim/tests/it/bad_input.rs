@@ -48,8 +48,8 @@ fn unknown_algorithm_names_list_the_allowed_ones() {
     assert_mentions(&m, &["workload[0].cc", "bbr", "dctcp"]);
     let m = build_err(&format!("{TOPO}[[workload]]\nkind = \"shuffle\"\n"));
     assert_mentions(&m, &["workload[0].kind", "permutation", "incast"]);
-    let m = build_err(&format!("[topology]\nkind = \"torus\"\nhosts = 4\n{WORK}"));
-    assert_mentions(&m, &["topology.kind", "fat_tree", "dumbbell"]);
+    let m = build_err(&format!("[topology]\nkind = \"hypercube\"\nhosts = 4\n{WORK}"));
+    assert_mentions(&m, &["topology.kind", "fat_tree", "dumbbell", "torus"]);
 }
 
 #[test]

@@ -93,6 +93,9 @@ fn bad_torus_settings_name_the_field() {
     assert!(e.starts_with("topology.dims") && e.contains("size 2 or more"), "{e}");
     let e = build_err(&torus("[2, 2, 2, 2]", 16, "ecmp", "dctcp"));
     assert!(e.starts_with("topology.dims") && e.contains("1 to 3 dimensions"), "{e}");
+    let e =
+        build_err("[topology]\nkind = \"torus\"\nhosts = 4\n[[workload]]\nkind = \"permutation\"\nsize = \"1KB\"\n");
+    assert!(e.starts_with("topology.dims") && e.contains("required"), "{e}");
     let e = build_err(
         "[topology]\nkind = \"star\"\nhosts = 4\ndims = [2, 2]\n[[workload]]\nkind = \"permutation\"\nsize = \"1KB\"\n",
     );
