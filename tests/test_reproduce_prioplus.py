@@ -224,11 +224,12 @@ def test_quick_and_full_cells():
     assert len({c.key for c in quick}) == len(quick)
     per = {k: sum(c.exp == k for c in quick) for k in rp.EXPERIMENTS}
     assert per == {"F11": 5, "F14": 4, "F13": 8, "F10D": 9, "M1": 2, "M2": 2, "M4": 1, "AC14": 2, "F12C": 3,
-                   "F12AB": 6}
+                   "F12AB": 6, "T1": 2}
     full = rp.build_cells(list(rp.EXPERIMENTS), 9, False, exp_dir, "test")
     per = {k: sum(c.exp == k for c in full) for k in rp.EXPERIMENTS}
     assert per == {"F11": 9 * (4 * 3 + 6 + 2 * 2), "F14": 9 * 4, "F13": 3 * (31 * 4 + 8 * 2), "F10D": 3 * (13 * 4 + 3),
-                   "M1": 2, "M2": 2, "M4": 1, "AC14": 2, "F12C": 9 * 3 * 2, "F12AB": rp.F12AB_SEEDS * (7 * 2 + 2 + 3)}
+                   "M1": 2, "M2": 2, "M4": 1, "AC14": 2, "F12C": 9 * 3 * 2, "F12AB": rp.F12AB_SEEDS * (7 * 2 + 2 + 3),
+                   "T1": 2}
     assert {c.seed for c in full if c.exp in ("F13", "F10D")} == {1, 2, 3}
     assert {c.seed for c in full if c.exp in ("M1", "M2", "M4", "AC14")} == {1}
     by = {(c.exp, c.point, c.variant, c.seed): c.spec for c in full}
@@ -383,20 +384,67 @@ def test_quick_end_to_end(tmp_path):
     assert "AC16" not in not_run
     assert "AC17" not in not_run
     assert "## Ours vs the paper" in table
-    for h in ("H1 ", "H3 ", "H5 ", "H6 ", "H7 ", "H8 ", "H9 ", "H10", "H11", "H12", "H15", "H19", "H24"):
+    for h in ("H1 ", "H3 ", "H5 ", "H6 ", "H7 ", "H8 ", "H9 ", "H10", "H11", "H12", "H15", "H19", "H21", "H24"):
         assert h in table
     for key in rp.EXPERIMENTS:
         assert f"## {key}" in table
     runs = (tmp_path / "runs.csv").read_text().splitlines()
-    assert len(runs) == 1 + 42
+    assert len(runs) == 1 + 44
     for png in ("fig11_fct_vs_n.png", "fig14_normalised_fct.png", "fig13_fct_gap.png", "fig10d_utilisation.png",
-                "motivation_throughput.png", "fig12c_training_speedup.png", "fig12ab_coflow_speedup.png"):
+                "motivation_throughput.png", "fig12c_training_speedup.png", "fig12ab_coflow_speedup.png",
+                "fig8_staircase_throughput.png"):
         assert (tmp_path / png).is_file(), png
     # A second invocation takes every run from the cache and writes the same table.
     err = io.StringIO()
     _, again = rp.reproduce(quick=True, jobs=1, out=str(tmp_path), stream=err)
-    assert "42 cached, 0 to run" in err.getvalue()
+    assert "44 cached, 0 to run" in err.getvalue()
     assert again == table
+
+
+def _size_bytes(text: str) -> int:
+    """A flow file's size ("1.25MB", "625KB"; 1 KB = 1000 B) in bytes."""
+    for unit, mult in (("MB", 1_000_000), ("KB", 1_000), ("B", 1)):
+        if text.endswith(unit):
+            return round(float(text[: -len(unit)]) * mult)
+    return int(text)
+
+
+@pytest.mark.core
+def test_t1_quick_staircase_delivers_every_flow_within_the_schedule_bounds():
+    """T1 in quick mode (the 1 ms staircase, both schemes): every flow delivers exactly the
+    bytes its flow file lists (the flow table's ``delivered``), none finishes before its start plus its size at the line's
+    payload rate (10 Gbps, 936 B of payload per 1000 B packet), the last one not before all
+    bytes at that rate, and each yield is measured from a level's start in the flow files.
+    Every expected number comes from the flow files and the line rate, not from dcnsim."""
+    from dcnsim.repro.core import simulate
+
+    exp_dir = rp.experiments_dir()
+    files = [exp_dir / f"fig13_quick_p{lvl}.csv" for lvl in (3, 4, 5, 6)]
+    want = []  # (level, size B, start µs) per flow, in workload order
+    for lvl, f in zip((3, 4, 5, 6), files):
+        for line in f.read_text().splitlines()[1:]:
+            _, _, size, start = line.split(",")
+            want.append((lvl, _size_bytes(size), float(start.removesuffix("us"))))
+    payload_per_us = 10e9 / 8 / 1e6 * 936 / 1000
+    cells_ = rp.build_cells(["T1"], 1, True, exp_dir, "test")
+    assert {c.variant for c in cells_} == {rp.PP, rp.T1_SWIFT}
+    for cell in cells_:
+        columns = (*rp._FLOW_COLUMNS, "delivered")
+        r = rp.RunResult(cell, simulate(cell.spec, str(exp_dir), columns, rp.CAP_US, rp.summarize))
+        f = r.flows
+        assert list(f["size"]) == [s for _, s, _ in want]
+        assert all(f["finished"])
+        series = r.delivered()
+        for i, (_, size, start) in enumerate(want):
+            assert f["delivered"][i] == size, (cell.variant, i)
+            # The samples stop at the last interval before the finish: never more than the size.
+            assert 0 < series[i][-1][1] <= size
+            assert float(f["finish_us"][i]) >= start + size / payload_per_us
+        total = sum(s for _, s, _ in want)
+        assert max(float(x) for x in f["finish_us"]) >= total / payload_per_us
+        starts = {lvl: min(s for p, _, s in want if p == lvl) for lvl in (4, 5, 6)}
+        yields = {p: t for k, p, t, _ in rp.t1_transitions(r) if k == "yield"}
+        assert yields == {lvl: starts[lvl] for lvl in yields}
 
 
 def test_checks_survive_an_experiment_whose_every_run_failed():

@@ -18,8 +18,10 @@ from dcnsim.repro.papers.prioplus.metrics import (
     fct_gap,
     first_break,
     gap_across,
+    level_of,
     linear_r2,
     smallest_passing,
+    staircase_transitions,
     training_speedups,
     utilisation,
     window_shares,
@@ -44,6 +46,7 @@ from dcnsim.repro.papers.prioplus.runs import (
     PP,
     PP_STAR,
     SWIFT_FLAT,
+    T1_SWIFT,
     Grid,
     RunResult,
     pooled,
@@ -493,6 +496,92 @@ def checks_f12ab(g: Optional[Grid]) -> list[Check]:
     return out
 
 
+# --- T1 (Fig. 8) ----------------------------------------------------------------------
+
+# 10 Gbps of 1000 B packets with 64 B of headers: 936 B of payload per 1000 B on the wire.
+T1_LINE_B_PER_US = 1_250.0 * 936 / 1000
+T1_WINDOW_US = 100.0  # the rate over [t, t + 100 µs], about 8 base RTTs
+T1_STEP_US = 10.0  # the [observe] interval of fig8_staircase.toml
+T1_LOW, T1_HIGH = 0.05, 0.95
+# docs/reproductions/prioplus-paper.md, H21 (§5, Fig. 8): Swift's lower-priority flows take about 2 ms to
+# yield fully and about 3 ms to refill; PrioPlus "much faster".
+T1_PAPER_US = {"yield": 2000.0, "refill": 3000.0}
+T1_SWIFT_TOLERANCE = 0.5  # ours: the mean over the transitions within ±50 % of the paper's
+T1_PP_FRACTION = 0.1  # ours: "much faster" = every PrioPlus transition within a tenth of the paper's Swift time
+
+
+def t1_transitions(r: Optional[RunResult]) -> list[tuple[str, int, float, float]]:
+    """(kind, level, event time µs, time taken µs) of one run's staircase
+    (:func:`staircase_transitions`: yield below 5 % of the line's payload rate, refill to 95 %)."""
+    if r is None or r.error:
+        return []
+    f = r.flows
+    levels = [level_of(str(t)) for t in f.get("tag", [])]
+    finishes = [float(x) if done and x is not None else math.inf for x, done in zip(f.get("finish_us", []),
+                                                                                     f.get("finished", []))]
+    return staircase_transitions(r.delivered(), levels, [float(x) for x in f.get("start_us", [])], finishes,
+                                 T1_LINE_B_PER_US, T1_WINDOW_US, T1_STEP_US, T1_LOW, T1_HIGH)
+
+
+def t1_times(g: Optional[Grid]) -> dict[str, dict[str, list[tuple[int, float]]]]:
+    """variant → kind ("yield", "refill") → [(level, time taken µs)] in time order."""
+    out: dict[str, dict[str, list[tuple[int, float]]]] = {}
+    if g is None:
+        return out
+    for v in g.variants:
+        rows = t1_transitions(g.one(g.points[0], v)) if g.points else []
+        if rows:
+            d = out.setdefault(v, {"yield": [], "refill": []})
+            for kind, level, _, x in rows:
+                d[kind].append((level, x))
+    return out
+
+
+def _ms(xs: list[tuple[int, float]]) -> str:
+    return ", ".join(f"L{p} {x / 1000:.2f}" if math.isfinite(x) else f"L{p} none" for p, x in xs) + " ms"
+
+
+def t1_ms(x: float) -> str:
+    """A time in µs as ms, "none" when it did not happen (infinite or NaN)."""
+    return f"{x / 1000:.2f} ms" if math.isfinite(x) else "none"
+
+
+def _mean(xs: list[tuple[int, float]]) -> float:
+    """Mean of the times; infinite if any transition did not happen before the next event."""
+    vals = [x if math.isfinite(x) else math.inf for _, x in xs]
+    return sum(vals) / len(vals) if vals else math.nan
+
+
+def checks_t1(g: Optional[Grid]) -> list[Check]:
+    """H21: Swift (targets = D_target) yields in ≈ 2 ms and refills in ≈ 3 ms (ours: the mean
+    over the staircase's transitions within ±50 %); PrioPlus much faster (ours: every
+    transition within a tenth of those, 0.2 ms and 0.3 ms)."""
+    t = t1_times(g)
+    out = []
+    for kind in ("yield", "refill"):
+        paper = T1_PAPER_US[kind]
+        name = f"Swift (targets = D_target): time to {kind}, mean over transitions"
+        target = f"≈ {paper / 1000:.0f} ms (ours: ±{T1_SWIFT_TOLERANCE * 100:.0f} %)"
+        xs = t.get(T1_SWIFT, {}).get(kind, [])
+        if not xs:
+            out.append(Check.with_id("H21", name, "-", target, "not run"))
+        else:
+            m = _mean(xs)
+            ok = abs(m - paper) <= T1_SWIFT_TOLERANCE * paper
+            out.append(Check.with_id("H21", name, f"{t1_ms(m)} ({_ms(xs)})", target, verdict(ok)))
+    for kind in ("yield", "refill"):
+        bar = T1_PP_FRACTION * T1_PAPER_US[kind]
+        name = f"PrioPlus: time to {kind}, every transition"
+        target = f"much faster (ours: ≤ {bar / 1000:.1f} ms, a tenth of Swift's)"
+        xs = t.get(PP, {}).get(kind, [])
+        if not xs:
+            out.append(Check.with_id("H21", name, "-", target, "not run"))
+        else:
+            ok = all(math.isfinite(x) and x <= bar for _, x in xs)
+            out.append(Check.with_id("H21", name, _ms(xs), target, verdict(ok)))
+    return out
+
+
 def all_checks(grids: dict[str, Grid]) -> list[Check]:
     """Every acceptance check this harness answers, in the order of docs/reproductions/prioplus-paper.md (AC10, AC13-AC19)."""
     checks = checks_f10d(grids.get("F10D"))
@@ -501,6 +590,7 @@ def all_checks(grids: dict[str, Grid]) -> list[Check]:
     checks += checks_f11(grids.get("F11")) + checks_f12ab(grids.get("F12AB")) + checks_f12c(grids.get("F12C"))
     checks += checks_f14(grids.get("F14"))
     checks += checks_f13(grids.get("F13"))
+    checks += checks_t1(grids.get("T1"))
     return checks
 
 
@@ -604,6 +694,14 @@ def headlines(grids: dict[str, Grid]) -> list[Headline]:
                         " / ".join(c.ours for c in c13)))
     c10 = checks_f10d(grids.get("F10D"))
     out.append(Headline("H20", "spacing for > 98 % utilisation vs noise scale", "linear growth", c10[1].ours))
+    t1 = t1_times(grids.get("T1"))
+    if t1:
+        ours = "; ".join(f"{v}: yield {t1_ms(_mean(t1[v]['yield']))}, refill {t1_ms(_mean(t1[v]['refill']))}"
+                         for v in (T1_SWIFT, PP) if v in t1)
+    else:
+        ours = "n/a"
+    out.append(Headline("H21", "staircase (Fig. 8): time to yield / refill, mean over transitions",
+                        "Swift ≈ 2 ms / ≈ 3 ms; PrioPlus much faster", ours))
     micro = {c.name: c for c in checks_micro(grids)}
     m4 = [c for n, c in micro.items() if n.startswith("M4")]
     out.append(Headline("H24", "Swift at a 100 Mbps minimum rate: idle after the high flows", "≈ 80 µs (1 pkt / 84 µs)",

@@ -16,10 +16,14 @@ from dcnsim.repro.papers.prioplus.checks import (
     f12c_speedups,
     f13_gaps,
     f14_cells,
+    level_of,
+    t1_transitions,
+    T1_LINE_B_PER_US,
 )
 from dcnsim.repro.papers.prioplus.metrics import (
     BUCKETS_F14,
     GROUPS_F14,
+    level_rates,
     value_at,
 )
 from dcnsim.repro.papers.prioplus.runs import (
@@ -30,6 +34,7 @@ from dcnsim.repro.papers.prioplus.runs import (
     PHYS,
     PHYS_STAR,
     PP,
+    T1_SWIFT,
     Grid,
 )
 
@@ -122,6 +127,30 @@ def write_plots(out: Path, grids: dict[str, Grid]) -> list[Path]:
                              f"{F12AB_PAPER_DIFF.get(point, F12AB_PAPER_DIFF['70%'])[2]:+.2f})", fontsize=8)
                 ax.set_ylabel("CCT speedup vs Swift (no priorities)")
                 ax.legend(fontsize=7)
+    g = grids.get("T1")
+    t1 = [(v, g.one(g.points[0], v)) for v in (PP, T1_SWIFT) if g and g.points and v in g.variants]
+    t1 = [(v, r) for v, r in t1 if r is not None and not r.error]
+    if t1:
+        # Fig. 8: throughput per priority over time, PrioPlus above Swift, 100 µs bins.
+        with png(out / "fig8_staircase_throughput.png", written, (7.0, 2.6 * len(t1)), nrows=len(t1),
+                 squeeze=False) as (fig, axes):
+            for ax, (v, r) in zip(axes[:, 0], t1):
+                f = r.flows
+                levels = [level_of(str(t)) for t in f.get("tag", [])]
+                end = max(float(x) for x in f.get("finish_us", [0.0]) if x is not None and math.isfinite(float(x)))
+                centres, rates = level_rates(r.delivered(), levels, 0.0, end, 100.0)
+                for p, rs in rates.items():
+                    ax.plot([c / 1000 for c in centres], [x * 8 / 1000 for x in rs], label=f"priority {p}",
+                            linewidth=0.9)
+                for kind, _, t, x in t1_transitions(r):
+                    if math.isfinite(x):
+                        ax.axvspan(t / 1000, (t + x) / 1000, color="red" if kind == "yield" else "green", alpha=0.12)
+                ax.axhline(T1_LINE_B_PER_US * 8 / 1000, color="grey", linestyle=":", linewidth=0.8)
+                ax.set_title(f"{v} (shaded: time to yield red, to refill green)", fontsize=8)
+                ax.set_ylabel("goodput [Gbps]")
+                ax.grid(alpha=0.3)
+                ax.legend(fontsize=6, ncol=4, loc="lower center")
+            axes[-1, 0].set_xlabel("time [ms]")
     micro = [k for k in ("M1", "M2", "M4") if k in grids]
     if micro:
         with png(out / "motivation_throughput.png", written, (4.2 * len(micro), 3.4), ncols=len(micro),

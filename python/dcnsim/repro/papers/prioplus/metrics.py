@@ -11,7 +11,7 @@ hand-computed inputs.
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from typing import Any, Optional, Sequence
 
 from dcnsim._timeseries import select
 
@@ -337,3 +337,102 @@ def summarize(sim: Any) -> dict[str, Any]:
         out["q_t"] = [round(float(t), 3) for t, p in zip(times, ports) if int(p) == busiest]
         out["q_bytes"] = [int(b) for b, p in zip(depth, ports) if int(p) == busiest]
     return out
+
+
+# ---------------------------------------------------------------------------------------
+# T1 (Fig. 8): time to yield and to refill on the four-level staircase
+
+
+class Delivered:
+    """Delivered bytes of a set of flows, read at any time by bisection over each flow's
+    samples (times ascending)."""
+
+    def __init__(self, series: dict[int, list[tuple[float, float]]]):
+        self.times = {f: [t for t, _ in s] for f, s in series.items()}
+        self.values = {f: [v for _, v in s] for f, s in series.items()}
+
+    def at(self, flows: Sequence[int], t: float) -> float:
+        import bisect
+
+        total = 0.0
+        for f in flows:
+            ts = self.times.get(f, [])
+            i = bisect.bisect_right(ts, t + 1e-9)
+            total += self.values[f][i - 1] if i > 0 else 0.0
+        return total
+
+    def rate(self, flows: Sequence[int], t0: float, t1: float) -> float:
+        """Bytes per µs the flows delivered between t0 and t1."""
+        return (self.at(flows, t1) - self.at(flows, t0)) / (t1 - t0) if t1 > t0 else math.nan
+
+
+def first_crossing(d: Delivered, flows: Sequence[int], t0: float, t1: float, window: float, step: float,
+                   below: Optional[float] = None, above: Optional[float] = None) -> float:
+    """The first t in t0, t0 + step, … (t ≤ t1) at which the flows' delivery rate over
+    [t, t + window] is below ``below`` (or at least ``above``), in bytes per µs; minus t0,
+    i.e. the time it took. NaN if it never happens by t1."""
+    n = int(math.floor((t1 - t0) / step + 1e-9))
+    for k in range(n + 1):
+        t = t0 + k * step
+        r = d.rate(flows, t, t + window)
+        if (below is not None and r < below) or (above is not None and r >= above):
+            return t - t0
+    return math.nan
+
+
+def staircase_transitions(series: dict[int, list[tuple[float, float]]], levels: Sequence[int],
+                          starts: Sequence[float], finishes: Sequence[float], line: float, window: float = 100.0,
+                          step: float = 10.0, low: float = 0.05, high: float = 0.95
+                          ) -> list[tuple[str, int, float, float]]:
+    """The transitions of a priority staircase (PrioPlus paper §5, Fig. 8), from each flow's
+    delivered-bytes samples (``series``, by flow id = position in ``levels``, ``starts``
+    and ``finishes``). A level starts at its first flow's start and stops at its last
+    flow's finish. Rows (kind, level, event time, time taken), in time order:
+
+    - ``("yield", p, t_s, x)``: level p starts at t_s; x = the time from t_s until the flows
+      of the lower levels active then deliver less than ``low`` × ``line`` over the next
+      ``window`` µs (every ``step`` µs from t_s, until the next event);
+    - ``("refill", p, t_e, x)``: level p stops at t_e, with lower levels still active; x =
+      the time from t_e until their flows deliver at least ``high`` × ``line`` over the
+      next ``window`` (until the next event).
+
+    NaN where it does not happen before the next event (a start or a stop of any level)."""
+    by_level: dict[int, list[int]] = {}
+    for f, p in enumerate(levels):
+        by_level.setdefault(int(p), []).append(f)
+    start = {p: min(float(starts[f]) for f in fl) for p, fl in by_level.items()}
+    stop = {p: max(float(finishes[f]) for f in fl) for p, fl in by_level.items()}
+    events = sorted({*start.values(), *stop.values()})
+
+    def next_event(t: float) -> float:
+        later = [x for x in events if x > t + 1e-9]
+        return later[0] if later else t
+
+    d = Delivered(series)
+    out = []
+    for p in sorted(by_level):
+        ts = start[p]
+        lower = [f for q in by_level if q < p and start[q] < ts < stop[q] for f in by_level[q]]
+        if lower:
+            x = first_crossing(d, lower, ts, next_event(ts) - window, window, step, below=low * line)
+            out.append(("yield", p, ts, x))
+        te = stop[p]
+        rest = [f for q in by_level if q < p and start[q] < te < stop[q] for f in by_level[q]]
+        if rest:
+            x = first_crossing(d, rest, te, next_event(te) - window, window, step, above=high * line)
+            out.append(("refill", p, te, x))
+    return sorted(out, key=lambda r: r[2])
+
+
+def level_rates(series: dict[int, list[tuple[float, float]]], levels: Sequence[int], t0: float, t1: float,
+                bin_us: float) -> tuple[list[float], dict[int, list[float]]]:
+    """Per level, the delivery rate (bytes per µs) in consecutive bins of ``bin_us`` from t0
+    to t1: (bin centres, {level: rates})."""
+    d = Delivered(series)
+    by_level: dict[int, list[int]] = {}
+    for f, p in enumerate(levels):
+        by_level.setdefault(int(p), []).append(f)
+    n = int(math.floor((t1 - t0) / bin_us))
+    centres = [t0 + (k + 0.5) * bin_us for k in range(n)]
+    return centres, {p: [d.rate(fl, t0 + k * bin_us, t0 + (k + 1) * bin_us) for k in range(n)]
+                     for p, fl in sorted(by_level.items())}

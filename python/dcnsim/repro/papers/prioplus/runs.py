@@ -310,6 +310,19 @@ def f12ab_runs(quick: bool) -> list[Run]:
     return out
 
 
+# T1 (Fig. 8, §5, the testbed; H21): the F13 staircase at R = 0 with the channels of §4.3.2,
+# PrioPlus+Swift against Swift in the same FIFO with a fixed target per level equal to
+# D_target (fig8_staircase.toml's [transport.swift] level_targets, no target scaling).
+T1_SWIFT = "Swift (targets = D_target)"
+T1_QUICK = F13_QUICK  # the staircase at 1 ms steps (a quarter of each size and start)
+
+
+def t1_runs(quick: bool) -> list[Run]:
+    base = T1_QUICK if quick else ()
+    return [Run("staircase", PP, base + ("transport.cc=prioplus",), seeded=False),
+            Run("staircase", T1_SWIFT, base + ("transport.cc=swift",), seeded=False)]
+
+
 @dataclass(frozen=True)
 class Experiment:
     key: str
@@ -342,6 +355,8 @@ EXPERIMENTS: dict[str, Experiment] = {e.key: e for e in [
     Experiment("F12AB", "fig12ab_coflow.toml", "coflows + file requests (1:1), 8 levels each, 320-host fat tree, "
                "40 % and 70 % load", "AC16", f12ab_runs, f"arrivals for {F12AB_QUICK_STOP} instead of 10 / 5 ms, "
                "one seed"),
+    Experiment("T1", "fig8_staircase.toml", "testbed Fig. 8: four-level staircase at 10 Gbps, time to yield and to "
+               "refill", "H21", t1_runs, "the staircase at 1 ms steps instead of 4 ms"),
 ]}
 
 
@@ -375,7 +390,7 @@ SUMMARY_VERSION = "pp-2"  # bump when summarize changes, so cached runs are redo
 def build_cells(exps: Sequence[str], seeds: int, quick: bool, exp_dir: Path, fingerprint: str) -> list[Cell]:
     """Every run of the selected experiments: F11, F14 and F12C for seeds 1..``seeds``, the F13
     and F10D sweeps for seeds 1..min(``seeds``, 3) (the artefact runs Fig. 10d with 3),
-    F12AB for 1..min(``seeds``, F12AB_SEEDS), M1, M2, M4 and AC14 once (seed 1)."""
+    F12AB for 1..min(``seeds``, F12AB_SEEDS), M1, M2, M4, AC14 and T1 once (seed 1)."""
     from dcnsim._scenario import load_scenario
 
     out = []

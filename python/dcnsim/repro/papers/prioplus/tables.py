@@ -25,6 +25,11 @@ from dcnsim.repro.papers.prioplus.checks import (
     f14_cells,
     headlines,
     m4_idle,
+    t1_transitions,
+    T1_HIGH,
+    T1_LOW,
+    T1_PAPER_US,
+    T1_WINDOW_US,
 )
 from dcnsim.repro.papers.prioplus.metrics import (
     BUCKETS_F14,
@@ -43,6 +48,7 @@ from dcnsim.repro.papers.prioplus.runs import (
     PHYS_STAR,
     PP,
     SWIFT_FLAT,
+    T1_SWIFT,
     Cell,
     Grid,
     RunResult,
@@ -227,8 +233,29 @@ def micro_block(g: Grid) -> list[str]:
     return pad_rows(rows)
 
 
+def t1_block(g: Grid) -> list[str]:
+    rows_by = {v: t1_transitions(g.one(g.points[0], v)) for v in (PP, T1_SWIFT) if v in g.variants}
+    lines = [f"time to yield: from a level's start until the lower levels active then deliver < {T1_LOW * 100:.0f} % "
+             f"of the line's payload rate over the next {T1_WINDOW_US:.0f} µs; time to refill: from a level's stop "
+             f"(its last flow's finish) until the levels below it deliver ≥ {T1_HIGH * 100:.0f} % of it; 'none': not "
+             "before the next start or stop. Paper (H21, Swift): "
+             f"≈ {T1_PAPER_US['yield'] / 1000:.0f} ms to yield, ≈ {T1_PAPER_US['refill'] / 1000:.0f} ms to refill; "
+             "PrioPlus much faster"]
+    rows = [["transition"] + [f"{v}: at ms / took ms" for v in rows_by]]
+    keys = sorted({(k, p) for rs in rows_by.values() for k, p, _, _ in rs},
+                  key=lambda kp: (kp[0] != "yield", kp[1] if kp[0] == "yield" else -kp[1]))
+    for kind, level in keys:
+        row = [f"{kind}: L{level} {'starts' if kind == 'yield' else 'stops'}"]
+        for rs in rows_by.values():
+            hit = [(t, x) for k, p, t, x in rs if (k, p) == (kind, level)]
+            row.append(f"{hit[0][0] / 1000:.2f} / {fmt(hit[0][1] / 1000, '.2f') if math.isfinite(hit[0][1]) else 'none'}"
+                       if hit else "-")
+        rows.append(row)
+    return lines + pad_rows(rows)
+
+
 BLOCKS = {"F11": f11_block, "F14": f14_block, "F13": f13_block, "F10D": f10d_block, "F12C": f12c_block,
-          "F12AB": f12ab_block}
+          "F12AB": f12ab_block, "T1": t1_block}
 
 
 def experiment_block(g: Grid, quick: bool) -> str:
@@ -285,7 +312,7 @@ def header(outcome: Outcome[Cell, RunResult, Grid]) -> list[str]:
     return [
         f"# PrioPlus reproduction (dcnsim) — {'quick' if quick else 'full'} mode, seeds 1..{n_seeds} for F11, "
         f"F14 and F12C, 1..{min(n_seeds, MICRO_SEEDS)} for F13 and F10D, 1..{min(n_seeds, F12AB_SEEDS)} for F12AB, "
-        "one run for M1, M2, M4 and AC14",
+        "one run for M1, M2, M4, AC14 and T1",
         "",
         "Paper: \"Enabling Virtual Priority in Data Center Congestion Control\" (EuroSys 2025); experiments, "
         "checks and decisions: docs/reproductions/prioplus-paper.md. Setups and the network model: experiments/prioplus/README.md.",
