@@ -48,6 +48,11 @@ ABLATIONS = {
         "200 Gb/s GPU ports, 400 / 1600 KB on the 100 Gb/s ones)",
         lambda s: s["switch"]["ecn"].update({"reference_rate": "100Gbps"}),
     ),
+    "flowlet_1s": (
+        "transport.letflow.flowlet_timeout = \"1s\" (LetFlow never sees a flowlet gap, so never re-paths: ECMP "
+        "hashing over the same candidate paths; B6's LetFlow / ECMP)",
+        lambda s: s["transport"]["letflow"].update({"flowlet_timeout": "1s"}),
+    ),
     "window_2x": (
         "transport.dcqcn.window = \"214672B\" (twice the unified window of 107,336 B: the largest round-trip "
         "instead of one-way delay x bottleneck)",
