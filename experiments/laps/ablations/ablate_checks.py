@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import statistics
 import sys
 import tempfile
 import time
@@ -76,6 +77,8 @@ CHECKS = {
         "no_window": ("transport.laps.window = false (no W = 2T x line rate)", laps("window", False)),
         "window_100g": ('transport.laps.window_rate = "100Gbps" (W sized at the fabric rate)',
                         laps("window_rate", "100Gbps")),
+        "window_400g": ('transport.laps.window_rate = "400Gbps" (W twice the artefact\'s)',
+                        laps("window_rate", "400Gbps")),
         "beta_2": ("transport.laps.beta = 2 (default 1)", laps("beta", 2.0)),
         "start_0": ("every flow starts at 0 (no 10 ms Poisson spread)", same_start),
     }),
@@ -94,11 +97,19 @@ CHECKS = {
         "all_links": ('topology.loss_links = "all" (every link, host links and ACKs too; the artefact\'s)',
                       topo("loss_links", "all")),
         "rate_1e-5": ("topology.loss_rate = 1e-5 (switch-to-switch links)", topo("loss_rate", 1e-5)),
+        "rate_1e-4": ("topology.loss_rate = 1e-4 (switch-to-switch links)", topo("loss_rate", 1e-4)),
+        "no_window": ('transport.dcqcn.window = "off" (DCQCN baselines only; its no-loss runs are '
+                      "e5_baselines.py's no_window rows)",
+                      lambda s: s["transport"]["dcqcn"].update({"window": "off"})),
     }),
     "b5": (["E3", "E4"], lambda c: c.point == "load 0.80", ["LAPS"], 1, {
         "base": ("the harness's cell", lambda s: None),
         "gate_paper": ('transport.laps.gate = "paper" (one 2T gate)', laps("gate", "paper")),
         "no_window": ("transport.laps.window = false", laps("window", False)),
+        "probe_paper": ('transport.laps.probe = "paper"', laps("probe", "paper")),
+        "raw_us": ('transport.laps.latency_scale = "raw_us"', laps("latency_scale", "raw_us")),
+        "beta_0": ("transport.laps.beta = 0 (uniform spraying, LAPS's rate control)", laps("beta", 0.0)),
+        "beta_5": ("transport.laps.beta = 5 (default 1)", laps("beta", 5.0)),
     }),
 }
 
@@ -166,6 +177,21 @@ def table(check: str, done: dict) -> None:
         print(f"| {k[1]} | {k[2]} | {k[3]} | {k[4]} | {row(done[k])} |")
 
 
+MEDIAN_FIELDS = ("avg_ms", "last_ms", "p99_art_ms", "same_avg_ms", "other_last_ms", "decreases_per_flow",
+                 "small_avg_ms", "ecn_marks", "pfc_pauses", "drops", "retransmits", "timeouts")
+
+
+def medians(check: str, done: dict) -> None:
+    """Medians over seeds per (exp, scheme, ablation), the harness's statistic."""
+    groups: dict = {}
+    for k, d in done.items():
+        if k[0] == check:
+            groups.setdefault((k[1], k[2], k[4]), []).append(d)
+    for g, ds in sorted(groups.items()):
+        vals = {f: statistics.median(d[f] for d in ds) for f in MEDIAN_FIELDS if all(f in d for d in ds)}
+        print(f"median of {len(ds)} | {' | '.join(g)} | " + ", ".join(f"{f} {v:.4g}" for f, v in vals.items()))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("check", choices=sorted(CHECKS))
@@ -186,6 +212,8 @@ def main() -> None:
             done[(d["check"], d["exp"], d["scheme"], d["seed"], d["ablation"])] = d
     if args.table:
         table(args.check, done)
+        print()
+        medians(args.check, done)
         return
     RAW.parent.mkdir(parents=True, exist_ok=True)
     flows_dir = Path(tempfile.mkdtemp(prefix="laps-checks-flows-"))
@@ -200,7 +228,7 @@ def main() -> None:
             spec = copy.deepcopy(c.spec)
             abls[name][1](spec)
             t0 = time.time()
-            r = dcnsim.run(spec, allow_dirs=[flows_dir])
+            r = dcnsim.run(spec, base_dir=ROOT / "experiments" / "laps", allow_dirs=[flows_dir])
             d = {"check": args.check, "exp": c.exp, "point": c.point, "scheme": c.scheme, "seed": c.seed,
                  "ablation": name, "wall_s": round(time.time() - t0, 1), **summarise(args.check, c, r)}
             if args.check == "b1":
