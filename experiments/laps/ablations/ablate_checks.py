@@ -13,7 +13,9 @@ of the B1 runs to ``raw/b1_flows/``. Results: ``results_checks.md``.
 - b9: E6 AllScatter LAPS, seeds 1-3: ``laps_rate_decreases`` per flow.
 - b9r: E5's AllReduce (B9's other half), LAPS, seeds 1-3.
 - b2: E5 go-back-N baselines, seeds 1-3: the loss model changed one setting at a time.
-- b5: E3 / E4 (dragonfly RPC / Hadoop) LAPS at load 0.8, seed 1.
+- b5: E3 / E4 (dragonfly RPC / Hadoop) LAPS at load 0.8, seed 1 (``--seeds 3`` for more).
+- b5all: E4 LAPS with the paper's gate at every load, seeds 1-3 (the baselines: the harness's
+  cached runs).
 
     PYTHONPATH=python python experiments/laps/ablations/ablate_checks.py b1 [--seeds 3]
 
@@ -24,6 +26,7 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import math
 import statistics
 import sys
 import tempfile
@@ -92,6 +95,9 @@ CHECKS = {
         "base": ("the harness's cell (200 Gb/s GPU links)", lambda s: None),
         "host_100g": ('topology.host_link_rate = "100Gbps" (the paper\'s text)', host100),
     }),
+    "b5all": (["E4"], lambda c: c.point.startswith("load "), ["LAPS"], 3, {  # B5 on E4, every load
+        "gate_paper": ('transport.laps.gate = "paper" (one 2T gate)', laps("gate", "paper")),
+    }),
     "b2": (["E5"], lambda c: c.point == "drop 1e-06", ["ECMP", "PLB", "ConWeave", "LetFlow", "CONGA"], 3, {
         "base": ("the harness's cell: 1e-6 per switch-to-switch link", lambda s: None),
         "all_links": ('topology.loss_links = "all" (every link, host links and ACKs too; the artefact\'s)',
@@ -101,6 +107,11 @@ CHECKS = {
         "no_window": ('transport.dcqcn.window = "off" (DCQCN baselines only; its no-loss runs are '
                       "e5_baselines.py's no_window rows)",
                       lambda s: s["transport"]["dcqcn"].update({"window": "off"})),
+        "plb_no_window": ('transport.dctcp.rate.window = "off" (PLB only)',
+                          lambda s: s["transport"]["dctcp"]["rate"].update({"window": "off"})),
+        "plb_no_window_loss0": ("plb_no_window with topology.loss_rate = 0: its no-loss reference",
+                                lambda s: (s["transport"]["dctcp"]["rate"].update({"window": "off"}),
+                                           s["topology"].update({"loss_rate": 0.0}))),
     }),
     "b5": (["E3", "E4"], lambda c: c.point == "load 0.80", ["LAPS"], 1, {
         "base": ("the harness's cell", lambda s: None),
@@ -134,7 +145,7 @@ def summarise(check, c, r) -> dict:
                   "other_avg_ms": float(f.fct_us[~same].mean()) / 1e3,
                   "other_last_ms": t56 / 1e3, "same_first_ms": float(end[same].min()) / 1e3,
                   "same_rate_before_gbps": before / (t56 - float(f.start_us[same].mean())) / 1e3 / 7})
-    if check == "b5":
+    if check in ("b5", "b5all"):
         small = f["size"] < runs.SMALL_MAX
         d["small_avg_ms"] = float(f.fct_us[small].mean()) / 1e3
         d["small_p99_ms"] = float(f.fct_us[small].quantile(0.99)) / 1e3
@@ -159,6 +170,9 @@ COLUMNS = {  # check -> (header, per-run fields)
     "b9r": ("rate decreases | per flow | avg ms | last ms | ECN marks | PFC pauses",
             lambda d: f"{d['rate_decreases']:,} | {d['decreases_per_flow']:.1f} | {d['avg_ms']:.2f} | "
                       f"{d['last_ms']:.2f} | {d['ecn_marks']:,} | {d['pfc_pauses']:,}"),
+    "b5all": ("avg ms | P99 ms | small avg / P99 ms | rate decreases | ECN marks | PFC pauses",
+              lambda d: f"{d['avg_ms']:.3f} | {d['p99_art_ms']:.3f} | {d['small_avg_ms']:.4f} / "
+                        f"{d['small_p99_ms']:.3f} | {d['rate_decreases']:,} | {d['ecn_marks']:,} | {d['pfc_pauses']:,}"),
     "b2": ("avg ms | last ms | drops | retransmits | timeouts | PFC pauses",
            lambda d: f"{d['avg_ms']:.2f} | {d['last_ms']:.2f} | {d['drops']:,} | {d['retransmits']:,} | "
                      f"{d['timeouts']:,} | {d['pfc_pauses']:,}"),
@@ -170,11 +184,12 @@ COLUMNS = {  # check -> (header, per-run fields)
 
 def table(check: str, done: dict) -> None:
     head, row = COLUMNS[check]
-    print(f"| exp | scheme | seed | ablation | {head} |")
+    print(f"| cell | scheme | seed | ablation | {head} |")
     print("|" + "---|" * (4 + head.count("|") + 1))
     order = {n: i for i, n in enumerate(CHECKS[check][4])}
-    for k in sorted((k for k in done if k[0] == check), key=lambda k: (k[1], k[2], order.get(k[4], 99), k[3])):
-        print(f"| {k[1]} | {k[2]} | {k[3]} | {k[4]} | {row(done[k])} |")
+    for k in sorted((k for k in done if k[0] == check),
+                    key=lambda k: (k[1], k[2], k[3], order.get(k[5], 99), k[4])):
+        print(f"| {k[1]} {k[2]} | {k[3]} | {k[4]} | {k[5]} | {row(done[k])} |")
 
 
 MEDIAN_FIELDS = ("avg_ms", "last_ms", "p99_art_ms", "same_avg_ms", "other_last_ms", "decreases_per_flow",
@@ -186,16 +201,88 @@ def medians(check: str, done: dict) -> None:
     groups: dict = {}
     for k, d in done.items():
         if k[0] == check:
-            groups.setdefault((k[1], k[2], k[4]), []).append(d)
+            groups.setdefault((k[1], k[2], k[3], k[5]), []).append(d)
     for g, ds in sorted(groups.items()):
         vals = {f: statistics.median(d[f] for d in ds) for f in MEDIAN_FIELDS if all(f in d for d in ds)}
         print(f"median of {len(ds)} | {' | '.join(g)} | " + ", ".join(f"{f} {v:.4g}" for f, v in vals.items()))
+
+
+def harness_medians(runs_csv: Path) -> dict:
+    """(experiment, point, scheme) -> (median avg ms, median P99 ms) over seeds, from the runs.csv
+    that ``dcnsim reproduce laps`` writes."""
+    import csv
+    groups: dict = {}
+    with open(runs_csv) as f:
+        for row in csv.DictReader(f):
+            if row["avg_fct_ms"] and not row.get("error"):
+                groups.setdefault((row["experiment"], row["point"], row["scheme"]), []).append(
+                    (float(row["avg_fct_ms"]), float(row["p99_fct_ms"])))
+    return {k: (statistics.median(a for a, _ in v), statistics.median(p for _, p in v)) for k, v in groups.items()}
+
+
+def b2_summary(done: dict, harness: dict) -> None:
+    """Median avg FCT and its change against the no-loss cell: the harness's E5 "drop 0" runs, or
+    for the window-off rows e5_baselines.py's no_window runs (same cells, no loss)."""
+    e5 = {}
+    e5_raw = HERE / "raw" / "e5_baselines.jsonl"
+    for line in e5_raw.read_text().splitlines():
+        d = json.loads(line)
+        e5.setdefault((d["scheme"], d["ablation"]), []).append(d["avg_ms"])
+    groups: dict = {}
+    for k, d in done.items():
+        if k[0] == "b2":
+            groups.setdefault((k[3], k[5]), []).append(d)
+    print("| scheme | ablation | seeds | median avg ms | no-loss reference ms | change | drops | timeouts |")
+    print("|---|---|---|---|---|---|---|---|")
+    for (scheme, name), ds in sorted(groups.items()):
+        avg = statistics.median(d["avg_ms"] for d in ds)
+        if name == "no_window":
+            ref = statistics.median(e5[(scheme, "no_window")])
+        elif name == "plb_no_window":
+            ref_ds = groups.get((scheme, "plb_no_window_loss0"))
+            ref = statistics.median(d["avg_ms"] for d in ref_ds) if ref_ds else math.nan
+        elif name == "plb_no_window_loss0":
+            continue
+        else:
+            ref = harness[("E5", "drop 0", scheme)][0]
+        print(f"| {scheme} | {name} | {len(ds)} | {avg:.2f} | {ref:.2f} | {100 * (avg / ref - 1):+.1f} % | "
+              f"{statistics.median(d['drops'] for d in ds):.0f} | {statistics.median(d['timeouts'] for d in ds):.0f} |")
+
+
+def b5all_summary(done: dict, harness: dict) -> None:
+    """B5 on E4 with LAPS's gate = "paper": per load, the medians of LAPS (ablated) and of the
+    harness's baselines; LAPS lowest in avg and P99 or not; the mean of the avg over loads."""
+    groups: dict = {}
+    for k, d in done.items():
+        if k[0] == "b5all":
+            groups.setdefault(k[2], []).append(d)
+    print("| load | LAPS gate paper avg / P99 | LAPS (harness) avg / P99 | best baseline avg | best baseline P99 "
+          "| lowest avg | lowest P99 |")
+    print("|---|---|---|---|---|---|---|")
+    means = {"LAPS gate paper": [], "LAPS": []}
+    for point, ds in sorted(groups.items()):
+        a = statistics.median(d["avg_ms"] for d in ds)
+        p = statistics.median(d["p99_art_ms"] for d in ds)
+        base = {s: harness[("E4", point, s)] for s in runs.BASELINES}
+        for s, (ba, _) in base.items():
+            means.setdefault(s, []).append(ba)
+        means["LAPS gate paper"].append(a)
+        means["LAPS"].append(harness[("E4", point, "LAPS")][0])
+        ba = min(base.items(), key=lambda kv: kv[1][0])
+        bp = min(base.items(), key=lambda kv: kv[1][1])
+        la, lp = harness[("E4", point, "LAPS")]
+        print(f"| {point[5:]} | {a:.3f} / {p:.3f} | {la:.3f} / {lp:.3f} | {ba[0]} {ba[1][0]:.3f} | {bp[0]} {bp[1][1]:.3f} "
+              f"| {'yes' if a < ba[1][0] else 'no'} | {'yes' if p < bp[1][1] else 'no'} |")
+    print()
+    print("mean avg FCT over loads: " + ", ".join(f"{s} {statistics.mean(v):.3f}" for s, v in means.items()) + " ms")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("check", choices=sorted(CHECKS))
     ap.add_argument("--table", action="store_true", help="print the table of the stored runs only")
+    ap.add_argument("--harness-runs", type=Path,
+                    help="runs.csv of `dcnsim reproduce laps` (b2, b5all: the harness's cells as references)")
     ap.add_argument("--seeds", type=int)
     ap.add_argument("--ablations")
     ap.add_argument("--schemes")
@@ -209,11 +296,14 @@ def main() -> None:
     if RAW.is_file():
         for line in RAW.read_text().splitlines():
             d = json.loads(line)
-            done[(d["check"], d["exp"], d["scheme"], d["seed"], d["ablation"])] = d
+            done[(d["check"], d["exp"], d["point"], d["scheme"], d["seed"], d["ablation"])] = d
     if args.table:
         table(args.check, done)
         print()
         medians(args.check, done)
+        if args.harness_runs and args.check in ("b2", "b5all"):
+            print()
+            {"b2": b2_summary, "b5all": b5all_summary}[args.check](done, harness_medians(args.harness_runs))
         return
     RAW.parent.mkdir(parents=True, exist_ok=True)
     flows_dir = Path(tempfile.mkdtemp(prefix="laps-checks-flows-"))
@@ -222,7 +312,7 @@ def main() -> None:
     cells = [c for c in cells if keep(c) and c.scheme in schemes]
     for name in names:
         for c in cells:
-            key = (args.check, c.exp, c.scheme, c.seed, name)
+            key = (args.check, c.exp, c.point, c.scheme, c.seed, name)
             if key in done:
                 continue
             spec = copy.deepcopy(c.spec)
