@@ -121,6 +121,8 @@ CHECKS = {
         "raw_us": ('transport.laps.latency_scale = "raw_us"', laps("latency_scale", "raw_us")),
         "beta_0": ("transport.laps.beta = 0 (uniform spraying, LAPS's rate control)", laps("beta", 0.0)),
         "beta_5": ("transport.laps.beta = 5 (default 1)", laps("beta", 5.0)),
+        "no_hyper": ("transport.laps.hyper_increase_after = 1000000 (no hyper increase)",
+                     laps("hyper_increase_after", 1000000)),
     }),
 }
 
@@ -274,7 +276,7 @@ def b5all_summary(done: dict, harness: dict) -> None:
         print(f"| {point[5:]} | {a:.3f} / {p:.3f} | {la:.3f} / {lp:.3f} | {ba[0]} {ba[1][0]:.3f} | {bp[0]} {bp[1][1]:.3f} "
               f"| {'yes' if a < ba[1][0] else 'no'} | {'yes' if p < bp[1][1] else 'no'} |")
     print()
-    print("mean avg FCT over loads: " + ", ".join(f"{s} {statistics.mean(v):.3f}" for s, v in means.items()) + " ms")
+    print("mean avg FCT over loads: " + ", ".join(f"{s} {statistics.mean(v):.3f}" for s, v in means.items() if v) + " ms")
 
 
 def main() -> None:
