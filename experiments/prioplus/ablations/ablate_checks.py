@@ -52,6 +52,7 @@ class Cells:
     variant: str
     points: tuple[str, ...]  # empty: every point of the variant
     change: tuple[str, ...] = ()
+    seeds: tuple[int, ...] = ()  # empty: every seed the harness runs
 
 
 @dataclass(frozen=True)
@@ -81,8 +82,34 @@ def harness_runs(c: Cells) -> list[R.Run]:
     return out
 
 
-def seeds_of(run: R.Run) -> range:
-    return range(1, (min(SEEDS, run.max_seeds or SEEDS) if run.seeded else 1) + 1)
+def seeds_of(run: R.Run, only: tuple[int, ...] = ()) -> list[int]:
+    every = range(1, (min(SEEDS, run.max_seeds or SEEDS) if run.seeded else 1) + 1)
+    return [s for s in every if not only or s in only]
+
+
+# A harness output folder (``dcnsim reproduce prioplus --out DIR``) whose cache holds runs of
+# the very scenarios of some base cells (``--harness-cache DIR/cache``): such a run is taken
+# from there instead of being simulated again (the F12AB coflow runs take 10-18 min each).
+HARNESS_CACHE: Optional[Path] = None
+_CACHE_INDEX: dict[tuple[str, str, str, int], list[Path]] = {}
+
+
+def harness_record(exp: str, point: str, variant: str, seed: int, spec: dict[str, Any]) -> Optional[dict[str, Any]]:
+    if HARNESS_CACHE is None:
+        return None
+    if not _CACHE_INDEX:
+        for p in HARNESS_CACHE.glob("*.json"):
+            with open(p) as fh:
+                head = fh.read(400)
+            m = re.search(r'"experiment": "([^"]*)", "point": "([^"]*)", "variant": "([^"]*)", "seed": (\d+)', head)
+            if m:
+                _CACHE_INDEX.setdefault((m[1], m[2], m[3], int(m[4])), []).append(p)
+    for p in _CACHE_INDEX.get((exp, point, variant, seed), []):
+        with open(p) as fh:
+            data = json.load(fh)
+        if data.get("scenario") == spec and "extra" in data.get("record", {}):
+            return dict(data["record"], harness_cache=p.name)
+    return None
 
 
 _HARNESS: dict[str, dict[tuple[str, str, int], dict[str, Any]]] = {}
@@ -99,7 +126,7 @@ def load(c: Cells, stream: Any = sys.stderr) -> list[R.RunResult]:
     out = []
     toml = A.EXP_DIR / R.EXPERIMENTS[c.exp].toml
     for run in harness_runs(c):
-        for seed in seeds_of(run):
+        for seed in seeds_of(run, c.seeds):
             spec, root = load_scenario(toml, [*run.overrides, f"seed={seed}", *c.change])
             if not c.change:
                 assert harness_spec(c.exp, run.point, c.variant, seed) == spec, f"{c.key}: not the harness's cell"
@@ -111,6 +138,11 @@ def load(c: Cells, stream: Any = sys.stderr) -> list[R.RunResult]:
                     data = json.load(fh)
                 if data.get("scenario_sha") == sha:
                     rec = data["record"]
+            if rec is None and not c.change:
+                rec = harness_record(c.exp, run.point, c.variant, seed, spec)
+                if rec is not None:
+                    A.save(path, {"cells": c.key, "point": run.point, "seed": seed, "change": [],
+                                  "scenario_sha": sha, "record": rec})
             if rec is None:
                 rec = simulate(spec, str(root), R._FLOW_COLUMNS, cap_us=R.CAP_US, summarize=M.summarize)
                 if "error" in rec:
@@ -137,8 +169,37 @@ def m4_figures(g: R.Grid) -> dict[str, float]:
     for i in C.flow_groups(r).get("low", []):
         ch = [t for (t, v), (_, v0) in zip(d.get(i, [])[1:], d.get(i, [])) if v != v0 and t_hi - 100 <= t <= t_hi]
         steps += [b - a for a, b in zip(ch, ch[1:])]
-    return {"idle gap µs": idle, "low spacing before µs": sum(steps) / len(steps) if steps else math.nan,
-            "high done µs": t_hi}
+    out = {"idle gap µs": idle, "low spacing before µs": sum(steps) / len(steps) if steps else math.nan,
+           "high done µs": t_hi}
+    # The low flows' rate trajectory: mean rate of one low flow (Mbps) in 100 µs windows from
+    # their start (125 µs), and in the last 100 µs before the high flows' end; and when they
+    # first go M4_MIN_GAP_US without a delivery (at the minimum: one packet per ~84 µs).
+    low = C.flow_groups(r).get("low", [])
+    for a, b in [*M4_WINDOWS, (t_hi - 100, t_hi)]:
+        name = f"low Mbps {a:.0f}-{b:.0f}" if (a, b) in M4_WINDOWS else "low Mbps last 100 µs"
+        rates = [(at(d.get(i, []), b) - at(d.get(i, []), a)) * 8 / (b - a) for i in low]
+        out[name] = sum(rates) / len(rates) if rates and b > a else math.nan
+    firsts = []
+    for i in low:
+        ch = [t for (t, v), (_, v0) in zip(d.get(i, [])[1:], d.get(i, [])) if v != v0 and t <= t_hi]
+        firsts.append(next((a for a, b in zip(ch, ch[1:]) if b - a >= M4_MIN_GAP_US), math.inf))
+    out[f"first gap ≥ {M4_MIN_GAP_US:.0f} µs at"] = sum(firsts) / len(firsts) if firsts else math.nan
+    return out
+    return out
+
+
+M4_WINDOWS = ((125.0, 225.0), (225.0, 325.0), (325.0, 425.0), (425.0, 525.0))
+M4_MIN_GAP_US = 70.0
+
+
+def at(series: list[tuple[float, float]], t: float) -> float:
+    """Delivered bytes of one flow at time ``t`` (its last sample at or before ``t``)."""
+    v = 0.0
+    for ts, x in series:
+        if ts > t:
+            break
+        v = x
+    return v
 
 
 def ac14_figures(g: R.Grid) -> dict[str, float]:
@@ -219,10 +280,35 @@ def f12ab_figures(g: R.Grid) -> dict[str, float]:
     return out
 
 
+def f12ab_nocc(g: R.Grid) -> dict[str, float]:
+    sp = C.f12ab_speedups(g, "70%").get(R.PHYS8_NOCC)
+    out = {f"avg {k}": sp["means"][k] if sp else math.nan for k in ("high", "low", "all")}
+    out["p99 all"] = sp["p99"]["all"] if sp else math.nan
+    nocc = [r for r in g.results if r.cell.variant == R.PHYS8_NOCC]
+    out["pauses/run"] = sum(r.stat("pfc_pause_frames") for r in nocc) / max(len(nocc), 1)
+    return out
+
+
 # ---------------------------------------------------------------------------------------
 # The cells and the lines
 
 NOISE_OFF = ("transport.delay_noise.scale=0",)
+
+
+def m4_file(name: str, rows: list[str]) -> str:
+    """A flow list for an M4 line (written under raw/, not committed): the harness's
+    m4_high.csv or m4_low.csv with one field changed."""
+    path = RAW / "m4_files" / name
+    text = "src,dst,size,start\n" + "".join(r + "\n" for r in rows)
+    if not path.is_file() or path.read_text() != text:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return str(path)
+
+
+M4_HIGH7 = m4_file("high_7MB.csv", ["0,4,7MB,0us", "1,4,7MB,0us"])
+M4_HIGH10 = m4_file("high_10MB.csv", ["0,4,10MB,0us", "1,4,10MB,0us"])
+M4_LOW_AT0 = m4_file("low_start0.csv", ["2,4,3MB,0us", "3,4,3MB,0us"])
 F11_LARGE = ("N=8", "N=12", "N=16")
 F11_LOW_N = ("N=2", "N=4", "N=6", "N=8")
 F13_PP = tuple(f"{R.PP} B={b}" for b in R.F13_BS)
@@ -239,6 +325,12 @@ CELLS = [Cells(*a) for a in [
     ("m4_high5", "M4", "Swift min rate", (), ("workload.0.file=m2_high.csv",)),
     ("m4_lowtarget1", "M4", "Swift min rate", (), ('transport.swift.level_targets=["1us", "25us"]',)),
     ("m4_nonoise", "M4", "Swift min rate", (), NOISE_OFF),
+    ("m4_mdf1", "M4", "Swift min rate", (), ("transport.swift.max_mdf=1.0",)),
+    ("m4_ai_tenth", "M4", "Swift min rate", (), ("transport.swift.ai=0.018",)),
+    ("m4_beta16", "M4", "Swift min rate", (), ("transport.swift.beta=1.6",)),
+    ("m4_high7", "M4", "Swift min rate", (), (f"workload.0.file={json.dumps(M4_HIGH7)}",)),
+    ("m4_high10", "M4", "Swift min rate", (), (f"workload.0.file={json.dumps(M4_HIGH10)}",)),
+    ("m4_low_at0", "M4", "Swift min rate", (), (f"workload.1.file={json.dumps(M4_LOW_AT0)}",)),
     # AC14
     ("ac14_pp", "AC14", R.PP, ()),
     ("ac14_swift", "AC14", "Swift (same target)", ()),
@@ -263,6 +355,9 @@ CELLS = [Cells(*a) for a in [
     ("f11_phys", "F11", R.PHYS, F11_LOW_N),
     ("f11_phys_headroom50", "F11", R.PHYS, F11_LOW_N, ('switch.pfc.headroom="50000B"',)),
     ("f11_phys_buffer22", "F11", R.PHYS, F11_LOW_N, ('switch.pfc.dynamic.buffer="2200000B"',)),
+    ("f11_phys_acks_top", "F11", R.PHYS, F11_LOW_N, ("switch.ack_priority=true",)),
+    ("f11_phys_one_class", "F11", R.PHYS, F11_LOW_N, ("switch.pfc.per_priority=false",)),
+    ("f11_phys_alpha8", "F11", R.PHYS, F11_LOW_N, ("switch.pfc.dynamic.alpha_shift=3",)),
     ("f11_hpcc", "F11", R.HPCC, ("N=8",)),
     ("f11_pp_nonoise_table", "F11", R.PP_NO_NOISE, ("N=8",)),
     # F14
@@ -285,8 +380,17 @@ CELLS = [Cells(*a) for a in [
     ("f12ab_pp", "F12AB", R.PP, ("70%",)),
     ("f12ab_phys", "F12AB", R.PHYS, ("70%",)),
     ("f12ab_phys_ai_half", "F12AB", R.PHYS, ("70%",), ("transport.swift.ai=0.09",)),
+    # H13: Physical w/o CC at 70 %, seed 3 only (its fastest seed: 609 s in the harness's run)
+    ("f12ab_swift_s3", "F12AB", R.SWIFT_FLAT, ("70%",), (), (3,)),
+    ("f12ab_nocc_s3", "F12AB", R.PHYS8_NOCC, ("70%",), (), (3,)),
+    ("f12ab_nocc_s3_buf1m", "F12AB", R.PHYS8_NOCC, ("70%",), ('switch.pfc.dynamic.buffer_per_port="1MB"',), (3,)),
+    ("f12ab_nocc_s3_one_class", "F12AB", R.PHYS8_NOCC, ("70%",), ("switch.pfc.per_priority=false",), (3,)),
 ]]
 BY_KEY = {c.key: c for c in CELLS}
+# The cells of the second round's lines (results_checks.md, "Second round"; --round 2 shows
+# each check's table line and these).
+ROUND2 = {"m4_mdf1", "m4_beta16", "m4_high7", "m4_ai_tenth", "m4_high10", "m4_low_at0", "f11_phys_acks_top", "f11_phys_one_class",
+          "f11_phys_alpha8", "f12ab_swift_s3", "f12ab_nocc_s3", "f12ab_nocc_s3_buf1m", "f12ab_nocc_s3_one_class"}
 
 F13_BASE = ("f13_phys",) + tuple(f"f13_pp{b}" for b in R.F13_BS)
 STUDIES = [
@@ -296,6 +400,15 @@ STUDIES = [
              "the low flows have longer to fall to their minimum"),
         Line("low level's target 1 µs, not 5 µs", ("m4_lowtarget1",), "the low flows cut harder"),
         Line("no NIC noise", ("m4_nonoise",)),
+        Line("Swift's decrease cap lifted (max_mdf 1, not 0.5)", ("m4_mdf1",),
+             "one decrease may take the window to the minimum"),
+        Line("Swift's additive increase 0.018 packet, not 0.18", ("m4_ai_tenth",),
+             "less increase between the cuts"),
+        Line("Swift's decrease gain β 1.6, not 0.8", ("m4_beta16",), "each cut twice as deep for the same delay"),
+        Line("high flows 7 MB, not 3 MB", ("m4_high7",)),
+        Line("high flows 10 MB, not 3 MB", ("m4_high10",), "the low flows have far longer to fall"),
+        Line("low flows start at 0 µs with the high flows, not 125 µs", ("m4_low_at0",),
+             "the low flows fall for 125 µs more before the high flows end"),
     ), m4_figures, lambda f: 60 <= f["idle gap µs"] <= 110, "60-110 µs"),
     Study("AC14", "AC14", "plain Swift's queue samples above D_limit (after 1 ms)", "far more than PrioPlus's", (
         Line("table", ("ac14_pp", "ac14_swift")),
@@ -328,6 +441,12 @@ STUDIES = [
              "with the 4 KiB reserve, 8 queues on 6 ports set aside 2.6 of the 2.64 MB"),
         Line("buffer 2.2 MB per switch, not 2.64 MB", ("f11_phys_buffer22",),
              "8 queues on 6 ports set aside 2.0 MB; 1.32 MB (half) left no shared pool at N = 6"),
+        Line("ACKs at the top priority, not with their data", ("f11_phys_acks_top",),
+             "the ACKs of the low levels no longer wait behind the higher levels"),
+        Line("one PFC class for all data, not one per priority", ("f11_phys_one_class",),
+             "a PAUSE stops every level of the link: pauses spread across levels"),
+        Line("dynamic threshold α = 1/8, not 1/4", ("f11_phys_alpha8",),
+             "each lossless queue's share of the pool halves, so the more levels back up the sooner each pauses"),
     ), f11_rise, lambda f: f["N=8 / best N≤6"] >= 1.25, "≥ 1.25"),
     Study("H10", "H10", "F11, N = 8: HPCC / PrioPlus+Swift, all flows", "avg ≥ 1.15, p99 ≥ 1.11", (
         Line("table", ("f11_hpcc", "f11_pp")),
@@ -357,6 +476,15 @@ STUDIES = [
                                                                           "f12ab_phys_ai_half"),
              "as H3's line: slower re-acceleration after the higher levels leave"),
     ), f12ab_figures, lambda f: f["PrioPlus − Physical, all"] >= 0.11, "≥ +0.11"),
+    Study("H13", "H13", "F12AB 70 %, seed 3: Physical w/o CC speedup over Swift (ratio of means)",
+          "avg 0.03 / 0.24 / 0.03 (high / low / all)", (
+              Line("table (seed 3)", ("f12ab_swift_s3", "f12ab_nocc_s3")),
+              Line("PFC pool 1 MB per port, not 2 MiB", ("f12ab_swift_s3", "f12ab_nocc_s3_buf1m"),
+                   "the PrioPlus artefact's other per-port buffer: half the shared pool, so each lossless "
+                   "queue pauses at about half the bytes"),
+              Line("one PFC class for all data, not one per priority", ("f12ab_swift_s3", "f12ab_nocc_s3_one_class"),
+                   "a PAUSE stops every level of the link, so the lower levels' incasts block the higher levels"),
+          ), f12ab_nocc, lambda f: f["avg all"] <= 0.05, "avg all ≤ 0.05"),
 ]
 
 
@@ -370,9 +498,16 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", default="", help="study keys, comma-separated: " + ", ".join(s.key for s in STUDIES))
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--round", type=int, default=0, help="2: only each check's table line and the second round's")
+    ap.add_argument("--harness-cache", type=Path, default=None,
+                    help="a `dcnsim reproduce prioplus` cache folder: base cells whose scenario is there are read "
+                         "from it, not simulated")
     a = ap.parse_args(argv)
+    global HARNESS_CACHE
+    HARNESS_CACHE = a.harness_cache
     want = [w.strip() for w in a.only.split(",") if w.strip()]
-    studies = [s for s in STUDIES if not want or s.key in want]
+    studies = [s for s in STUDIES if (not want or s.key in want) and (a.round != 2 or any(
+        set(ln.cells) & ROUND2 for ln in s.lines))]
     if a.list:
         for s in studies:
             for ln in s.lines:
@@ -383,7 +518,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         walls = []
         out = [f"\n### {s.check}: {s.what}\n", f"Paper: {s.paper}. Bar: {s.bar}.\n"]
         rows = []
-        for ln in s.lines:
+        lines = [ln for ln in s.lines if a.round != 2 or ln.label.startswith("table") or set(ln.cells) & ROUND2]
+        for ln in lines:
             runs = []
             for k in ln.cells:
                 if k not in res:
@@ -400,7 +536,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         for ln, change, f, ok, n in rows:
             out.append("| " + " | ".join([ln.label, change.replace("|", "\\|"), *[fmtv(f[k]) for k in names],
                                           "yes" if ok else "no", str(n)]) + " |")
-        notes = [f"- {ln.label}: {ln.note}" for ln in s.lines if ln.note]
+        notes = [f"- {ln.label}: {ln.note}" for ln in lines if ln.note]
         out += [""] + notes if notes else []
         out.append(f"\n({len(walls)} runs in the lines, {sum(walls) / max(len(walls), 1):.2f} s of one core a run "
                    "as stored.)")
