@@ -303,7 +303,7 @@ def m4_file(name: str, rows: list[str]) -> str:
     if not path.is_file() or path.read_text() != text:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
-    return str(path)
+    return str(path.relative_to(A.EXP_DIR))  # a workload file is relative to the scenario file
 
 
 M4_HIGH7 = m4_file("high_7MB.csv", ["0,4,7MB,0us", "1,4,7MB,0us"])
@@ -360,6 +360,7 @@ CELLS = [Cells(*a) for a in [
     ("f11_phys_alpha8", "F11", R.PHYS, F11_LOW_N, ("switch.pfc.dynamic.alpha_shift=3",)),
     ("f11_hpcc", "F11", R.HPCC, ("N=8",)),
     ("f11_pp_nonoise_table", "F11", R.PP_NO_NOISE, ("N=8",)),
+    ("f11_pp8_restart", "F11", R.PP, ("N=8",), ("transport.prioplus.restart_pkts=150",)),
     # F14
     ("f14_pp", "F14", R.PP, ()),
     ("f14_d2tcp", "F14", R.D2TCP, ()),
@@ -367,6 +368,8 @@ CELLS = [Cells(*a) for a in [
     ("f14_d2tcp_dctcp", "F14", R.D2TCP, (), ("transport.d2tcp.deadline_factor_low=1.5",)),
     ("f14_d2tcp_k100", "F14", R.D2TCP, (), (
         'switch.ecn={ enabled = true, kmin = "100KiB", kmax = "400KiB", pmax = 0.2 }',)),
+    ("f14_pp_restart", "F14", R.PP, (), ("transport.prioplus.restart_pkts=150",)),
+    ("f14_pp_ls1", "F14", R.PP, (), ("transport.prioplus.linear_step=1.0",)),
     # F12C ([A] fabric)
     ("f12c_swift", "F12C", R.SWIFT_FLAT, (R.F12C_A,)),
     ("f12c_pp", "F12C", R.PP, (R.F12C_A,)),
@@ -390,7 +393,8 @@ BY_KEY = {c.key: c for c in CELLS}
 # The cells of the second round's lines (results_checks.md, "Second round"; --round 2 shows
 # each check's table line and these).
 ROUND2 = {"m4_mdf1", "m4_beta16", "m4_high7", "m4_ai_tenth", "m4_high10", "m4_low_at0", "f11_phys_acks_top", "f11_phys_one_class",
-          "f11_phys_alpha8", "f12ab_swift_s3", "f12ab_nocc_s3", "f12ab_nocc_s3_buf1m", "f12ab_nocc_s3_one_class"}
+          "f11_phys_alpha8", "f12ab_swift_s3", "f12ab_nocc_s3", "f12ab_nocc_s3_buf1m", "f12ab_nocc_s3_one_class",
+          "f11_pp8_restart", "f14_pp_restart", "f14_pp_ls1"}
 
 F13_BASE = ("f13_phys",) + tuple(f"f13_pp{b}" for b in R.F13_BS)
 STUDIES = [
@@ -451,6 +455,8 @@ STUDIES = [
     Study("H10", "H10", "F11, N = 8: HPCC / PrioPlus+Swift, all flows", "avg ≥ 1.15, p99 ≥ 1.11", (
         Line("table", ("f11_hpcc", "f11_pp")),
         Line("PrioPlus without the NIC noise (the table's own row)", ("f11_hpcc", "f11_pp_nonoise_table")),
+        Line("PrioPlus: 150 packets (about 1 BDP) after a probe that sees a non-empty queue, not 1",
+             ("f11_hpcc", "f11_pp8_restart"), "ablate.py's F14 line that sped up the low levels' large flows"),
     ), f11_hpcc, lambda f: f["HPCC / PrioPlus avg"] >= 1.15 and f["HPCC / PrioPlus p99"] >= 1.11,
         "avg ≥ 1.15 and p99 ≥ 1.11"),
     Study("H18", "H18", "F14: all large flows, PrioPlus / D2TCP", "0.96 (4 % better)", (
@@ -458,6 +464,9 @@ STUDIES = [
         Line("PrioPlus without the NIC noise", ("f14_pp_nonoise", "f14_d2tcp")),
         Line("D2TCP: every deadline 1.5x (deadline_factor_low 12 → 1.5)", ("f14_pp", "f14_d2tcp_dctcp")),
         Line("D2TCP: RED marking at 100 / 400 KiB, not 400 / 1600 KiB", ("f14_pp", "f14_d2tcp_k100")),
+        Line("PrioPlus: 150 packets (about 1 BDP) after a probe that sees a non-empty queue, not 1",
+             ("f14_pp_restart", "f14_d2tcp"), "ablate.py's line: the low levels' large flows 0.76-0.83x Physical*'s"),
+        Line("PrioPlus: W_LS = 1 BDP at every level", ("f14_pp_ls1", "f14_d2tcp")),
     ), f14_d2tcp, lambda f: f["PrioPlus / D2TCP"] <= 0.96, "≤ 0.96"),
     Study("F12C", "H8 / AC17", "F12C [A]: PrioPlus+Swift training speedup ResNet / VGG / total",
           "1.12 / 1.15 / 1.13 (± 0.05)", (
