@@ -1,6 +1,6 @@
 """Ablation runs behind the PrioPlus checks that failed with no ablation to say why:
 H24 / AC13 (M4), AC14, H19 / AC19 (F13), H3 / AC15, H4 and H10 (F11), H18 (F14),
-H8 / AC17 (F12C) and AC16 (F12AB).
+H8 / AC17 (F12C), AC16 (F12AB) and, in the second round, H13 (F12AB, Physical w/o CC).
 
 A sibling of ``ablate.py`` (this folder), with its storage (``digest``, ``save``, ``raw/``).
 Each "cells" entry is a harness run list: one experiment, one variant, some points, every
@@ -15,6 +15,8 @@ changes one setting against the base line of its check (the table's cells).
     PYTHONPATH=python python experiments/prioplus/ablations/ablate_checks.py            # every check
     PYTHONPATH=python python experiments/prioplus/ablations/ablate_checks.py --only M4,AC14
     PYTHONPATH=python python experiments/prioplus/ablations/ablate_checks.py --list
+    PYTHONPATH=python python experiments/prioplus/ablations/ablate_checks.py --round 2   # the second round's lines
+    ... --harness-cache OUT/cache   # base runs read from a `dcnsim reproduce prioplus --out OUT` run
 
 Runs are stored under ``raw/checks/`` (gzipped JSON, not committed) and reused while their
 scenario is unchanged. The tables (markdown) go to stdout; results_checks.md holds them.
