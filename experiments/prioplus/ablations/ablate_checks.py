@@ -330,6 +330,7 @@ CELLS = [Cells(*a) for a in [
     ("m4_mdf1", "M4", "Swift min rate", (), ("transport.swift.max_mdf=1.0",)),
     ("m4_ai_tenth", "M4", "Swift min rate", (), ("transport.swift.ai=0.018",)),
     ("m4_beta16", "M4", "Swift min rate", (), ("transport.swift.beta=1.6",)),
+    ("m4_hightarget50", "M4", "Swift min rate", (), ('transport.swift.level_targets=["5us", "50us"]',)),
     ("m4_high7", "M4", "Swift min rate", (), (f"workload.0.file={json.dumps(M4_HIGH7)}",)),
     ("m4_high10", "M4", "Swift min rate", (), (f"workload.0.file={json.dumps(M4_HIGH10)}",)),
     ("m4_low_at0", "M4", "Swift min rate", (), (f"workload.1.file={json.dumps(M4_LOW_AT0)}",)),
@@ -390,12 +391,15 @@ CELLS = [Cells(*a) for a in [
     ("f12ab_nocc_s3", "F12AB", R.PHYS8_NOCC, ("70%",), (), (3,)),
     ("f12ab_nocc_s3_buf1m", "F12AB", R.PHYS8_NOCC, ("70%",), ('switch.pfc.dynamic.buffer_per_port="1MB"',), (3,)),
     ("f12ab_nocc_s3_one_class", "F12AB", R.PHYS8_NOCC, ("70%",), ("switch.pfc.per_priority=false",), (3,)),
+    # The harness's switch.pfc less its [dynamic] table: fixed thresholds per (ingress link,
+    # class), xoff = the 2 MiB port buffer less the headroom (docs/models/pfc.md).
+    ("f12ab_nocc_s3_fixed", "F12AB", R.PHYS8_NOCC, ("70%",), ("switch.pfc:={ per_priority = true }",), (3,)),
 ]]
 BY_KEY = {c.key: c for c in CELLS}
 # The cells of the second round's lines (results_checks.md, "Second round"; --round 2 shows
 # each check's table line and these).
-ROUND2 = {"m4_mdf1", "m4_beta16", "m4_high7", "m4_ai_tenth", "m4_high10", "m4_low_at0", "f11_phys_acks_top", "f11_phys_one_class",
-          "f11_phys_alpha8", "f12ab_swift_s3", "f12ab_nocc_s3", "f12ab_nocc_s3_buf1m", "f12ab_nocc_s3_one_class",
+ROUND2 = {"m4_mdf1", "m4_beta16", "m4_hightarget50", "m4_high7", "m4_ai_tenth", "m4_high10", "m4_low_at0", "f11_phys_acks_top", "f11_phys_one_class",
+          "f11_phys_alpha8", "f12ab_swift_s3", "f12ab_nocc_s3", "f12ab_nocc_s3_buf1m", "f12ab_nocc_s3_one_class", "f12ab_nocc_s3_fixed",
           "f11_pp8_restart", "f14_pp_restart", "f14_pp_ls1"}
 
 F13_BASE = ("f13_phys",) + tuple(f"f13_pp{b}" for b in R.F13_BS)
@@ -411,6 +415,8 @@ STUDIES = [
         Line("Swift's additive increase 0.018 packet, not 0.18", ("m4_ai_tenth",),
              "less increase between the cuts"),
         Line("Swift's decrease gain β 1.6, not 0.8", ("m4_beta16",), "each cut twice as deep for the same delay"),
+        Line("high level's target 50 µs, not 25 µs", ("m4_hightarget50",),
+             "a deeper standing queue: more delay above the low flows' target, so deeper cuts"),
         Line("high flows 7 MB, not 3 MB", ("m4_high7",)),
         Line("high flows 10 MB, not 3 MB", ("m4_high10",), "the low flows have far longer to fall"),
         Line("low flows start at 0 µs with the high flows, not 125 µs", ("m4_low_at0",),
@@ -495,6 +501,8 @@ STUDIES = [
                    "queue pauses at about half the bytes"),
               Line("one PFC class for all data, not one per priority", ("f12ab_swift_s3", "f12ab_nocc_s3_one_class"),
                    "a PAUSE stops every level of the link, so the lower levels' incasts block the higher levels"),
+              Line("PFC fixed thresholds, not the dynamic pool", ("f12ab_swift_s3", "f12ab_nocc_s3_fixed"),
+                   "each (ingress link, class) pauses at the 2 MiB port buffer less its headroom"),
           ), f12ab_nocc, lambda f: f["avg all"] <= 0.05, "avg all ≤ 0.05"),
 ]
 
