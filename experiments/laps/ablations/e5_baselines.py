@@ -15,54 +15,32 @@ About 10 s of one core a run (90 runs for 3 seeds, 5 schemes and the 6 settings)
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 import tempfile
 import time
 from pathlib import Path
 
 import dcnsim
+from dcnsim._scenario import apply_overrides
 from dcnsim.repro.papers.laps import runs
 
 ROOT = Path(__file__).resolve().parents[3]
 RAW = Path(__file__).resolve().parent / "raw" / "e5_baselines.jsonl"
 
-# name -> (what it changes, the change applied to a copy of the cell's scenario)
+# name -> (the overrides, in `dcnsim run --set` form, applied to the cell's scenario; why)
 ABLATIONS = {
-    "base": ("the harness's cell", lambda s: None),
-    "shared_buffer": (
-        "switch.pfc.dynamic = { buffer_per_port = \"1MB\" } (the LAPS artefact's shared buffer: 1 MB per port, "
-        "dynamic thresholds) instead of 4 MB per port",
-        lambda s: s["switch"].setdefault("pfc", {}).update({"dynamic": {"buffer_per_port": "1MB"}}),
-    ),
-    "buffer_1mb": (
-        "switch.buffer = \"1MB\" (the artefact's 1 MB per port, as fixed PFC thresholds) instead of 4 MB",
-        lambda s: s["switch"].update({"buffer": "1MB"}),
-    ),
-    "no_window": (
-        "transport.dcqcn.window = \"off\" (no in-flight window on the DCQCN baselines)",
-        lambda s: s["transport"]["dcqcn"].update({"window": "off"}),
-    ),
-    "red_by_rate": (
-        "switch.ecn.reference_rate = \"100Gbps\" (RED by port rate, as the LAPS artefact: 800 / 3200 KB on the "
-        "200 Gb/s GPU ports, 400 / 1600 KB on the 100 Gb/s ones)",
-        lambda s: s["switch"]["ecn"].update({"reference_rate": "100Gbps"}),
-    ),
-    "flowlet_1s": (
-        "transport.letflow.flowlet_timeout = \"1s\" (LetFlow never sees a flowlet gap, so never re-paths: ECMP "
-        "hashing over the same candidate paths; B6's LetFlow / ECMP)",
-        lambda s: s["transport"]["letflow"].update({"flowlet_timeout": "1s"}),
-    ),
-    "window_2x": (
-        "transport.dcqcn.window = \"214672B\" (twice the unified window of 107,336 B: the largest round-trip "
-        "instead of one-way delay x bottleneck)",
-        lambda s: s["transport"]["dcqcn"].update({"window": "214672B"}),
-    ),
-    "window_4x": (
-        "transport.dcqcn.window = \"429344B\" (four times the unified window: the round trip at the 200 Gb/s "
-        "GPU link's rate)",
-        lambda s: s["transport"]["dcqcn"].update({"window": "429344B"}),
-    ),
+    "base": ((), "the harness's cell"),
+    "shared_buffer": (('switch.pfc.dynamic={ buffer_per_port = "1MB" }',),
+                      "the LAPS artefact's shared buffer, 1 MB per port with dynamic thresholds, not 4 MB per port"),
+    "buffer_1mb": (("switch.buffer=1MB",), "the artefact's 1 MB per port, as fixed PFC thresholds"),
+    "no_window": (("transport.dcqcn.window=off",), "no in-flight window on the DCQCN baselines"),
+    "red_by_rate": (("switch.ecn.reference_rate=100Gbps",),
+                    "RED by port rate, as the LAPS artefact: 800 / 3200 KB on the 200 Gb/s GPU ports"),
+    "flowlet_1s": (("transport.letflow.flowlet_timeout=1s",),
+                   "LetFlow never sees a flowlet gap, so never re-paths (B6's LetFlow / ECMP)"),
+    "window_2x": (("transport.dcqcn.window=214672B",),
+                  "twice the unified window of 107,336 B: the round trip instead of the one-way delay"),
+    "window_4x": (("transport.dcqcn.window=429344B",), "four times the unified window: the round trip at 200 Gb/s"),
 }
 
 
@@ -103,8 +81,7 @@ def main() -> None:
             key = (c.scheme, c.seed, name)
             if key in done:
                 continue
-            spec = copy.deepcopy(c.spec)
-            ABLATIONS[name][1](spec)
+            spec = apply_overrides(c.spec, ABLATIONS[name][0])
             t0 = time.time()
             r = dcnsim.run(spec, allow_dirs=[flows_dir])
             d = {"scheme": c.scheme, "seed": c.seed, "ablation": name, "wall_s": round(time.time() - t0, 1),
@@ -120,7 +97,8 @@ def main() -> None:
               f"{d['finished']} | {d['ecn_marks']:,} | {d['pfc_pauses']:,} | {d['timeouts']:,} |")
     print()
     for name in names:
-        print(f"- {name}: {ABLATIONS[name][0]}")
+        overrides, why = ABLATIONS[name]
+        print(f"- {name}: {', '.join(overrides) or 'no change'} ({why})")
 
 
 if __name__ == "__main__":
