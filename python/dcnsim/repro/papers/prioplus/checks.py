@@ -557,29 +557,27 @@ def checks_t1(g: Optional[Grid]) -> list[Check]:
     over the staircase's transitions within ±50 %); PrioPlus much faster (ours: every
     transition within a tenth of those, 0.2 ms and 0.3 ms)."""
     t = t1_times(g)
-    out = []
-    for kind in ("yield", "refill"):
+
+    def check(scheme: str, kind: str, name: str, target: str, judge) -> Check:
+        xs = t.get(scheme, {}).get(kind, [])
+        if not xs:
+            return Check.with_id("H21", name, "-", target, "not run")
+        value, ok = judge(xs)
+        return Check.with_id("H21", name, value, target, verdict(ok))
+
+    def swift(kind: str):
         paper = T1_PAPER_US[kind]
-        name = f"Swift (targets = D_target): time to {kind}, mean over transitions"
-        target = f"≈ {paper / 1000:.0f} ms (ours: ±{T1_SWIFT_TOLERANCE * 100:.0f} %)"
-        xs = t.get(T1_SWIFT, {}).get(kind, [])
-        if not xs:
-            out.append(Check.with_id("H21", name, "-", target, "not run"))
-        else:
-            m = _mean(xs)
-            ok = abs(m - paper) <= T1_SWIFT_TOLERANCE * paper
-            out.append(Check.with_id("H21", name, f"{t1_ms(m)} ({_ms(xs)})", target, verdict(ok)))
-    for kind in ("yield", "refill"):
+        return check(T1_SWIFT, kind, f"Swift (targets = D_target): time to {kind}, mean over transitions",
+                     f"≈ {paper / 1000:.0f} ms (ours: ±{T1_SWIFT_TOLERANCE * 100:.0f} %)",
+                     lambda xs: (f"{t1_ms(_mean(xs))} ({_ms(xs)})", abs(_mean(xs) - paper) <= T1_SWIFT_TOLERANCE * paper))
+
+    def prioplus(kind: str):
         bar = T1_PP_FRACTION * T1_PAPER_US[kind]
-        name = f"PrioPlus: time to {kind}, every transition"
-        target = f"much faster (ours: ≤ {bar / 1000:.1f} ms, a tenth of Swift's)"
-        xs = t.get(PP, {}).get(kind, [])
-        if not xs:
-            out.append(Check.with_id("H21", name, "-", target, "not run"))
-        else:
-            ok = all(math.isfinite(x) and x <= bar for _, x in xs)
-            out.append(Check.with_id("H21", name, _ms(xs), target, verdict(ok)))
-    return out
+        return check(PP, kind, f"PrioPlus: time to {kind}, every transition",
+                     f"much faster (ours: ≤ {bar / 1000:.1f} ms, a tenth of Swift's)",
+                     lambda xs: (_ms(xs), all(math.isfinite(x) and x <= bar for _, x in xs)))
+
+    return [swift(k) for k in ("yield", "refill")] + [prioplus(k) for k in ("yield", "refill")]
 
 
 def all_checks(grids: dict[str, Grid]) -> list[Check]:
