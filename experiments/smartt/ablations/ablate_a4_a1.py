@@ -265,18 +265,25 @@ def a1_counters(n: int, seed: int, overrides: tuple[str, ...] = ()) -> dict[str,
     return out
 
 
-def run_a1_counters(seeds: int, ns: list[int], only: list[str]) -> None:
-    print(f"A1 reactions per sender between 3 and 40 inter-pod target RTTs after the first NACK, seeds 1..{seeds}")
-    print("| N | row | seed | class | senders | multiplicative decreases | QuickAdapt cuts | FastIncrease ACKs | NACKs |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+def a1_cases(seeds: int, ns: list[int], only: list[str]):
+    """(N, row label, overrides, seed) of every A1 run asked for: the rows whose label
+    contains one of `only` (all when empty), seeds 1..`seeds`."""
     for n in ns:
         for label, overrides in A1_ROWS:
             if only and not any(o.lower() in label.lower() for o in only):
                 continue
             for s in range(1, seeds + 1):
-                for cls, d in a1_counters(n, s, overrides).items():
-                    print(f"| {n} | {label} | {s} | {cls} | {d['senders']:.0f} | "
-                          + " | ".join(f"{d[c]:.1f}" for c in COUNTERS) + " |", flush=True)
+                yield n, label, overrides, s
+
+
+def run_a1_counters(seeds: int, ns: list[int], only: list[str]) -> None:
+    print(f"A1 reactions per sender between 3 and 40 inter-pod target RTTs after the first NACK, seeds 1..{seeds}")
+    print("| N | row | seed | class | senders | multiplicative decreases | QuickAdapt cuts | FastIncrease ACKs | NACKs |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for n, label, overrides, s in a1_cases(seeds, ns, only):
+        for cls, d in a1_counters(n, s, overrides).items():
+            print(f"| {n} | {label} | {s} | {cls} | {d['senders']:.0f} | "
+                  + " | ".join(f"{d[c]:.1f}" for c in COUNTERS) + " |", flush=True)
 
 
 # One setting each against the test's scenario (paper mode, per-packet ACKs, arrival trims),
@@ -316,20 +323,16 @@ def run_a1(seeds: int, ns: list[int], only: list[str]) -> None:
           "| pod-local min-max, share of time outside (3-40 trtt) | pod-local throughput | others min-max "
           "| others throughput | completion µs |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-    for n in ns:
-        for label, overrides in A1_ROWS:
-            if only and not any(o.lower() in label.lower() for o in only):
-                continue
-            for s in range(1, seeds + 1):
-                res = a1_run(n, s, overrides)
-                RAW.mkdir(exist_ok=True)
-                (RAW / f"a1_n{n}_{_slug(label)}_s{s}.json").write_text(json.dumps(res))
-                m = a1_summary(res)
-                print(f"| {n} | {label} | {s} | {m['out3']} ({m['out3_near']} of {m['near']}) | "
-                      f"{' ; '.join('/'.join(f'{x:.2f}' for x in a) for a in m['near_at'])} | "
-                      f"{m['near_min']:.2f}-{m['near_max']:.2f}, {m['near_outside']:.2f} | {m['near_thr']:.2f} | "
-                      f"{m['rest_min']:.2f}-{m['rest_max']:.2f} | {m['rest_thr']:.2f} | {m['finish_us']:.1f} |",
-                      flush=True)
+    for n, label, overrides, s in a1_cases(seeds, ns, only):
+        res = a1_run(n, s, overrides)
+        RAW.mkdir(exist_ok=True)
+        (RAW / f"a1_n{n}_{_slug(label)}_s{s}.json").write_text(json.dumps(res))
+        m = a1_summary(res)
+        print(f"| {n} | {label} | {s} | {m['out3']} ({m['out3_near']} of {m['near']}) | "
+              f"{' ; '.join('/'.join(f'{x:.2f}' for x in a) for a in m['near_at'])} | "
+              f"{m['near_min']:.2f}-{m['near_max']:.2f}, {m['near_outside']:.2f} | {m['near_thr']:.2f} | "
+              f"{m['rest_min']:.2f}-{m['rest_max']:.2f} | {m['rest_thr']:.2f} | {m['finish_us']:.1f} |",
+              flush=True)
 
 
 def a1_table(seeds: int, ns: list[int]) -> None:
