@@ -92,6 +92,32 @@ pub struct Topology {
     pub description: String,
     /// The last `.0` cables get `.1` of extra latency in their a→b direction.
     pub slow_last: (u32, Time),
+    /// Set by the fat-tree builder: where its switches sit among the node ids, so that
+    /// routing can find next hops by arithmetic instead of tables (`routing.rs`).
+    pub fat_tree: Option<FatTreeLayout>,
+}
+
+/// A fat tree's switch numbering, as `fat_tree` builds it: ToRs first (`hosts_per_tor`
+/// hosts each, packed in order), then the pods' aggregation switches (pod-major), then the
+/// cores; 2-tier trees have spines after the leaves. Each switch's ports come in a fixed
+/// order: a ToR's host ports then its uplinks; an aggregation switch's ToR ports (in the
+/// pod's ToR order) then its uplinks; a core's or spine's one port per pod or leaf, in
+/// order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FatTreeLayout {
+    pub tiers: u32,
+    pub hosts_per_tor: u32,
+    pub n_tors: u32,
+    /// ToRs per pod (k/2; 3-tier trees only).
+    pub tors_per_pod: u32,
+    /// Aggregation switches per pod, one per ToR uplink (3-tier trees only).
+    pub aggs_per_pod: u32,
+}
+
+impl FatTreeLayout {
+    pub fn n_pods(&self) -> u32 {
+        self.n_tors / self.tors_per_pod.max(1)
+    }
 }
 
 impl Topology {
@@ -219,6 +245,13 @@ pub fn fat_tree(shape: &FatTreeShape, hosts: u32, links: &TierLinks) -> Topology
         host_edge,
         host_pod,
         slow_last: (0, Time::ZERO),
+        fat_tree: Some(FatTreeLayout {
+            tiers: shape.tiers,
+            hosts_per_tor: hpt,
+            n_tors,
+            tors_per_pod,
+            aggs_per_pod: if shape.tiers == 2 { 0 } else { tor_up },
+        }),
         description: format!(
             "{}-tier fat tree, radix {}, {} hosts ({} per ToR{}), {}:1 oversubscribed, {} switches",
             shape.tiers,
@@ -243,6 +276,7 @@ pub fn star(hosts: u32, rate: Rate, latency: Time) -> Topology {
         host_edge: vec![sw; hosts as usize],
         host_pod: vec![0; hosts as usize],
         slow_last: (0, Time::ZERO),
+        fat_tree: None,
         description: format!("star: {hosts} hosts on one switch"),
     }
 }
@@ -267,6 +301,7 @@ pub fn dumbbell(hosts: u32, rate: Rate, latency: Time, bottleneck: (Rate, Time))
         host_edge,
         host_pod,
         slow_last: (0, Time::ZERO),
+        fat_tree: None,
         description: format!("dumbbell: {left} + {} hosts, bottleneck {}", hosts - left, bottleneck.0),
     }
 }
@@ -291,6 +326,7 @@ pub fn parallel(paths: u32, slow: u32, extra: Time, rate: Rate, latency: Time, h
         host_pod: vec![0, 1],
         description: format!("parallel: {paths} links, the last {slow} slower by {extra} towards host 1"),
         slow_last: (slow, extra),
+        fat_tree: None,
     }
 }
 
@@ -356,6 +392,7 @@ pub fn dragonfly(shape: &DragonflyShape, host: (Rate, Time), local: (Rate, Time)
         host_edge,
         host_pod,
         slow_last: (0, Time::ZERO),
+        fat_tree: None,
         description: format!(
             "dragonfly: {groups} groups x {routers} routers x {hosts_per_router} hosts, one global link per group pair"
         ),
@@ -389,6 +426,7 @@ pub fn rail(clusters: u32, rails: u32, host: (Rate, Time), rail: (Rate, Time), n
         host_edge,
         host_pod: (0..n_hosts).map(|h| h / rails).collect(),
         slow_last: (0, Time::ZERO),
+        fat_tree: None,
         description: format!(
             "rail: {clusters} servers x {rails} GPUs, {rails} rail switches, one NVLink switch per server"
         ),
@@ -429,6 +467,7 @@ pub fn torus(dims: &[u32], host: (Rate, Time), link: (Rate, Time)) -> Topology {
         host_edge: (0..n_hosts).map(nic).collect(),
         host_pod: (0..n_hosts).collect(),
         slow_last: (0, Time::ZERO),
+        fat_tree: None,
         description: format!("torus: {shape}, one host per position behind its NIC node"),
     }
 }

@@ -238,6 +238,7 @@ fn assemble(hosts: u32, switches: u32, links: Vec<(Node, Node, Rate, Time, usize
         host_edge,
         host_pod,
         slow_last: (0, Time::ZERO),
+        fat_tree: None,
         description: format!("from file: {hosts} hosts, {switches} switches{behind_nics}"),
     })
 }

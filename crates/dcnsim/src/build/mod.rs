@@ -101,7 +101,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         ports[2 * c].up = false;
         ports[2 * c + 1].up = false;
     }
-    let routing = Routing::compute(n_hosts, n_nodes, &ports, &node_ports, &topo.host_edge).map_err(|u| {
+    let routing = Routing::compute(n_hosts, n_nodes, &ports, &node_ports, &topo.host_edge, topo.fat_tree).map_err(|u| {
         if n_fail == 0 {
             let field = if s.topology.kind == TopologyKind::File { "topology.file" } else { "topology" };
             return ScenarioError(format!(
