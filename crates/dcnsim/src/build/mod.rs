@@ -286,7 +286,10 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
     injected_drops.dedup();
     let mtu = cfg.mtu as u64;
     let built = routing.heap_bytes() + (specs.capacity() * std::mem::size_of::<workload::FlowSpec>()) as u64;
-    let memory_estimate = memory::estimate(specs.len() as u64, &ports, mtu, built);
+    let payload = cfg.payload() as u64;
+    let data_packets =
+        specs.iter().try_fold(0u64, |n, f| (f.size != u64::MAX).then(|| n + f.size.div_ceil(payload).max(1)));
+    let memory_estimate = memory::estimate(specs.len() as u64, &ports, mtu, data_packets, built);
     memory::check(&memory_estimate, specs.len() as u64)?;
     let source_routes = source_routes(s, &topo, &ports, &node_ports, &specs)?;
     let laps = laps_paths(&source_routes, &specs, &tr.laps, mtu);
