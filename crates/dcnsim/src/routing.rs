@@ -38,23 +38,64 @@ struct Tables {
 }
 
 struct FatTreeHops {
-    layout: FatTreeLayout,
-    /// Switch s's ports are `ports[offsets[s]..offsets[s + 1]]`, in the builder's order.
-    offsets: Vec<u32>,
+    /// One entry per switch (numbered from 0 after the hosts), and a last one whose
+    /// `first` ends the last switch's ports.
+    switches: Vec<SwitchHops>,
+    /// Switch s's ports, in the builder's order, are `ports[switches[s].first..switches[s + 1].first]`.
     ports: Vec<u32>,
+    /// Where each ToR sits, so that forwarding needs no division.
+    tors: Vec<TorPlace>,
+}
+
+/// A switch's role, with what forwarding needs of it.
+#[derive(Clone, Copy)]
+struct SwitchHops {
+    first: u32,
+    /// Where its uplinks start in its port list (ToRs and aggregation switches).
+    up: u32,
+    /// `TOR`, `TOP` (a core, or a 2-tier spine), or an aggregation switch's pod.
+    role: u32,
+}
+
+const TOR: u32 = u32::MAX;
+const TOP: u32 = u32::MAX - 1;
+
+#[derive(Clone, Copy)]
+struct TorPlace {
+    pod: u32,
+    /// Its port on each of its pod's aggregation switches.
+    slot: u32,
+    /// Its pod's port on a core (3 tiers), or its own port on a spine (2 tiers).
+    top: u32,
 }
 
 impl FatTreeHops {
-    fn new(layout: FatTreeLayout, n_hosts: u32, node_ports: &[Vec<u32>]) -> FatTreeHops {
-        let switches = &node_ports[n_hosts as usize..];
-        let mut offsets = Vec::with_capacity(switches.len() + 1);
-        let mut ports = Vec::with_capacity(switches.iter().map(Vec::len).sum());
-        offsets.push(0);
-        for list in switches {
+    fn new(l: FatTreeLayout, n_hosts: u32, node_ports: &[Vec<u32>]) -> FatTreeHops {
+        let lists = &node_ports[n_hosts as usize..];
+        let mut switches = Vec::with_capacity(lists.len() + 1);
+        let mut ports = Vec::with_capacity(lists.iter().map(Vec::len).sum());
+        let n_aggs = if l.tiers == 2 { 0 } else { l.n_pods() * l.aggs_per_pod };
+        for (s, list) in (0u32..).zip(lists) {
+            let hops = if s < l.n_tors {
+                let hosts_here = n_hosts.saturating_sub(s * l.hosts_per_tor).min(l.hosts_per_tor);
+                SwitchHops { first: ports.len() as u32, up: hosts_here, role: TOR }
+            } else if s - l.n_tors < n_aggs {
+                let pod = (s - l.n_tors) / l.aggs_per_pod;
+                SwitchHops { first: ports.len() as u32, up: l.tors_per_pod, role: pod }
+            } else {
+                SwitchHops { first: ports.len() as u32, up: 0, role: TOP }
+            };
+            switches.push(hops);
             ports.extend_from_slice(list);
-            offsets.push(ports.len() as u32);
         }
-        FatTreeHops { layout, offsets, ports }
+        switches.push(SwitchHops { first: ports.len() as u32, up: 0, role: TOP });
+        let tors = (0..l.n_tors)
+            .map(|t| match l.tiers {
+                2 => TorPlace { pod: t, slot: 0, top: t },
+                _ => TorPlace { pod: t / l.tors_per_pod, slot: t % l.tors_per_pod, top: t / l.tors_per_pod },
+            })
+            .collect();
+        FatTreeHops { switches, ports, tors }
     }
 
     /// The equal-cost ports at switch `s` (numbered from 0 after the hosts) towards a
@@ -62,25 +103,17 @@ impl FatTreeHops {
     /// an aggregation switch outside the destination's pod (every uplink); otherwise the
     /// one port down towards it.
     #[inline]
-    fn candidates(&self, n_hosts: u32, s: u32, dst_tor: u32) -> &[u32] {
-        let l = &self.layout;
-        let list = &self.ports[self.offsets[s as usize] as usize..self.offsets[s as usize + 1] as usize];
-        if s < l.n_tors {
-            let hosts_here = n_hosts.saturating_sub(s * l.hosts_per_tor).min(l.hosts_per_tor);
-            return &list[hosts_here as usize..];
+    fn candidates(&self, s: u32, dst_tor: u32) -> &[u32] {
+        let here = self.switches[s as usize];
+        let end = self.switches[s as usize + 1].first as usize;
+        let place = self.tors[dst_tor as usize];
+        let down = |i: u32| std::slice::from_ref(&self.ports[(here.first + i) as usize]);
+        match here.role {
+            TOR => &self.ports[(here.first + here.up) as usize..end],
+            TOP => down(place.top),
+            pod if pod == place.pod => down(place.slot),
+            _ => &self.ports[(here.first + here.up) as usize..end],
         }
-        if l.tiers == 2 {
-            return std::slice::from_ref(&list[dst_tor as usize]);
-        }
-        let dst_pod = dst_tor / l.tors_per_pod;
-        let agg = s - l.n_tors;
-        if agg < l.n_pods() * l.aggs_per_pod {
-            if agg / l.aggs_per_pod == dst_pod {
-                return std::slice::from_ref(&list[(dst_tor % l.tors_per_pod) as usize]);
-            }
-            return &list[l.tors_per_pod as usize..];
-        }
-        std::slice::from_ref(&list[dst_pod as usize])
     }
 }
 
@@ -95,7 +128,7 @@ impl Routing {
     pub fn heap_bytes(&self) -> u64 {
         let hops = match &self.next_hops {
             NextHops::Tables(t) => t.edge_index.capacity() + t.next.capacity() + 2 * t.table.capacity(),
-            NextHops::FatTree(f) => f.offsets.capacity() + f.ports.capacity(),
+            NextHops::FatTree(f) => 3 * (f.switches.capacity() + f.tors.capacity()) + f.ports.capacity(),
         };
         4 * (self.host_edge.capacity() + self.host_down_port.capacity() + self.host_up_port.capacity() + hops) as u64
     }
@@ -268,7 +301,7 @@ impl Routing {
                 let (start, len) = t.table[((switch - self.n_hosts) * t.n_edges + ei) as usize];
                 &t.next[start as usize..(start + len) as usize]
             }
-            NextHops::FatTree(f) => f.candidates(self.n_hosts, switch - self.n_hosts, edge - self.n_hosts),
+            NextHops::FatTree(f) => f.candidates(switch - self.n_hosts, edge - self.n_hosts),
         }
     }
 
