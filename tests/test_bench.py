@@ -23,12 +23,16 @@ def test_bench_prints_one_line_per_scenario(dcnsim_cli: Cli, tiny_toml: Path, tm
     assert len(lines) == 1
     m = re.fullmatch(
         r"tiny  wall \d+\.\d{3} s  events (\d+)  events/s \S+  data packets/s \S+  peak RSS \d+\.\d MiB \(-?\d+\.\d above the interpreter\)"
-        r"  peak in flight \d+ pkts  state [\d.]+ MiB \((\d+) B/flow, (\d+) B/pkt\)  FCT min/median/max [\d.]+/[\d.]+/[\d.]+ us \((\d+)/(\d+) flows\)", lines[0]
+        r"  peak in flight \d+ pkts  state [\d.]+ MiB \((\d+) B/flow, (\d+) B/pkt, (\d+) B/port, routing (\d+) B/host\)"
+        r"  FCT min/median/max [\d.]+/[\d.]+/[\d.]+ us \((\d+)/(\d+) flows\)", lines[0]
     )
     assert m, lines[0]
-    assert m.group(4) == m.group(5), "every flow of the tiny scenario finishes"
-    # A flow's state holds at least its transport struct; a packet at least its 40-byte slot.
+    assert m.group(6) == m.group(7), "every flow of the tiny scenario finishes"
+    # A flow's state holds at least its transport struct; a packet at least its 40-byte slot;
+    # a port at least its three 32-byte ring buffers (queue, control queue, pipe); a host
+    # at least its three 4-byte routing entries (edge switch, down port, up port).
     assert int(m.group(2)) > 200 and int(m.group(3)) >= 40
+    assert int(m.group(4)) >= 96 and int(m.group(5)) >= 12
 
     # --save, then --compare against it: a rerun is the same simulation (determinism).
     saved = tmp_path / "bench.json"

@@ -69,6 +69,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         "memory_bytes": stats["memory_bytes"],
         "memory_per_flow_bytes": stats["memory_per_flow_bytes"],
         "memory_per_packet_bytes": stats["memory_per_packet_bytes"],
+        "memory_per_port_bytes": stats["memory_per_port_bytes"],
+        "memory_routing_per_host_bytes": stats["memory_routing_per_host_bytes"],
         "flows": len(flows["fct_us"]),
         "flows_finished": len(fcts),
         "fct_min_us": fcts[0] if fcts else None,

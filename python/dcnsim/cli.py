@@ -559,7 +559,8 @@ def _bench_command(args: argparse.Namespace) -> int:
             f"  peak RSS {m['peak_rss_bytes'] / 2**20:.1f} MiB{_above_baseline(m)}"
             f"  peak in flight {m['peak_packets_in_flight']} pkts"
             f"  state {m.get('memory_bytes', 0) / 2**20:.1f} MiB ({m.get('memory_per_flow_bytes', 0):.0f} B/flow,"
-            f" {m.get('memory_per_packet_bytes', 0):.0f} B/pkt)"
+            f" {m.get('memory_per_packet_bytes', 0):.0f} B/pkt, {m.get('memory_per_port_bytes', 0):.0f} B/port,"
+            f" routing {m.get('memory_routing_per_host_bytes', 0):.0f} B/host)"
             f"  FCT min/median/max {_us(m['fct_min_us'])}/{_us(m['fct_median_us'])}/{_us(m['fct_max_us'])} us"
             f" ({m['flows_finished']}/{m['flows']} flows)",
             flush=True,

@@ -80,6 +80,8 @@ pub struct MemoryReport {
     pub events: u64,
     pub n_flows: u64,
     pub peak_packets: u64,
+    pub n_ports: u64,
+    pub n_hosts: u64,
 }
 
 /// One line of the memory estimate the builder checks before allocating the flows
@@ -101,6 +103,14 @@ impl MemoryReport {
     /// Per-packet state per packet at the run's peak in flight.
     pub fn per_packet(&self) -> f64 {
         self.packets as f64 / self.peak_packets.max(1) as f64
+    }
+    /// The ports' own state (queue, serialiser, pipe, AQM) per port, hosts' included.
+    pub fn per_port(&self) -> f64 {
+        self.ports as f64 / self.n_ports.max(1) as f64
+    }
+    /// Routing state per host: what a fabric's size costs beyond its ports.
+    pub fn routing_per_host(&self) -> f64 {
+        self.routing as f64 / self.n_hosts.max(1) as f64
     }
 }
 

@@ -310,6 +310,8 @@ impl Simulation {
             events: self.events.heap_bytes(),
             n_flows: self.flows.len() as u64,
             peak_packets: self.arena.peak_live() as u64,
+            n_ports: self.ports.len() as u64,
+            n_hosts: self.n_hosts as u64,
         }
     }
 
@@ -345,6 +347,8 @@ impl Simulation {
             ("memory_bytes", mem.total() as f64),
             ("memory_per_flow_bytes", mem.per_flow()),
             ("memory_per_packet_bytes", mem.per_packet()),
+            ("memory_per_port_bytes", mem.per_port()),
+            ("memory_routing_per_host_bytes", mem.routing_per_host()),
         ]
         .into_iter()
         .chain(std::iter::once((
