@@ -76,6 +76,10 @@ LINES = [
     # gap (A/2 + B = 31.6 µs at B = 30): a limit gap just below and just above it, B = 30 only.
     Line("gap24", "D_limit − D_target = 24 µs, not 31.6 µs (B = 30 only)", DIRECT + ('transport.prioplus.limit_gap="24us"',),
          bs=(30,)),
+    Line("gap20", "D_limit − D_target = 20 µs, not 31.6 µs (B = 30 only)", DIRECT + ('transport.prioplus.limit_gap="20us"',),
+         bs=(30,)),
+    Line("gap16", "D_limit − D_target = 16 µs, not 31.6 µs (B = 30 only)", DIRECT + ('transport.prioplus.limit_gap="16us"',),
+         bs=(30,)),
     Line("gap28", "D_limit − D_target = 28 µs, not 31.6 µs (B = 30 only)", DIRECT + ('transport.prioplus.limit_gap="28us"',),
          bs=(30,)),
     Line("fe_target", "flow-count estimate: the artefact's d / (D_target·cwnd/BaseBdp)",
@@ -153,7 +157,7 @@ def takeover(line: Line, b: int) -> dict[str, float]:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", default="")
-    ap.add_argument("--takeover", default="direct,ls1,gap_a2,dual_off,beta16,fe_target",
+    ap.add_argument("--takeover", default="direct,ls1,gap_a2,gap16,gap20,gap24,dual_off,beta16,fe_target",
                     help="lines whose take-over times are measured (empty: none)")
     a = ap.parse_args()
     only = set(a.only.split(",")) if a.only else None
@@ -249,8 +253,11 @@ def main() -> None:
             line = next((x for x in LINES if x.key == k), Line("physical", "Physical+Swift", ()))
             cols = []
             for b in (20, 30):
-                tk = takeover(line, b) if b in line.bs else {}
-                cols += [f"{tk.get(t, math.nan):.0f}" for t, _ in TAKEOVER]
+                if b not in line.bs:
+                    cols += ["not run"] * len(TAKEOVER)
+                    continue
+                tk = takeover(line, b)
+                cols += [f"{tk[t]:.0f}" for t, _ in TAKEOVER]
             print(f"| {k} | " + " | ".join(cols) + " |")
 
 
