@@ -30,7 +30,7 @@ import math
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from dcnsim._scenario import load_scenario
 from dcnsim.repro.core import simulate
@@ -132,19 +132,56 @@ def check_base(row: Row, seed: int) -> None:
     assert len(cells) == 1 and cells[0].spec == spec, f"{row.key}: not the harness's cell"
 
 
-def digest(spec: dict[str, Any]) -> str:
-    return hashlib.sha256(json.dumps([spec, COLUMNS], sort_keys=True, default=str).encode()).hexdigest()[:16]
+def digest(spec: Any, columns: tuple[str, ...] = COLUMNS) -> str:
+    return hashlib.sha256(json.dumps([spec, columns], sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def read_cached(path: Path, sha: str) -> Optional[dict[str, Any]]:
+    """What `save` stored at `path`, if it was made from the scenario whose digest is `sha`."""
+    if not path.is_file():
+        return None
+    with gzip.open(path, "rt") as fh:
+        data = json.load(fh)
+    return data if data.get("scenario_sha") == sha else None
+
+
+def seeded_runs(exp: str, run: R.Run, seeds: tuple[int, ...], change: tuple[str, ...], key: str, raw: Path,
+                columns: tuple[str, ...], harness_spec: Callable[[str, int], dict[str, Any]]) -> list[dict[str, Any]]:
+    """One harness run of `exp` (its scenario file and overrides) over `seeds` with the
+    overrides `change` added, each seed's record stored under `raw`: by `key` for a changed
+    line, by the variant for the harness's own (which must equal the harness's scenario)."""
+    out = []
+    for seed in seeds:
+        spec, root = load_scenario(EXP_DIR / R.EXPERIMENTS[exp].toml, [*run.overrides, f"seed={seed}", *change])
+        if not change:
+            assert harness_spec(run.variant, seed) == spec, f"{run.variant} seed {seed}: not the harness's scenario"
+        sha = digest(spec, columns)
+        base = "base_" + "".join(ch for ch in run.variant.lower() if ch.isalnum())
+        path = raw / (key if change else base) / f"seed{seed}.json.gz"
+        data = read_cached(path, sha)
+        if data is None:
+            rec = simulate(spec, str(root), columns, cap_us=R.CAP_US)
+            if "error" in rec:
+                raise SystemExit(f"{key} seed {seed}: {rec['error']}")
+            rec = {"complete": rec["complete"], "wall_seconds": round(rec["wall_seconds"], 2),
+                   "stats": {k: v for k, v in rec["stats"].items() if isinstance(v, (int, float))},
+                   "flows": rec["flows"]}
+            data = {"key": key, "variant": run.variant, "change": list(change), "seed": seed,
+                    "scenario_sha": sha, "record": rec}
+            save(path, data, allow_nan=True)
+            print(f"{key:<14} {run.variant:<16} seed {seed}: {rec['wall_seconds']:5.1f} s, complete {rec['complete']}",
+                  file=sys.stderr, flush=True)
+        out.append({"seed": seed, **data["record"]})
+    return out
 
 
 def run_row(row: Row, seed: int, stream: Any = sys.stderr) -> dict[str, Any]:
     spec, root = scenario(row, seed)
     h = digest(spec)
     path = RAW / row.key / f"seed{seed}.json.gz"
-    if path.is_file():
-        with gzip.open(path, "rt") as fh:
-            data = json.load(fh)
-        if data.get("scenario_sha") == h:
-            return data
+    data = read_cached(path, h)
+    if data is not None:
+        return data
     check_base(row, seed)
     rec = simulate(spec, str(root), COLUMNS, cap_us=R.CAP_US)
     if "error" in rec:
@@ -161,11 +198,11 @@ def run_row(row: Row, seed: int, stream: Any = sys.stderr) -> dict[str, Any]:
     return data
 
 
-def save(path: Path, data: dict[str, Any]) -> None:
+def save(path: Path, data: dict[str, Any], allow_nan: bool = False) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
     with gzip.open(tmp, "wt") as fh:
-        json.dump(data, fh, allow_nan=False)
+        json.dump(data, fh, allow_nan=allow_nan)
     tmp.replace(path)
 
 

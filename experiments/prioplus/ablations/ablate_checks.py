@@ -25,7 +25,6 @@ scenario is unchanged. The tables (markdown) go to stdout; results_checks.md hol
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import math
 import re
@@ -134,12 +133,8 @@ def load(c: Cells, stream: Any = sys.stderr) -> list[R.RunResult]:
                 assert harness_spec(c.exp, run.point, c.variant, seed) == spec, f"{c.key}: not the harness's cell"
             sha = A.digest({"spec": spec, "columns": list(R._FLOW_COLUMNS), "summary": R.SUMMARY_VERSION})
             path = RAW / c.key / f"{re.sub(r'[^A-Za-z0-9]+', '_', run.point)}_seed{seed}.json.gz"
-            rec = None
-            if path.is_file():
-                with gzip.open(path, "rt") as fh:
-                    data = json.load(fh)
-                if data.get("scenario_sha") == sha:
-                    rec = data["record"]
+            cached = A.read_cached(path, sha)
+            rec = cached["record"] if cached else None
             if rec is None and not c.change:
                 rec = harness_record(c.exp, run.point, c.variant, seed, spec)
                 if rec is not None:

@@ -21,18 +21,18 @@ is unchanged. The tables (markdown) go to stdout; f11.md holds them.
 from __future__ import annotations
 
 import argparse
-import gzip
-import hashlib
-import json
 import math
 import sys
 from pathlib import Path
 from typing import Any
 
-from dcnsim._scenario import load_scenario
-from dcnsim.repro.core import simulate
-from dcnsim.repro.papers.prioplus import runs as R
-from dcnsim.repro.papers.prioplus.metrics import KB, quantile
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import ablate as A  # noqa: E402  (storage: digests, cached records, the harness's seeded runs)
+from dcnsim._scenario import load_scenario  # noqa: E402
+from dcnsim.repro.core import simulate  # noqa: E402
+from dcnsim.repro.papers.prioplus import runs as R  # noqa: E402
+from dcnsim.repro.papers.prioplus.metrics import KB, quantile  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 EXP_DIR = HERE.parent
@@ -83,37 +83,7 @@ def harness_spec(variant: str, seed: int) -> dict[str, Any]:
 
 
 def load(variant: str, change: tuple[str, ...], key: str) -> list[dict[str, Any]]:
-    run = runs_of(variant)
-    out = []
-    for seed in SEEDS:
-        spec, root = load_scenario(EXP_DIR / R.EXPERIMENTS["F11"].toml, [*run.overrides, f"seed={seed}", *change])
-        if not change:
-            assert harness_spec(variant, seed) == spec, f"{variant} seed {seed}: not the harness's scenario"
-        sha = hashlib.sha256(json.dumps([spec, COLUMNS], sort_keys=True, default=str).encode()).hexdigest()[:16]
-        base = "base_" + "".join(ch for ch in variant.lower() if ch.isalnum())
-        path = RAW / (key if change else base) / f"seed{seed}.json.gz"
-        rec = None
-        if path.is_file():
-            with gzip.open(path, "rt") as fh:
-                data = json.load(fh)
-            if data.get("scenario_sha") == sha:
-                rec = data["record"]
-        if rec is None:
-            rec = simulate(spec, str(root), COLUMNS, cap_us=R.CAP_US)
-            if "error" in rec:
-                raise SystemExit(f"{key} seed {seed}: {rec['error']}")
-            rec = {"complete": rec["complete"], "wall_seconds": round(rec["wall_seconds"], 2),
-                   "stats": {k: v for k, v in rec["stats"].items() if isinstance(v, (int, float))},
-                   "flows": rec["flows"]}
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with gzip.open(path.with_suffix(".tmp"), "wt") as fh:
-                json.dump({"key": key, "variant": variant, "change": list(change), "seed": seed,
-                           "scenario_sha": sha, "record": rec}, fh)
-            path.with_suffix(".tmp").replace(path)
-            print(f"{key:<14} {variant:<16} seed {seed}: {rec['wall_seconds']:5.1f} s, complete {rec['complete']}",
-                  file=sys.stderr, flush=True)
-        out.append({"seed": seed, **rec})
-    return out
+    return A.seeded_runs("F11", runs_of(variant), SEEDS, change, key, RAW, COLUMNS, harness_spec)
 
 
 def flows_of(recs: list[dict[str, Any]]) -> list[dict[str, float]]:
@@ -228,19 +198,13 @@ def trace(variant: str, seed: int, key: str = "table") -> dict[str, Any]:
     spec, root = load_scenario(EXP_DIR / R.EXPERIMENTS["F11"].toml, [*run.overrides, f"seed={seed}", *change, obs])
     name = "".join(ch for ch in variant.lower() if ch.isalnum()) + (f"_{key}" if change else "")
     path = RAW / "trace" / f"{name}_seed{seed}.json.gz"
-    sha = hashlib.sha256(json.dumps([spec, COLUMNS], sort_keys=True, default=str).encode()).hexdigest()[:16]
-    rec = None
-    if path.is_file():
-        with gzip.open(path, "rt") as fh:
-            data = json.load(fh)
-        if data.get("scenario_sha") == sha:
-            rec = data["record"]
+    sha = A.digest(spec, COLUMNS)
+    cached = A.read_cached(path, sha)
+    rec = cached["record"] if cached else None
     if rec is None:
         rec = simulate(spec, str(root), COLUMNS, cap_us=R.CAP_US, summarize=delivered_series)
         rec = {"flows": rec["flows"], "extra": rec["extra"]}
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with gzip.open(path, "wt") as fh:
-            json.dump({"scenario_sha": sha, "record": rec}, fh)
+        A.save(path, {"scenario_sha": sha, "record": rec}, allow_nan=True)
         print(f"trace {variant} {key} seed {seed} done", file=sys.stderr, flush=True)
     same = rec["flows"]["fct_us"] == f["fct_us"]
     e = rec["extra"]
