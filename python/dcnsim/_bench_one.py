@@ -5,7 +5,7 @@ one reports (``ru_maxrss`` is a high-water mark for the whole process) is its ow
 runs the simulation without collecting or writing results and imports nothing heavy,
 so the figures are the simulator's.
 
-Usage: ``python -m dcnsim._bench_one SCENARIO.toml``
+Usage: ``python -m dcnsim._bench_one SCENARIO.toml [--threads N]``
 """
 
 from __future__ import annotations
@@ -35,11 +35,15 @@ def _current_rss_bytes() -> Optional[int]:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
+    overrides = []
+    if len(args) == 3 and args[1] == "--threads":
+        overrides = [f"threads={args[2]}"]
+        args = args[:1]
     if len(args) != 1:
-        print("usage: python -m dcnsim._bench_one SCENARIO.toml", file=sys.stderr)
+        print("usage: python -m dcnsim._bench_one SCENARIO.toml [--threads N]", file=sys.stderr)
         return 2
     try:
-        spec, base_dir = load_scenario(args[0])
+        spec, base_dir = load_scenario(args[0], overrides)
         check_inputs(spec, base_dir)
         baseline = _current_rss_bytes()
         started = time.perf_counter()

@@ -120,6 +120,9 @@ def _parser() -> argparse.ArgumentParser:
     run_cmd.add_argument("--allow-dir", dest="allow_dirs", metavar="DIR", action="append", default=[],
                          help="also let the scenario read files (CDFs, flow lists, topologies) under DIR; by default "
                          "only its own directory tree and workloads/ directories (repeatable; or DCNSIM_ALLOW_DIRS)")
+    run_cmd.add_argument("--threads", type=_positive_int, metavar="N",
+                         help="run the simulation on N threads (the scenario's `threads`; the results are the "
+                         "same with any number; docs/models/parallel.md)")
     run_cmd.add_argument("--quiet", action="store_true", help="no progress bar and no summary table")
     run_cmd.add_argument("--plots", action="store_true",
                          help="also draw the PNG plots: DIR/fct_cdf.png, slowdown_by_size.png, timeseries_*.png")
@@ -189,6 +192,9 @@ def _parser() -> argparse.ArgumentParser:
                            help="run each scenario N times and report the fastest (wall time on a "
                                 "shared machine varies between runs; the simulation must not: a "
                                 "scenario whose events or FCTs differ between runs fails)")
+    bench_cmd.add_argument("--threads", type=_thread_list, default=None, metavar="N[,N...]",
+                           help="run each scenario on each of these thread counts (e.g. 1,2) and print the "
+                           "speed-up of each against the first; the FCTs must be the same on every count")
     bench_cmd.add_argument("--save", metavar="FILE", help="also write the figures as JSON (for a later --compare)")
     bench_cmd.add_argument("--compare", metavar="OLD.json",
                            help="print each scenario's ratio against a run saved with --save (wall, events/s, "
@@ -353,7 +359,8 @@ def _reproduce_command(args: argparse.Namespace) -> int:
 
 def _run_command(args: argparse.Namespace) -> int:
     try:
-        spec, base_dir = load_scenario(args.file, args.overrides)
+        overrides = list(args.overrides) + ([f"threads={args.threads}"] if args.threads else [])
+        spec, base_dir = load_scenario(args.file, overrides)
     except OSError as exc:
         print(f"error: cannot read scenario {args.file}: {exc.strerror}", file=sys.stderr)
         return 2
@@ -488,17 +495,68 @@ class _BenchFailed(Exception):
     pass
 
 
+# What must not change with the number of threads (the event count does: each share
+# handles the run's global events, such as flow starts, itself).
+_SAME_ON_ANY_THREADS = ("data_packets", "flows_finished", "fct_min_us", "fct_median_us", "fct_max_us")
+
+
+def _bench_threads(files: list[Path], counts: list[int], repeat: int, width: int) -> int:
+    """`dcnsim bench --threads 1,2`: each scenario on each thread count, with the speed-up
+    against the first count."""
+    failures = 0
+    for path in files:
+        first: Optional[dict[str, Any]] = None
+        for threads in counts:
+            label = f"{path.stem:<{width}}  {threads:>3} thread{'s' if threads > 1 else ' '}"
+            try:
+                m = _bench_repeated(path, repeat, threads)
+            except _BenchFailed as exc:
+                failures += 1
+                print(f"{label}  FAILED ({exc})", flush=True)
+                break
+            wall = max(m["wall_seconds"], 1e-9)
+            speedup = ""
+            if first is None:
+                first = m
+            else:
+                changed = [k for k in _SAME_ON_ANY_THREADS if m.get(k) != first.get(k)]
+                if changed:
+                    failures += 1
+                    print(f"{label}  FAILED (differs from {counts[0]} thread(s): {', '.join(changed)})", flush=True)
+                    break
+                speedup = f"  speed-up {first['wall_seconds'] / wall:.2f}x"
+            print(
+                f"{label}  wall {wall:.3f} s  events {m['events']}  events/s {_fmt.si(m['events'] / wall)}"
+                f"  peak RSS {m['peak_rss_bytes'] / 2**20:.1f} MiB"
+                f"  FCT min/median/max {_us(m['fct_min_us'])}/{_us(m['fct_median_us'])}/{_us(m['fct_max_us'])} us"
+                f"{speedup}",
+                flush=True,
+            )
+    return 1 if failures else 0
+
+
 # What must not change from one run of a scenario to the next.
 _BEHAVIOUR = ("events", "packets", "data_packets", "flows_finished", "fct_min_us", "fct_median_us", "fct_max_us")
 
 
-def _bench_repeated(path: Path, repeat: int) -> dict[str, Any]:
+def _thread_list(text: str) -> list[int]:
+    try:
+        counts = [int(x) for x in text.split(",")]
+    except ValueError:
+        counts = []
+    if not counts or any(not 1 <= c <= 256 for c in counts):
+        raise argparse.ArgumentTypeError(f"{text!r}: give thread counts from 1 to 256, comma-separated, e.g. 1,2")
+    return counts
+
+
+def _bench_repeated(path: Path, repeat: int, threads: Optional[int] = None) -> dict[str, Any]:
     """Runs one scenario `repeat` times, each in a fresh process; the figures of the
     fastest run, with the highest peak RSS of all."""
     runs = []
+    extra = [] if threads is None else ["--threads", str(threads)]
     for _ in range(repeat):
         child = subprocess.run(
-            [sys.executable, "-m", "dcnsim._bench_one", str(path)], capture_output=True, text=True
+            [sys.executable, "-m", "dcnsim._bench_one", str(path), *extra], capture_output=True, text=True
         )
         if child.returncode != 0:
             sys.stderr.write(child.stderr)
@@ -544,6 +602,8 @@ def _bench_command(args: argparse.Namespace) -> int:
     width = max(len(p.stem) for p in files)
     failures = 0
     saved: dict[str, Any] = {}
+    if args.threads:
+        return _bench_threads(files, args.threads, args.repeat, width)
     for path in files:
         try:
             m = _bench_repeated(path, args.repeat)

@@ -158,7 +158,7 @@ impl Simulation {
 
     #[getter]
     fn now_ps(&self) -> u64 {
-        self.sim().now().ps()
+        self.sim().end_time().ps()
     }
 
     #[getter]

@@ -1,14 +1,17 @@
 //! The event engine: a priority queue of small `Copy` events, and deterministic random
 //! streams derived from the scenario seed by name.
 //!
-//! Events are ordered by (time, tie key), where the tie key is a seeded bijective hash of
-//! the insertion counter. Breaking ties by plain insertion order would be the obvious
-//! choice (docs/architecture.md); we deviate on purpose. With equal link rates and latencies, packets from different inputs
+//! Events are ordered by (time, tie key), where the tie key is a seeded hash of the time
+//! and the event itself (`EventQueue::tie_key`). Breaking ties by plain insertion order
+//! would be the obvious choice (docs/architecture.md); we deviate on purpose. With equal link rates and latencies, packets from different inputs
 //! reach a queue at exactly the same picosecond all the time, and insertion order then
 //! always favours the same sender: two DCTCP flows on one bottleneck settled at a
-//! persistent 55:45 split (Jain 0.989) purely from that. Hashing the counter models the
-//! switch's arbitration between simultaneous arrivals as a fair coin, and is still
-//! deterministic: same seed, same order, bit for bit.
+//! persistent 55:45 split (Jain 0.989) purely from that. Hashing models the switch's
+//! arbitration between simultaneous arrivals as a fair coin, and is still deterministic:
+//! same seed, same order, bit for bit. The key hashes what happens and when, never a
+//! global insertion counter, so that a run split over threads (`parallel.rs`) orders
+//! each component's events exactly as one thread does (an earlier version hashed the
+//! counter).
 
 use crate::units::Time;
 
@@ -49,6 +52,33 @@ pub enum Event {
     /// Reply packet `h`, held by its receiving host (`noise::NoiseAt::Receiver`), goes to
     /// the host's NIC.
     ReplyHeld(u32),
+}
+
+impl Event {
+    /// The event as one number: its kind above bit 32, its payload below. Distinct events
+    /// have distinct codes.
+    #[inline(always)]
+    pub fn code(self) -> u64 {
+        let (kind, payload): (u64, u32) = match self {
+            Event::PortFree(p) => (0, p),
+            Event::PipeArrive(p) => (1, p),
+            Event::FlowStarts => (2, 0),
+            Event::FlowWake(f) => (3, f),
+            Event::Rto(f) => (4, f),
+            Event::DelayedAck(f) => (5, f),
+            Event::Sample => (6, 0),
+            Event::Pfc(v) => (7, v),
+            Event::Stop => (8, 0),
+            Event::Probe(f) => (9, f),
+            Event::Pull(h) => (10, h),
+            Event::PathRto(p) => (11, p),
+            Event::FlowBegins(f) => (12, f),
+            Event::Fault(i) => (13, i),
+            Event::VoqRelease(f) => (14, f),
+            Event::ReplyHeld(h) => (15, h),
+        };
+        kind << 32 | payload as u64
+    }
 }
 
 #[derive(Copy, Clone)]
@@ -134,7 +164,6 @@ pub struct EventQueue {
     /// Absolute number (time >> SLOT_BITS) of the slot `near` holds.
     cur: u64,
     len: usize,
-    seq: u64,
     tie_salt: u64,
     now: Time,
     processed: u64,
@@ -163,7 +192,6 @@ impl EventQueue {
             far: Vec::new(),
             cur: 0,
             len: 0,
-            seq: 0,
             tie_salt: splitmix64(tie_seed ^ 0x7469_6562_7265_616b),
             now: Time::ZERO,
             processed: 0,
@@ -204,14 +232,20 @@ impl EventQueue {
     #[inline(always)]
     pub fn schedule(&mut self, at: Time, event: Event) {
         debug_assert!(at >= self.now, "event scheduled in the past");
-        let e = Entry {
-            time: at.0,
-            // splitmix64 is a bijection: distinct counters give distinct keys, a total order.
-            seq: splitmix64(self.seq ^ self.tie_salt),
-            event,
-        };
-        self.seq += 1;
+        let e = Entry { time: at.0, seq: self.tie_key(at, event), event };
         self.insert(e);
+    }
+
+    /// The tie key of `event` at `at`: a seeded hash of the time and the event itself,
+    /// never of when it was scheduled, so that a component's events keep their order
+    /// however the run is split over threads (`parallel.rs`). For a fixed time the hash
+    /// is a bijection of the event's code, so distinct events never tie; equal events
+    /// (a lazy timer scheduled twice for the same instant) do the same thing in either
+    /// order. The time in the hash makes the coin between two simultaneous arrivals a
+    /// fresh one at every instant, not the same winner every time.
+    #[inline(always)]
+    fn tie_key(&self, at: Time, event: Event) -> u64 {
+        splitmix64(event.code() ^ splitmix64(at.0 ^ self.tie_salt))
     }
 
     /// Schedules an observer's event (a sampling tick) so that it changes nothing it
@@ -566,6 +600,52 @@ fn fnv1a(name: &str) -> u64 {
     h
 }
 
+/// One random stream per node (switch or host), for the decisions a node takes as
+/// packets pass: RED's coin, a lossy link's coin at the receiving end, trimming's victim,
+/// adaptive routing's tie-break, a NIC's fresh spraying entropy. Per node rather than one
+/// stream for the run, so that a node's draws depend on nothing but its own events and
+/// stay the same however the fabric is split over threads (`parallel.rs`). Each is a
+/// SplitMix64 sequence (8 bytes a node) whose start is drawn from the root seed, the
+/// stream's name and the node.
+#[derive(Clone, Debug)]
+pub struct NodeStreams {
+    state: Vec<u64>,
+}
+
+impl NodeStreams {
+    pub fn new(root_seed: u64, name: &str, n_nodes: usize) -> NodeStreams {
+        let base = splitmix64(root_seed ^ fnv1a(name).rotate_left(17));
+        NodeStreams { state: (0..n_nodes as u64).map(|n| splitmix64(base ^ splitmix64(n))).collect() }
+    }
+
+    #[inline]
+    pub fn next_u64(&mut self, node: u32) -> u64 {
+        let s = &mut self.state[node as usize];
+        *s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        // splitmix64 adds the constant itself; this is its output function on the state.
+        let mut z = *s;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in [0, 1).
+    #[inline]
+    pub fn next_f64(&mut self, node: u32) -> f64 {
+        (self.next_u64(node) >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+
+    /// Uniform in [0, n), n > 0.
+    #[inline]
+    pub fn below(&mut self, node: u32, n: u64) -> u64 {
+        ((self.next_u64(node) as u128 * n as u128) >> 64) as u64
+    }
+
+    pub fn heap_bytes(&self) -> u64 {
+        (self.state.capacity() * 8) as u64
+    }
+}
+
 /// A deterministic random stream (xoshiro256**). Each named stream is seeded from the root
 /// seed and its name only, so adding a new stream never shifts the numbers of another.
 #[derive(Clone, Debug)]
@@ -664,11 +744,28 @@ mod tests {
             }
         }
         assert!((400..=600).contains(&first_wins), "{first_wins} of 1000");
+        // And with one seed, over many instants: the same two components meeting again
+        // and again get a fresh coin each time (the key hashes the time), not a fixed
+        // winner that would favour one input port for the whole run.
+        let mut q = EventQueue::new(7);
+        let mut zero_wins = 0;
+        for t in 1..=1000u64 {
+            q.schedule(Time(t * 1000), Event::PipeArrive(1));
+            q.schedule(Time(t * 1000), Event::PipeArrive(0));
+            zero_wins += (q.pop_until(Time::MAX) == Some(Event::PipeArrive(0))) as u32;
+            q.pop_until(Time::MAX);
+        }
+        assert!((400..=600).contains(&zero_wins), "{zero_wins} of 1000");
         assert_eq!(q_len(filled(3)), 6);
     }
 
-    /// The queue against a model that just sorts by (time, seq) with the documented seq
-    /// values, over random mixes of schedules (many at the same instant, many at exactly
+    /// The documented tie key: a hash of the time and the event's code (kind above bit 32).
+    fn reference_key(salt: u64, at: u64, kind: u64, payload: u32) -> u64 {
+        splitmix64((kind << 32 | payload as u64) ^ splitmix64(at ^ salt))
+    }
+
+    /// The queue against a model that just sorts by (time, tie key) with the documented
+    /// keys, over random mixes of schedules (many at the same instant, many at exactly
     /// `now`, some far ahead), pops with and without a limit, and `advance_to` past the
     /// next event as `Simulation::run_until` does when it stops at a limit.
     #[test]
@@ -694,7 +791,7 @@ mod tests {
                     };
                     let at = q.now().0 + delay;
                     q.schedule(Time(at), Event::FlowWake(counter as u32));
-                    model.push(Reverse((at, splitmix64(counter ^ salt), counter as u32)));
+                    model.push(Reverse((at, reference_key(salt, at, 3, counter as u32), counter as u32)));
                     counter += 1;
                 }
                 let limit = match rng.below(4) {
@@ -735,7 +832,7 @@ mod tests {
 
     /// A burst of events at one instant, with more scheduled at that instant while it
     /// drains (a switch hearing from many inputs in the same picosecond): each pop must be
-    /// the least seq still pending, including the ones added after the instant began.
+    /// the least key still pending, including the ones added after the instant began.
     #[test]
     fn same_instant_events_scheduled_while_draining() {
         let mut q = EventQueue::new(5);
@@ -743,7 +840,7 @@ mod tests {
         let mut pending = vec![];
         for i in 0..100u64 {
             q.schedule(Time(1000), Event::PortFree(i as u32));
-            pending.push((splitmix64(i ^ salt), i as u32));
+            pending.push((reference_key(salt, 1000, 0, i as u32), i as u32));
         }
         for i in 100..300u64 {
             pending.sort();
@@ -752,7 +849,7 @@ mod tests {
             assert_eq!(q.now(), Time(1000));
             if i < 200 {
                 q.schedule(q.now(), Event::PortFree(i as u32));
-                pending.push((splitmix64(i ^ salt), i as u32));
+                pending.push((reference_key(salt, 1000, 0, i as u32), i as u32));
             }
         }
         assert!(q.is_empty());

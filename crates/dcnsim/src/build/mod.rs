@@ -17,7 +17,7 @@ use std::collections::VecDeque;
 use std::path::Path;
 
 use crate::cc::FlowInfo;
-use crate::engine::{Event, EventQueue, Rng};
+use crate::engine::{Event, EventQueue, NodeStreams, Rng};
 use crate::fault::FaultPlan;
 use crate::laps::PathTable;
 use crate::net::pfc::{self, Pfc, PfcThresholds, SharedBuffer};
@@ -37,7 +37,25 @@ use crate::transport::{Flow, TransportConfig};
 use crate::units::Time;
 use crate::workload::{self, Defaults};
 
+/// Builds the scenario's simulation; with `threads` > 1, one share of it per thread
+/// (`sim/parallel.rs`), each built the same way.
 pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, ScenarioError> {
+    let first = build_one(scenario, base_dir)?;
+    let threads = scenario.threads;
+    if threads <= 1 {
+        return Ok(first);
+    }
+    if let Some((field, why)) = first.split_refusal() {
+        return err("threads", &format!("{threads} threads: {why} (the scenario sets {field})"));
+    }
+    let mut shares = vec![first];
+    for _ in 1..threads {
+        shares.push(build_one(scenario, base_dir)?);
+    }
+    Ok(Simulation::split(shares))
+}
+
+fn build_one(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, ScenarioError> {
     let normalised = scenario.normalised();
     let s = &normalised;
     validate_numbers(s)?;
@@ -523,6 +541,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
     let packet_hooks = pfc.is_some() || trace.is_some() || int.is_some();
 
     let ports_len = ports.len();
+    let window = ports.iter().map(|p| p.latency).min().unwrap_or(Time::ZERO);
     let conga = specs
         .iter()
         .any(|f| f.lb == LbName::Conga)
@@ -564,10 +583,11 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         finished_flows: 0,
         infinite_until,
         rng_spray: Rng::stream(s.seed, "spray"),
-        rng_loss: Rng::stream(s.seed, "loss"),
-        rng_red: Rng::stream(s.seed, "red"),
-        rng_trim: Rng::stream(s.seed, "trim"),
-        rng_ar: Rng::stream(s.seed, "ar"),
+        rng_entropy: NodeStreams::new(s.seed, "entropy", n_hosts as usize),
+        rng_loss: NodeStreams::new(s.seed, "loss", n_nodes as usize),
+        rng_red: NodeStreams::new(s.seed, "red", n_nodes as usize),
+        rng_trim: NodeStreams::new(s.seed, "trim", n_nodes as usize),
+        rng_ar: NodeStreams::new(s.seed, "ar", n_nodes as usize),
         ar: ArRule {
             levels: s.switch.ar.levels.clone(),
             refresh: s.switch.ar.refresh.0,
@@ -592,6 +612,11 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         replies_held: noise_at == crate::noise::NoiseAt::Receiver && tr.delay_noise.is_some(),
         prefetch: ports_len * std::mem::size_of::<crate::net::Port>() > crate::sim::PREFETCH_ABOVE_PORT_BYTES,
         done: false,
+        window,
+        ending: None,
+        completed_at: None,
+        shard: None,
+        parallel: None,
         #[cfg(any(debug_assertions, feature = "invariants"))]
         inv: Default::default(),
     })

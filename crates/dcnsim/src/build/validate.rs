@@ -4,6 +4,9 @@
 use super::*;
 
 pub(super) fn validate_numbers(s: &Scenario) -> Result<(), ScenarioError> {
+    if !(1..=256).contains(&s.threads) {
+        return err("threads", format!("{}: allowed 1 to 256", s.threads));
+    }
     let t = &s.topology;
     let tr = &s.transport;
     let mtu = t.mtu.0;

@@ -118,6 +118,9 @@ pub struct Port {
     pub wake_pending: bool,
     /// A failed link carries nothing; routing avoids it.
     pub up: bool,
+    /// The far node belongs to another thread's share of the fabric (`sim/parallel.rs`):
+    /// what this port transmits travels there as a message, not into `pipe`.
+    pub remote: bool,
     pub queue: VecDeque<u32>,
     /// ACKs, NACKs and trimmed headers when `ack_priority` is on: served before `queue`,
     /// outside its buffer and ECN.
@@ -180,6 +183,7 @@ impl Port {
             node,
             wake_pending: false,
             up: true,
+            remote: false,
             queue: VecDeque::new(),
             ctrl: VecDeque::new(),
             pipe: VecDeque::new(),

@@ -155,3 +155,6 @@ pub(super) fn default_name() -> String {
 pub(super) fn default_seed() -> u64 {
     1
 }
+pub(super) fn default_threads() -> u32 {
+    1
+}

@@ -90,9 +90,12 @@ impl Simulation {
             let flow = &mut self.flows[f as usize];
             if flow.failed {
                 // Its last bytes were already on their way when the sender gave up; it
-                // was counted out of `unfinished_finite` then.
+                // was counted out of `unfinished_finite` then. (A split run's receiver
+                // share counts no failed flows: the flow table's merge decides.)
                 flow.failed = false;
-                self.counters.failed_flows -= 1;
+                if self.shard.is_none() {
+                    self.counters.failed_flows -= 1;
+                }
             } else if !flow.is_infinite() && !self.fct_at_sender {
                 self.unfinished_finite -= 1;
             }
@@ -338,7 +341,8 @@ impl Simulation {
             return;
         }
         flow.sender.done_at = Some(now);
-        if self.fct_at_sender && !flow.is_infinite() && !flow.failed {
+        // A flow given up (`stopped`) was counted out then.
+        if self.fct_at_sender && !flow.is_infinite() && !flow.failed && !flow.stopped {
             self.unfinished_finite -= 1;
         }
         if self.dependencies.waits_on_ack(f) {

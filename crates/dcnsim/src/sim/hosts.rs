@@ -13,7 +13,9 @@ impl Simulation {
                 return;
             }
             self.next_start += 1;
-            self.begin_flow(f);
+            if self.sends_here(f) {
+                self.begin_flow(f);
+            }
         }
         self.check_done();
     }
@@ -62,8 +64,16 @@ impl Simulation {
             && self.now() >= self.infinite_until
             && self.next_start == self.start_order.len()
             && self.duration.is_none()
+            && self.ending.is_none()
         {
-            self.done = true;
+            // The run ends with the window the last flow finished in (`window`).
+            self.completed_at = Some(self.now());
+            let w = self.window.0;
+            if w == 0 {
+                self.done = true;
+            } else {
+                self.ending = Some(Time((self.now().0 / w + 1) * w));
+            }
         }
     }
 
@@ -161,7 +171,7 @@ impl Simulation {
                 }
                 _ => {
                     let flow = &mut self.flows[f as usize];
-                    let fresh = if flow.needs_fresh_entropy(now) { self.rng_spray.next_u64() as u32 } else { 0 };
+                    let fresh = if flow.needs_fresh_entropy(now) { self.rng_entropy.next_u64(host) as u32 } else { 0 };
                     let entropy = flow.next_entropy(now, fresh, &self.cfg);
                     self.source_routes.route(f, entropy, !flow.lb.sprays())
                 }
@@ -259,6 +269,9 @@ impl Simulation {
     #[cold]
     #[inline(never)]
     pub(super) fn give_up(&mut self, f: u32) {
+        if !self.receives_here(f) {
+            return self.give_up_across(f);
+        }
         let flow = &mut self.flows[f as usize];
         flow.failed = true;
         let delivered = flow.receiver.finish.is_some();
@@ -266,8 +279,14 @@ impl Simulation {
         flow.stopped = true;
         flow.sender.rto_deadline = Time::MAX;
         if delivered {
-            // Every byte arrived; only the acknowledgements were lost. It finished.
+            // Every byte arrived; only the acknowledgements were lost. It finished, and
+            // where completion is the sender's (`output.fct = "sender"`) the sender is done
+            // waiting for it too: it can hear nothing more.
             flow.failed = false;
+            if self.fct_at_sender && !flow.is_infinite() {
+                self.unfinished_finite -= 1;
+                self.check_done();
+            }
             return;
         }
         self.counters.failed_flows += 1;

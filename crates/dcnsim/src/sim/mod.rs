@@ -6,13 +6,14 @@ mod balancers;
 mod endpoints;
 mod hosts;
 pub(crate) mod invariants;
+pub(crate) mod parallel;
 mod ports;
 mod tables;
 
 use std::collections::VecDeque;
 
 use self::invariants::invariant;
-use crate::engine::{Event, EventQueue, Rng};
+use crate::engine::{Event, EventQueue, NodeStreams, Rng};
 use crate::laps::{Outstanding, PathTable};
 use crate::lb::PathPolicy;
 use crate::net::pfc::{self, Pfc, PfcFrame};
@@ -152,12 +153,15 @@ pub struct Simulation {
     /// Infinite flows with a stop time keep the run going until the last such stop;
     /// background infinite flows (no stop) do not.
     pub(crate) infinite_until: Time,
+    /// The source-routing balancers' draws (LAPS, CONGA, ConWeave: one thread only).
     pub(crate) rng_spray: Rng,
-    pub(crate) rng_loss: Rng,
-    pub(crate) rng_red: Rng,
+    /// A NIC's fresh entropy for a sprayed packet, per host.
+    pub(crate) rng_entropy: NodeStreams,
+    pub(crate) rng_loss: NodeStreams,
+    pub(crate) rng_red: NodeStreams,
     /// `switch.trim_victim`'s coin: the arrival or the queue's tail.
-    pub(crate) rng_trim: Rng,
-    pub(crate) rng_ar: Rng,
+    pub(crate) rng_trim: NodeStreams,
+    pub(crate) rng_ar: NodeStreams,
     pub(crate) ar: ArRule,
     /// `[observe]`: the time-series sampler, driven by `Sample` events only.
     pub(crate) observer: Option<Box<Observer>>,
@@ -199,6 +203,22 @@ pub struct Simulation {
     /// Some flow's receiver holds its replies (`noise::NoiseAt::Receiver`).
     pub(crate) replies_held: bool,
     pub(crate) done: bool,
+    /// The width of the run's window grid: the smallest latency of any link, which is the
+    /// least time anything takes to cross from one node to another. A run whose flows are
+    /// all done ends at the end of the window in which the last one finished
+    /// (`ending`), so that one thread and many (`parallel.rs`, which swaps packets at
+    /// window ends) stop after the same events. Zero (a link without latency): the run
+    /// ends at once.
+    pub(crate) window: Time,
+    /// Set once the run's flows are all done: events before this time still happen,
+    /// none at or after it.
+    pub(crate) ending: Option<Time>,
+    /// When the run's flows were all done (what set `ending`).
+    pub(crate) completed_at: Option<Time>,
+    /// This simulation's share of a run split over threads (`parallel.rs`).
+    pub(crate) shard: Option<Box<parallel::Shard>>,
+    /// On the first share of a split run: the other shares, and where the run stands.
+    pub(crate) parallel: Option<Box<parallel::Parallel>>,
     /// Issue 10's invariant checks (`invariants.rs`): only in debug and test builds.
     #[cfg(any(debug_assertions, feature = "invariants"))]
     pub(crate) inv: crate::sim::invariants::Checker,
@@ -224,6 +244,17 @@ impl Simulation {
         self.done
     }
 
+    /// When the run ended: the instant its last flow finished, if that is what ended it
+    /// (the clock, `now`, has gone on to the end of that window: see `window`); otherwise,
+    /// and while it runs, `now`. A split run's is the latest of its shares'.
+    pub fn end_time(&self) -> Time {
+        let shares = self.shares();
+        if self.done && shares.iter().all(|s| s.completed_at.is_some()) {
+            return shares.iter().filter_map(|s| s.completed_at).max().expect("a share");
+        }
+        self.now()
+    }
+
     /// Flow `f`'s candidate paths (source-routed balancers: `rps`, `laps`, `conga`,
     /// `conweave`), each as its nodes from source host to destination host; empty for a
     /// flow that is not source-routed.
@@ -232,12 +263,12 @@ impl Simulation {
     }
 
     pub fn events_processed(&self) -> u64 {
-        self.events.processed()
+        self.shares().iter().map(|s| s.events.processed()).sum()
     }
 
     /// Data and ACK packets created so far.
     pub fn packets(&self) -> u64 {
-        self.arena.allocated_total()
+        self.shares().iter().map(|s| s.arena.allocated_total()).sum()
     }
 
     /// LAPS's receiver reorder buffers, sampled at every data arrival: element k counts
@@ -248,24 +279,32 @@ impl Simulation {
     }
 
     pub fn flows_finished(&self) -> u32 {
-        self.finished_flows
+        self.shares().iter().map(|s| s.finished_flows).sum()
     }
 
     /// Runs until simulated time `limit` or the end of the scenario, whichever is first.
     /// Returns true once the scenario has ended.
     pub fn run_until(&mut self, limit: Time) -> bool {
+        if self.parallel.is_some() {
+            return self.run_split(limit);
+        }
         while !self.done {
             if self.prefetch {
                 self.prefetch_ahead();
             }
-            match self.events.pop_until(limit) {
+            let last = match self.ending {
+                Some(end) => limit.min(Time(end.0 - 1)),
+                None => limit,
+            };
+            match self.events.pop_until(last) {
                 Some(ev) => {
                     invariant!(self.inv_before_event(ev));
                     self.dispatch(ev)
                 }
                 None => {
-                    if self.events.is_empty() {
-                        // Nothing left can ever happen (e.g. every flow is stuck or done).
+                    // Nothing left can ever happen (e.g. every flow is stuck or done), or
+                    // the window in which the flows finished is over.
+                    if self.events.is_empty() || last < limit {
                         self.done = true;
                     } else {
                         self.events.advance_to(limit);

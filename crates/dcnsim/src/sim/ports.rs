@@ -164,7 +164,7 @@ impl Simulation {
         let hit = match aqm.decide(queued, sojourn, now) {
             MarkDecision::No => false,
             MarkDecision::Yes => true,
-            MarkDecision::Ramp(prob) => self.rng_red.next_f64() < prob,
+            MarkDecision::Ramp(prob) => self.rng_red.next_f64(port.node) < prob,
         };
         if !hit {
             return false;
@@ -200,6 +200,9 @@ impl Simulation {
         port.stats.tx_packets += 1;
         port.stats.tx_bytes += size as u64;
         let arrival = port.busy_until + port.latency;
+        if port.remote {
+            return self.send_across(p, h, arrival);
+        }
         let was_empty = port.pipe.is_empty();
         port.pipe.push_back((arrival, h));
         if was_empty {
@@ -256,7 +259,8 @@ impl Simulation {
         if self.loss_data_only && self.arena.get(h).kind != PacketKind::Data {
             return false;
         }
-        if self.rng_loss.next_f64() < loss {
+        // Drawn at the receiving end, whose node takes the packet in.
+        if self.rng_loss.next_f64(self.ports[p as usize].peer) < loss {
             self.drop_packet(p, h);
             return true;
         }
@@ -290,7 +294,7 @@ impl Simulation {
             } else if level == best_level {
                 // Reservoir sampling: a uniform pick among the tied ports in one pass.
                 ties += 1;
-                if self.rng_ar.below(ties as u64) == 0 {
+                if self.rng_ar.below(switch, ties as u64) == 0 {
                     choice = p;
                 }
             }
@@ -328,7 +332,7 @@ impl Simulation {
                     return;
                 }
                 let tail = port.trim_tail && port.drr.is_none() && port.prio.is_none();
-                if !(tail && self.rng_trim.next_u64() & 1 == 1 && self.trim_queue_tail(p, size)) {
+                if !(tail && self.rng_trim.next_u64(port.node) & 1 == 1 && self.trim_queue_tail(p, size)) {
                     size = self.trim(p, h);
                     priority = true;
                 }
@@ -513,6 +517,12 @@ impl Simulation {
         let (ready, serialization, latency) = (reverse.busy_until.max(now), reverse.serialization(64), reverse.latency);
         let pfc = self.pfc.as_mut().expect("PFC frames come from PFC");
         let at = pfc.frame_departs(frame.port, ready, serialization) + serialization + latency;
+        // The frame goes to the upstream port, across the link: to another thread's share
+        // when the link crosses shares.
+        let upstream = &self.ports[frame.port as usize];
+        if upstream.remote {
+            return self.schedule_across(upstream.node, at, Event::Pfc(frame.encode()));
+        }
         self.events.schedule(at, Event::Pfc(frame.encode()));
     }
 

@@ -147,6 +147,14 @@ impl Simulation {
 
     /// One row per flow (docs/outputs.md, "Result directory").
     pub fn flow_table(&self) -> Table {
+        if self.parallel.is_some() {
+            return self.merged_flow_table();
+        }
+        self.share_flow_table()
+    }
+
+    /// The flow table as this simulation alone knows it (a split run's one share).
+    pub(super) fn share_flow_table(&self) -> Table {
         let n = self.flows.len();
         let mut id = Vec::with_capacity(n);
         let mut tag = Vec::with_capacity(n);
@@ -267,8 +275,12 @@ impl Simulation {
     /// Every PFC PAUSE and RESUME as it reached its upstream port (`time_us, port, class,
     /// event`), if PFC is on.
     pub fn pfc_events_table(&self) -> Option<Table> {
-        let pfc = self.pfc.as_ref()?;
-        let ev = &pfc.events;
+        self.pfc.as_ref()?;
+        // In time order; simultaneous frames by port, class and kind, so that a split run
+        // (whose shares log their own ports' frames) lists them in the same order.
+        let mut ev: Vec<&crate::net::pfc::PfcEvent> =
+            self.shares().into_iter().flat_map(|s| s.pfc.iter().flat_map(|f| f.events.iter())).collect();
+        ev.sort_by_key(|e| (e.time, e.port, e.class, e.pause));
         let mut t = Table::default();
         t.push("time_us", Column::F64(ev.iter().map(|e| e.time.as_us_f64()).collect()));
         t.push("port", Column::I64(ev.iter().map(|e| e.port as i64).collect()));
@@ -316,11 +328,19 @@ impl Simulation {
     }
 
     pub fn stats(&self) -> Vec<(&'static str, f64)> {
+        if self.parallel.is_some() {
+            return self.merged_stats();
+        }
+        self.share_stats()
+    }
+
+    /// The run counters as this simulation alone counted them.
+    pub(super) fn share_stats(&self) -> Vec<(&'static str, f64)> {
         let c = &self.counters;
         let mem = self.memory();
         vec![
-            ("events", self.events_processed() as f64),
-            ("packets", self.packets() as f64),
+            ("events", self.events.processed() as f64),
+            ("packets", self.arena.allocated_total() as f64),
             ("data_packets", c.data_packets as f64),
             ("ack_packets", c.ack_packets as f64),
             ("drops", c.drops as f64),
@@ -340,7 +360,7 @@ impl Simulation {
             ),
             ("retransmits", self.flows.iter().map(|f| f.sender.retransmits).sum::<u64>() as f64),
             ("peak_packets_in_flight", self.arena.peak_live() as f64),
-            ("sim_time_us", self.now().as_us_f64()),
+            ("sim_time_us", self.end_time().as_us_f64()),
             ("flows", self.flows.len() as f64),
             ("flows_finished", self.finished_flows as f64),
             ("flows_failed", c.failed_flows as f64),

@@ -2,7 +2,7 @@
 
 use crate::Time;
 
-fn leaf_spine() -> super::Simulation {
+pub(crate) fn leaf_spine() -> super::Simulation {
     let toml = r#"
         [topology]
         kind = "leaf_spine"

@@ -136,12 +136,14 @@ fn pulls_of_source_routed_flows_follow_a_candidate_path() {
 /// Found by the property tests (issue 10): a pull is lost on a lossy link, and if it was
 /// a flow's last one the sender has nothing outstanding, data left and no credit, while
 /// the receiver has pulled for everything it owes. Here 2 of 69 pulls are lost and,
-/// before the stall timer (eqds.rs), 2 flows stopped one packet short for ever.
+/// before the stall timer (eqds.rs), 2 flows stopped one packet short for ever. The
+/// seed is one whose losses hit a last pull (`pull_stalls` > 0, asserted below); it moved
+/// from 391 to 381 when the random streams became per node (issue 30).
 #[test]
 fn a_lost_last_pull_does_not_stall_the_flow() {
     let mut s = common::sim(
         r#"
-        seed = 391
+        seed = 381
         [topology]
         kind = "fat_tree"
         tiers = 3

@@ -88,7 +88,7 @@ fn fct_at_the_sender_adds_the_last_ack_s_return() {
         let mut s = common::sim_with_files(&toml, &[("flows.csv", "src,dst,size,start\n0,127,2MB,0\n")]);
         s.run();
         let t = s.flow_table();
-        (t.f64s("fct_us")[0], s.now().as_us_f64())
+        (t.f64s("fct_us")[0], s.end_time().as_us_f64())
     };
     let (receiver, end_r) = fct("receiver");
     let (sender, end_s) = fct("sender");

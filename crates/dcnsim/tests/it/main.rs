@@ -31,6 +31,7 @@ mod nscc_a10;
 mod nscc_input;
 mod observe;
 mod onoff_traffic;
+mod parallel;
 mod pfc;
 mod prioplus_bottleneck;
 mod prioplus_staircase;

@@ -206,7 +206,7 @@ fn background_flows_end_with_the_finite_ones() {
     let infinite: Vec<_> = s.flows.iter().filter(|f| f.is_infinite()).collect();
     assert_eq!((finite.len(), infinite.len()), (12, 4));
     let last = finite.iter().map(|f| f.receiver.finish.unwrap()).max().unwrap();
-    assert_eq!(s.now(), last, "the run ends with the last finite flow");
+    assert_eq!(s.end_time(), last, "the run ends with the last finite flow");
     // "remaining": the two workloads use disjoint hosts.
     for f in &finite {
         assert!(infinite.iter().all(|g| g.src != f.src && g.dst != f.src && g.src != f.dst && g.dst != f.dst));

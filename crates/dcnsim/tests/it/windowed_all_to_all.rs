@@ -58,7 +58,7 @@ fn window_one_runs_each_senders_flows_back_to_back() {
             assert!((lo..=hi).contains(&(fin - start)), "alone on its path: {} not in [{lo}, {hi}]", fin - start);
         }
     }
-    let end = s.now().as_us_f64();
+    let end = s.end_time().as_us_f64();
     assert!((3.0 * lo..=3.0 * hi).contains(&end), "{end}");
 }
 
@@ -71,7 +71,7 @@ fn full_window_reaches_the_per_node_bound() {
     let mut s = common::sim(&scenario(3));
     s.run();
     assert!(s.flows.iter().all(|f| f.start == Time::ZERO));
-    let end = s.now().as_us_f64();
+    let end = s.end_time().as_us_f64();
     let bound = 301.0 * PKT_US + 2.0;
     assert!((bound..=bound + 300.0 * ACK_US).contains(&end), "{end} vs {bound}");
 }

@@ -1,0 +1,610 @@
+//! One run on many threads (issue 30): conservative parallel discrete-event simulation
+//! over a partition of the fabric (`docs/models/parallel.md`).
+//!
+//! Each thread holds a whole `Simulation` built from the same scenario (a share) and
+//! simulates only its part of the nodes: the ports that transmit from them, the sender
+//! half of the flows that start at them and the receiver half of the flows that end at
+//! them. A packet sent over a link whose far end lies in another share travels to that
+//! share as a message, and so does a PFC frame. Crossing any link takes at least the
+//! fabric's smallest link latency (`Simulation::window`), so the shares run in windows of
+//! that width on a fixed grid and swap messages at each window's end: nothing sent inside
+//! a window can land inside it (the lookahead of Chandy-Misra-Bryant simulation).
+//!
+//! The flow table is the same bit for bit with any number of threads, because nothing a
+//! node does depends on the order in which the shares run:
+//! - simultaneous events are ordered by a hash of the time and the event, not by when
+//!   they were scheduled (`engine::EventQueue::tie_key`);
+//! - every random draw comes from a stream of the node that draws it
+//!   (`engine::NodeStreams`);
+//! - a run whose flows are all done ends at the end of the grid window in which the last
+//!   one finished, one thread or many (`Simulation::ending`);
+//! - packets arriving from other shares join the link's wire in the order they were
+//!   sent, the only order one link has.
+//!
+//! What a share's structures hold for nodes and flows outside it is never read. The
+//! tables merge the shares' columns: each flow's sender columns from the share of its
+//! source, receiver columns from that of its destination, counters summed.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use super::*;
+use crate::net::UecAck;
+
+/// Which share each node belongs to, and this simulation's own.
+pub(crate) struct Shard {
+    pub(crate) me: u16,
+    pub(crate) of_node: std::sync::Arc<Vec<u16>>,
+    /// Messages for each share (own index unused), in the order they were sent.
+    pub(crate) outbox: Vec<Vec<Message>>,
+    /// Data bytes this share handed to others (the invariant checks' ledger).
+    pub(crate) exported_data_bytes: u64,
+}
+
+/// What crosses from one share to another at a window's end.
+pub(crate) enum Message {
+    /// A packet on the wire of `port`, reaching the far end at `at`, with its side lanes.
+    Packet { at: Time, port: u32, packet: Packet, stamp: u64, uec: UecAck },
+    /// An event of the receiving share (a PFC frame reaching its upstream port).
+    Event { at: Time, event: Event },
+    /// The sender of flow `f` gave up on it (`faults.give_up_after`): the receiver's share
+    /// stops waiting for it, unless it is complete.
+    GaveUp(u32),
+}
+
+/// Kept by the first share: the others, and the end of the window the run is in.
+pub(crate) struct Parallel {
+    others: Vec<Simulation>,
+    window_end: Time,
+}
+
+/// A barrier that spins before it yields: a window of a sparse run (an incast) is a few
+/// microseconds of work, and a futex sleep and wake per window cost more than that.
+struct SpinBarrier {
+    n: usize,
+    arrived: AtomicUsize,
+    generation: AtomicUsize,
+}
+
+impl SpinBarrier {
+    fn new(n: usize) -> SpinBarrier {
+        SpinBarrier { n, arrived: AtomicUsize::new(0), generation: AtomicUsize::new(0) }
+    }
+
+    fn wait(&self) {
+        let generation = self.generation.load(Ordering::Acquire);
+        if self.arrived.fetch_add(1, Ordering::AcqRel) + 1 == self.n {
+            self.arrived.store(0, Ordering::Relaxed);
+            self.generation.fetch_add(1, Ordering::Release);
+            return;
+        }
+        let mut spins = 0u32;
+        while self.generation.load(Ordering::Acquire) == generation {
+            if spins < 2000 {
+                std::hint::spin_loop();
+                spins += 1;
+            } else {
+                // More threads than free cores: let the late one run.
+                std::thread::yield_now();
+            }
+        }
+    }
+}
+
+/// What a share tells the others after a window's messages are in.
+#[derive(Clone, Copy, Default)]
+struct Status {
+    next: Option<Time>,
+    flows_done: bool,
+    stopped: bool,
+}
+
+/// Splits `n` ways: every node gets a share. Hosts go with the switch their NIC cables
+/// to. Edge switches (those with hosts) are cut into `n` runs of consecutive ids holding
+/// about as many hosts each (a fat tree's pods, a dragonfly's groups, in order); every
+/// other switch then joins the share most of its already placed neighbours are in, in
+/// rounds outward from the edge, ties going to the share with the fewest switches so far.
+pub(crate) fn partition(ports: &[crate::net::Port], node_ports: &[Vec<u32>], n_hosts: u32, n: u16) -> Vec<u16> {
+    const NONE: u16 = u16::MAX;
+    let n_nodes = node_ports.len();
+    let mut of = vec![NONE; n_nodes];
+    let mut hosts_at = vec![0u32; n_nodes];
+    for h in 0..n_hosts as usize {
+        if let Some(&p) = node_ports[h].first() {
+            hosts_at[ports[p as usize].peer as usize] += 1;
+        }
+    }
+    let edge: Vec<usize> = (n_hosts as usize..n_nodes).filter(|&s| hosts_at[s] > 0).collect();
+    let total: u64 = edge.iter().map(|&s| hosts_at[s] as u64).sum();
+    let mut seen = 0u64;
+    let mut count = vec![0u32; n as usize];
+    for &s in &edge {
+        // The share whose slice of the hosts this switch's first host falls in.
+        let share = ((seen * n as u64) / total.max(1)).min(n as u64 - 1) as u16;
+        of[s] = share;
+        count[share as usize] += 1;
+        seen += hosts_at[s] as u64;
+    }
+    loop {
+        let mut placed = Vec::new();
+        for s in n_hosts as usize..n_nodes {
+            if of[s] != NONE {
+                continue;
+            }
+            let mut votes = vec![0u32; n as usize];
+            for &p in &node_ports[s] {
+                let peer = ports[p as usize].peer as usize;
+                if peer >= n_hosts as usize && of[peer] != NONE {
+                    votes[of[peer] as usize] += 1;
+                }
+            }
+            let best = *votes.iter().max().expect("n > 0");
+            if best > 0 {
+                placed.push((s, votes));
+            }
+        }
+        if placed.is_empty() {
+            break;
+        }
+        for (s, votes) in placed {
+            let best = *votes.iter().max().expect("n > 0");
+            let share =
+                (0..n).filter(|&i| votes[i as usize] == best).min_by_key(|&i| (count[i as usize], i)).expect("a best");
+            of[s] = share;
+            count[share as usize] += 1;
+        }
+    }
+    // Switches out of reach of every edge switch (none in a connected fabric) and hosts.
+    for s in n_hosts as usize..n_nodes {
+        if of[s] == NONE {
+            of[s] = 0;
+        }
+    }
+    for h in 0..n_hosts as usize {
+        of[h] = node_ports[h].first().map_or(0, |&p| of[ports[p as usize].peer as usize]);
+    }
+    of
+}
+
+impl Simulation {
+    /// Why this scenario cannot run split over threads, as (field, reason); `None` when it can.
+    pub(crate) fn split_refusal(&self) -> Option<(&'static str, String)> {
+        let unsupported = [
+            (self.observer.is_some(), "observe", "time series ([observe])"),
+            (self.trace.is_some(), "trace", "packet traces ([trace])"),
+            (
+                self.faults.is_some() || !self.injected_drops.is_empty(),
+                "faults",
+                "faults (link, switch and packet faults)",
+            ),
+            (!self.dependencies.is_empty(), "workload", "flows that wait for others (dependencies)"),
+            (self.pulls.is_some(), "transport.cc", "EQDS (receiver pulls)"),
+            (self.int.is_some(), "transport.cc", "HPCC (in-band telemetry)"),
+            (self.laps.is_some(), "transport.lb", "LAPS"),
+            (self.conga.is_some(), "transport.lb", "CONGA"),
+            (self.conweave.is_some(), "transport.lb", "ConWeave"),
+            (self.replies_held, "transport.delay_noise", "replies held at the receiver (noise at = \"receiver\")"),
+        ];
+        if let Some((_, field, what)) = unsupported.iter().find(|u| u.0) {
+            return Some((field, format!("{what} cannot yet run on more than one thread; use threads = 1")));
+        }
+        if self.window == Time::ZERO {
+            return Some((
+                "topology.link_latency",
+                "a link without latency leaves the threads no window to run apart; use threads = 1".into(),
+            ));
+        }
+        None
+    }
+
+    /// Makes `shares` (built from one scenario, the first being `self`'s future contents)
+    /// one run split over `shares.len()` threads; returns the first share, which holds
+    /// the others.
+    pub(crate) fn split(mut shares: Vec<Simulation>) -> Simulation {
+        let n = shares.len() as u16;
+        let of_node = std::sync::Arc::new(partition(&shares[0].ports, &shares[0].node_ports, shares[0].n_hosts, n));
+        for (i, sim) in shares.iter_mut().enumerate() {
+            let me = i as u16;
+            for port in sim.ports.iter_mut() {
+                port.remote = of_node[port.node as usize] != of_node[port.peer as usize];
+            }
+            // Each share counts the finite flows whose completion it sees.
+            sim.unfinished_finite = sim
+                .flows
+                .iter()
+                .filter(|f| !f.is_infinite())
+                .filter(|f| of_node[if sim.fct_at_sender { f.src } else { f.dst } as usize] == me)
+                .count() as u32;
+            sim.shard = Some(Box::new(Shard {
+                me,
+                of_node: of_node.clone(),
+                outbox: (0..n).map(|_| Vec::new()).collect(),
+                exported_data_bytes: 0,
+            }));
+        }
+        let mut first = shares.remove(0);
+        first.parallel = Some(Box::new(Parallel { others: shares, window_end: Time::ZERO }));
+        first
+    }
+
+    /// Whether flow `f` sends from this simulation's share (always, unsplit).
+    #[inline]
+    pub(super) fn sends_here(&self, f: u32) -> bool {
+        match &self.shard {
+            None => true,
+            Some(s) => s.of_node[self.flows[f as usize].src as usize] == s.me,
+        }
+    }
+
+    /// Whether flow `f`'s sender and receiver are both simulated here (always, unsplit).
+    #[cfg(any(debug_assertions, feature = "invariants"))]
+    pub(crate) fn both_halves_here(&self, f: u32) -> bool {
+        match &self.shard {
+            None => true,
+            Some(s) => {
+                let flow = &self.flows[f as usize];
+                s.of_node[flow.src as usize] == s.me && s.of_node[flow.dst as usize] == s.me
+            }
+        }
+    }
+
+    /// Whether flow `f`'s receiver is simulated here (always, unsplit).
+    #[inline]
+    pub(super) fn receives_here(&self, f: u32) -> bool {
+        match &self.shard {
+            None => true,
+            Some(s) => s.of_node[self.flows[f as usize].dst as usize] == s.me,
+        }
+    }
+
+    /// `give_up` of a flow whose receiver is in another share: the sender stops; whether
+    /// the flow failed (its receiver never completed) is for the flow table's merge to
+    /// say, and the receiver's share stops counting on it once the window ends.
+    #[cold]
+    pub(super) fn give_up_across(&mut self, f: u32) {
+        let flow = &mut self.flows[f as usize];
+        flow.failed = true;
+        flow.stopped = true;
+        flow.sender.rto_deadline = Time::MAX;
+        let dst = flow.dst;
+        if self.fct_at_sender && !flow.is_infinite() {
+            self.unfinished_finite -= 1;
+            self.check_done();
+        }
+        let shard = self.shard.as_mut().expect("only split runs have remote receivers");
+        let to = shard.of_node[dst as usize];
+        shard.outbox[to as usize].push(Message::GaveUp(f));
+    }
+
+    /// Port `p` transmits packet `h` onto a link into another share.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn send_across(&mut self, p: u32, h: u32, at: Time) {
+        let packet = *self.arena.get(h);
+        let (stamp, uec) = (self.arena.stamp(h), self.arena.uec(h));
+        let shard = self.shard.as_mut().expect("only split runs have remote ports");
+        let to = shard.of_node[self.ports[p as usize].peer as usize];
+        if packet.kind == PacketKind::Data {
+            shard.exported_data_bytes += packet.size as u64;
+        }
+        shard.outbox[to as usize].push(Message::Packet { at, port: p, packet, stamp, uec });
+        self.arena.free(h);
+    }
+
+    /// Schedules `event` at `at` in the share of `node` (another one).
+    #[cold]
+    pub(super) fn schedule_across(&mut self, node: u32, at: Time, event: Event) {
+        let shard = self.shard.as_mut().expect("only split runs have remote ports");
+        let to = shard.of_node[node as usize];
+        shard.outbox[to as usize].push(Message::Event { at, event });
+    }
+
+    fn take_message(&mut self, m: Message) {
+        match m {
+            Message::Packet { at, port, packet, stamp, uec } => {
+                let h = self.arena.alloc(packet);
+                self.arena.set_stamp(h, stamp);
+                if self.cfg.ack_policy == AckPolicy::Uec {
+                    self.arena.set_uec(h, uec);
+                }
+                let wire = &mut self.ports[port as usize].pipe;
+                wire.push_back((at, h));
+                if wire.len() == 1 {
+                    self.events.schedule(at, Event::PipeArrive(port));
+                }
+            }
+            Message::Event { at, event } => self.events.schedule(at, event),
+            Message::GaveUp(f) => {
+                let flow = &mut self.flows[f as usize];
+                if flow.receiver.finish.is_none() && !flow.failed && !self.fct_at_sender {
+                    // As `give_up` does in one simulation, at the end of the window the
+                    // sender gave up in, which is when one simulation's run would end too.
+                    flow.failed = true;
+                    if !flow.is_infinite() {
+                        self.unfinished_finite -= 1;
+                    }
+                    self.check_done();
+                }
+            }
+        }
+    }
+
+    /// Runs this share's events up to `last` (inclusive); a `Stop` may end it sooner.
+    fn run_share(&mut self, last: Time) {
+        while !self.done {
+            if self.prefetch {
+                self.prefetch_ahead();
+            }
+            match self.events.pop_until(last) {
+                Some(ev) => {
+                    invariant!(self.inv_before_event(ev));
+                    self.dispatch(ev)
+                }
+                None => {
+                    self.events.advance_to(last);
+                    break;
+                }
+            }
+        }
+    }
+
+    /// `run_until` of a split run: every share runs on its own thread, window by window.
+    pub(super) fn run_split(&mut self, limit: Time) -> bool {
+        if self.done {
+            return true;
+        }
+        let mut par = self.parallel.take().expect("a split run");
+        let window = self.window;
+        let n = 1 + par.others.len();
+        let mail: Vec<Mutex<Vec<Message>>> = (0..n * n).map(|_| Mutex::new(Vec::new())).collect();
+        let status: Vec<Mutex<Status>> = (0..n).map(|_| Mutex::new(Status::default())).collect();
+        let barrier = SpinBarrier::new(n);
+        let start = if par.window_end == Time::ZERO {
+            // The first window is the one holding the first event.
+            let first = std::iter::once(&*self).chain(par.others.iter()).filter_map(|s| s.events.peek_time()).min();
+            first.map_or(Time(window.0), |t| Time((t.0 / window.0 + 1) * window.0))
+        } else {
+            par.window_end
+        };
+        let outcome = std::thread::scope(|scope| {
+            let (mail, status, barrier) = (&mail, &status, &barrier);
+            let mut handles = Vec::new();
+            for (i, sim) in par.others.iter_mut().enumerate() {
+                handles.push(scope.spawn(move || sim.windows(i + 1, n, start, limit, mail, status, barrier)));
+            }
+            let mine = self.windows(0, n, start, limit, mail, status, barrier);
+            for h in handles {
+                // A share that panicked has its message re-raised here, on the caller's thread.
+                if let Err(e) = h.join() {
+                    std::panic::resume_unwind(e);
+                }
+            }
+            mine
+        });
+        par.window_end = outcome.0;
+        self.done = outcome.1;
+        if self.done {
+            for sim in std::iter::once(&mut *self).chain(par.others.iter_mut()) {
+                sim.done = true;
+                invariant!(sim.inv_at_end());
+            }
+        }
+        self.parallel = Some(par);
+        self.done
+    }
+
+    /// One share's loop: run a window, post its messages, take the others', agree on what
+    /// comes next. Every share computes the same decision from the same statuses.
+    /// Returns (the end of the window the run is in, whether the run is over).
+    #[allow(clippy::too_many_arguments)]
+    fn windows(
+        &mut self,
+        me: usize,
+        n: usize,
+        mut window_end: Time,
+        limit: Time,
+        mail: &[Mutex<Vec<Message>>],
+        status: &[Mutex<Status>],
+        barrier: &SpinBarrier,
+    ) -> (Time, bool) {
+        let width = self.window.0;
+        loop {
+            let last = Time(window_end.0 - 1).min(limit);
+            self.run_share(last);
+            if last < Time(window_end.0 - 1) {
+                // The caller's limit falls inside the window: resume it on the next call.
+                return (window_end, false);
+            }
+            let shard = self.shard.as_mut().expect("a share");
+            for (to, out) in shard.outbox.iter_mut().enumerate() {
+                if !out.is_empty() {
+                    mail[to * n + me].lock().expect("no share panicked").append(out);
+                }
+            }
+            barrier.wait();
+            for from in 0..n {
+                let inbox = std::mem::take(&mut *mail[me * n + from].lock().expect("no share panicked"));
+                for m in inbox {
+                    self.take_message(m);
+                }
+            }
+            *status[me].lock().expect("no share panicked") =
+                Status { next: self.events.peek_time(), flows_done: self.ending.is_some(), stopped: self.done };
+            barrier.wait();
+            // Nobody writes a status or a message again before every share has passed the
+            // next window's first barrier, so these reads race with nothing.
+            let all: Vec<Status> = status.iter().map(|s| *s.lock().expect("no share panicked")).collect();
+            let over = all.iter().any(|s| s.stopped) || all.iter().all(|s| s.flows_done);
+            let next = all.iter().filter_map(|s| s.next).min();
+            match next {
+                Some(t) if !over => window_end = Time((t.0 / width + 1) * width),
+                _ => return (window_end, true),
+            }
+        }
+    }
+}
+
+/// Where a flow-table column's value lives in a split run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Side {
+    /// Fixed at build time: the same in every share.
+    Same,
+    /// Kept by the sender: the share of the flow's source.
+    Sender,
+    /// Kept by the receiver: the share of its destination.
+    Receiver,
+    /// Counted wherever it happens (a drop in any switch): the sum over the shares.
+    Sum,
+    /// `failed`: the sender gave up and the receiver never completed.
+    Failed,
+}
+
+/// Every column of `Simulation::flow_table`, by where it lives. An unknown name panics,
+/// so that a new column cannot be merged wrongly by default (a unit test builds a table).
+fn flow_column_side(name: &str, fct_at_sender: bool) -> Side {
+    match name {
+        "id" | "tag" | "src" | "dst" | "size" | "ideal_fct_us" | "cc" | "lb" | "group" | "priority" => Side::Same,
+        "start_us" | "retransmits" | "tx_packets" | "first_tx_us" => Side::Sender,
+        "failed" => Side::Failed,
+        "finish_us" | "fct_us" | "slowdown" | "finished" if fct_at_sender => Side::Sender,
+        "finish_us" | "fct_us" | "slowdown" | "finished" => Side::Receiver,
+        "delivered" | "rx_packets" | "rx_bytes" | "delay_sum_us" | "last_rx_us" | "reordered" => Side::Receiver,
+        "drops" | "trims" => Side::Sum,
+        other => panic!("flow table column {other:?} has no rule for merging a split run's shares"),
+    }
+}
+
+/// Row r of a merged column: `cols[who(r)]`'s row r.
+fn pick(cols: &[&Column], who: impl Fn(usize) -> usize) -> Column {
+    macro_rules! rows {
+        ($variant:ident) => {
+            Column::$variant(
+                (0..column_len(cols[0]))
+                    .map(|r| match cols[who(r)] {
+                        Column::$variant(v) => v[r].clone(),
+                        _ => unreachable!("the shares build the same table"),
+                    })
+                    .collect(),
+            )
+        };
+    }
+    match cols[0] {
+        Column::I64(_) => rows!(I64),
+        Column::F64(_) => rows!(F64),
+        Column::Bool(_) => rows!(Bool),
+        Column::Str(_) => rows!(Str),
+        Column::Cat { .. } => unreachable!("the flow table has no categorical column"),
+    }
+}
+
+fn column_len(c: &Column) -> usize {
+    match c {
+        Column::I64(v) => v.len(),
+        Column::F64(v) => v.len(),
+        Column::Bool(v) => v.len(),
+        Column::Str(v) => v.len(),
+        Column::Cat { codes, .. } => codes.len(),
+    }
+}
+
+impl Simulation {
+    /// The shares of a split run, the first (`self`) included; just `self` unsplit.
+    pub(super) fn shares(&self) -> Vec<&Simulation> {
+        std::iter::once(self).chain(self.parallel.iter().flat_map(|p| p.others.iter())).collect()
+    }
+
+    /// The flow table of a split run, each column merged from the shares that keep it.
+    pub(super) fn merged_flow_table(&self) -> Table {
+        let shares = self.shares();
+        let tables: Vec<Table> = shares.iter().map(|s| s.share_flow_table()).collect();
+        let of_node = &self.shard.as_ref().expect("a split run").of_node;
+        let share_of = |node: u32| of_node[node as usize] as usize;
+        let mut merged = Table::default();
+        for (i, (name, first)) in tables[0].columns.iter().enumerate() {
+            let cols: Vec<&Column> = tables.iter().map(|t| &t.columns[i].1).collect();
+            let column = match flow_column_side(name, self.fct_at_sender) {
+                Side::Same => first.clone(),
+                Side::Sender => pick(&cols, |r| share_of(self.flows[r].src)),
+                Side::Receiver => pick(&cols, |r| share_of(self.flows[r].dst)),
+                Side::Failed => {
+                    let gave_up = pick(&cols, |r| share_of(self.flows[r].src));
+                    let finished =
+                        tables.iter().map(|t| t.column("finished").expect("a finished column")).collect::<Vec<_>>();
+                    let finished = pick(&finished, |r| share_of(self.flows[r].dst));
+                    match (gave_up, finished) {
+                        (Column::Bool(g), Column::Bool(f)) => {
+                            Column::Bool(g.iter().zip(&f).map(|(g, f)| *g && !f).collect())
+                        }
+                        _ => unreachable!("flags are booleans"),
+                    }
+                }
+                Side::Sum => {
+                    let n = column_len(first);
+                    Column::I64(
+                        (0..n)
+                            .map(|r| {
+                                cols.iter()
+                                    .map(|c| match c {
+                                        Column::I64(v) => v[r],
+                                        _ => unreachable!("counted columns are integers"),
+                                    })
+                                    .sum()
+                            })
+                            .collect(),
+                    )
+                }
+            };
+            merged.push(name, column);
+        }
+        merged
+    }
+
+    /// The run's counters summed over the shares; the few that are not sums (the flow
+    /// count, the simulated time, a ratio) taken or recomputed.
+    pub(super) fn merged_stats(&self) -> Vec<(&'static str, f64)> {
+        let shares = self.shares();
+        let mut stats = self.share_stats();
+        for other in &shares[1..] {
+            for ((name, total), (other_name, v)) in stats.iter_mut().zip(other.share_stats()) {
+                debug_assert_eq!(*name, other_name, "the shares report the same stats");
+                match *name {
+                    "flows" => {}
+                    "sim_time_us" => *total = total.max(v),
+                    _ => *total += v,
+                }
+            }
+        }
+        let failed = match self.merged_flow_table().column("failed") {
+            Some(Column::Bool(v)) => v.iter().filter(|&&x| x).count(),
+            _ => 0,
+        };
+        if let Some(s) = stats.iter_mut().find(|(n, _)| *n == "flows_failed") {
+            s.1 = failed as f64;
+        }
+        let get = |stats: &[(&str, f64)], key: &str| stats.iter().find(|(n, _)| *n == key).map(|s| s.1);
+        if let (Some(reused), Some(fresh)) = (get(&stats, "reps_reused_entropies"), get(&stats, "reps_fresh_entropies"))
+        {
+            let ratio = if reused + fresh == 0.0 { 0.0 } else { reused / (reused + fresh) };
+            if let Some(r) = stats.iter_mut().find(|(n, _)| *n == "reps_recycle_ratio") {
+                r.1 = ratio;
+            }
+        }
+        stats
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every column the flow table has today has a merge rule (a new one panics here).
+    #[test]
+    fn every_flow_column_has_a_merge_rule() {
+        let sim = crate::sim::tests::leaf_spine();
+        for (name, _) in sim.flow_table().columns {
+            for at_sender in [false, true] {
+                flow_column_side(&name, at_sender);
+            }
+        }
+    }
+}

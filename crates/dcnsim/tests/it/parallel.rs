@@ -1,0 +1,165 @@
+//! Issue 30: one run split over threads (`sim/parallel.rs`) gives the same flow table, bit
+//! for bit, as one thread: the same scenario and seed, 1, 2 and 4 threads. Each scenario
+//! crosses the shares with what it exercises: sprayed packets over the core, trimmed
+//! headers and NACKs through a congested core, PFC frames over the links between shares.
+
+use crate::common::*;
+
+use dcnsim::stats::{Column, Table};
+
+/// Every value of a table as bits (a NaN equals itself), column by column.
+fn bits(t: &Table) -> Vec<(String, Vec<u64>)> {
+    t.columns
+        .iter()
+        .map(|(name, c)| {
+            let v = match c {
+                Column::I64(v) => v.iter().map(|x| *x as u64).collect(),
+                Column::F64(v) => v.iter().map(|x| x.to_bits()).collect(),
+                Column::Bool(v) => v.iter().map(|x| *x as u64).collect(),
+                Column::Str(v) => {
+                    v.iter().map(|x| x.bytes().fold(0u64, |h, b| h.wrapping_mul(31) ^ b as u64)).collect()
+                }
+                Column::Cat { codes, .. } => codes.iter().map(|x| *x as u64).collect(),
+            };
+            (name.clone(), v)
+        })
+        .collect()
+}
+
+fn stat(stats: &[(&str, f64)], name: &str) -> f64 {
+    stats.iter().find(|(n, _)| *n == name).unwrap_or_else(|| panic!("no stat {name}")).1
+}
+
+struct Outcome {
+    flows: Vec<(String, Vec<u64>)>,
+    pfc: Option<Vec<(String, Vec<u64>)>>,
+    stats: Vec<(&'static str, f64)>,
+}
+
+fn run(toml: &str, threads: u32) -> Outcome {
+    let mut s = sim(&format!("threads = {threads}\n{toml}"));
+    s.run();
+    Outcome { flows: bits(&s.flow_table()), pfc: s.pfc_events_table().map(|t| bits(&t)), stats: s.stats() }
+}
+
+/// Runs `toml` on 1, 2 and 4 threads; asserts the same flow table (and PFC log) each
+/// time and the same counters that do not depend on how the run was split.
+fn same_with_any_threads(toml: &str) -> Outcome {
+    let one = run(toml, 1);
+    for threads in [2, 4] {
+        let many = run(toml, threads);
+        for ((name, a), (_, b)) in one.flows.iter().zip(&many.flows) {
+            assert_eq!(a, b, "flow table column {name} differs between 1 and {threads} threads");
+        }
+        assert_eq!(one.flows.len(), many.flows.len());
+        assert_eq!(one.pfc, many.pfc, "PFC frames differ between 1 and {threads} threads");
+        for name in
+            ["data_packets", "ack_packets", "drops", "ecn_marks", "trims", "nacks", "timeouts", "flows_finished"]
+        {
+            assert_eq!(stat(&one.stats, name), stat(&many.stats, name), "{name}, 1 against {threads} threads");
+        }
+    }
+    one
+}
+
+#[test]
+fn a_sprayed_permutation_is_the_same_on_any_number_of_threads() {
+    let one = same_with_any_threads(
+        r#"
+        seed = 7
+        [topology]
+        kind = "fat_tree"
+        tiers = 3
+        hosts = 128
+        link_rate = "100Gbps"
+        link_latency = "1us"
+        [switch]
+        buffer = "200KB"
+        trimming = true
+        ack_priority = true
+        [transport]
+        cc = "nscc"
+        lb = "reps"
+        [[workload]]
+        kind = "permutation"
+        size = "256KB"
+        "#,
+    );
+    assert_eq!(stat(&one.stats, "flows_finished"), 128.0);
+}
+
+#[test]
+fn a_trimming_incast_is_the_same_on_any_number_of_threads() {
+    let one = same_with_any_threads(
+        r#"
+        seed = 3
+        [topology]
+        kind = "fat_tree"
+        tiers = 3
+        hosts = 128
+        link_rate = "100Gbps"
+        link_latency = "1us"
+        [switch]
+        buffer = "100KB"
+        trimming = true
+        trim_victim = "arrival_or_tail"
+        ack_priority = true
+        [transport]
+        cc = "nscc"
+        lb = "reps"
+        [output]
+        fct = "sender"
+        [[workload]]
+        kind = "incast"
+        senders = 40
+        size = "200KB"
+        "#,
+    );
+    assert!(stat(&one.stats, "trims") > 0.0, "the incast must trim for the test to mean anything");
+    assert_eq!(stat(&one.stats, "flows_finished"), 40.0);
+}
+
+#[test]
+fn a_pfc_fabric_is_the_same_on_any_number_of_threads() {
+    let one = same_with_any_threads(
+        r#"
+        seed = 11
+        [topology]
+        kind = "fat_tree"
+        tiers = 3
+        hosts = 16
+        link_rate = "100Gbps"
+        link_latency = "1us"
+        [switch]
+        buffer = "300KB"
+        pfc = { lossless = ["data"] }
+        [transport]
+        cc = "dcqcn"
+        [[workload]]
+        kind = "incast"
+        receiver = 0
+        senders = 12
+        size = "500KB"
+        "#,
+    );
+    assert!(stat(&one.stats, "pfc_pause_frames") > 0.0, "the incast must pause for the test to mean anything");
+    assert_eq!(stat(&one.stats, "drops"), 0.0);
+    assert_eq!(stat(&one.stats, "flows_finished"), 12.0);
+}
+
+#[test]
+fn what_cannot_run_split_is_refused_naming_the_field() {
+    let base = r#"
+        [topology]
+        kind = "fat_tree"
+        tiers = 3
+        hosts = 16
+        [[workload]]
+        kind = "permutation"
+        size = "64KB"
+        "#;
+    let e = build_err(&format!("threads = 0\n{base}"));
+    assert!(e.starts_with("threads:") && e.contains("1 to 256"), "{e}");
+    let e = build_err(&format!("threads = 2\n{base}\n[observe]\ninterval = \"10us\"\n"));
+    assert!(e.starts_with("threads:") && e.contains("observe") && e.contains("threads = 1"), "{e}");
+}
