@@ -69,3 +69,23 @@ def test_bench_without_matching_scenarios_is_an_error(dcnsim_cli: Cli, tiny_toml
     done = dcnsim_cli("bench", "--dir", str(tiny_toml.parent), "--only", "nothing_like_this")
     assert done.returncode == 2
     assert "error: no scenario" in done.stderr
+
+
+@pytest.mark.core
+def test_bench_threads_prints_each_count_and_the_speed_up(dcnsim_cli: Cli, tiny_toml: Path, tmp_path: Path) -> None:
+    benches = tmp_path / "benches"
+    benches.mkdir()
+    (benches / "tiny.toml").write_text(tiny_toml.read_text())
+    done = dcnsim_cli("bench", "--dir", str(benches), "--threads", "1,2")
+    assert done.returncode == 0, done.stderr + done.stdout
+    lines = done.stdout.splitlines()
+    assert len(lines) == 2, lines
+    fcts = []
+    for line, threads in zip(lines, (1, 2)):
+        m = re.match(rf"tiny\s+{threads} threads?\s+wall \d+\.\d{{3}} s .* FCT min/median/max (\S+) us", line)
+        assert m, line
+        fcts.append(m.group(1))
+    assert fcts[0] == fcts[1], "the FCTs do not depend on the thread count"
+    assert re.search(r"speed-up \d+\.\d\dx$", lines[1]), lines[1]
+    bad = dcnsim_cli("bench", "--dir", str(benches), "--threads", "0,2")
+    assert bad.returncode == 2 and "thread counts from 1 to 256" in bad.stderr, bad.stderr
