@@ -39,6 +39,8 @@ pub(crate) struct Shard {
     pub(crate) outbox: Vec<Vec<Message>>,
     /// Data bytes this share handed to others (the invariant checks' ledger).
     pub(crate) exported_data_bytes: u64,
+    /// Messages this share sent to others.
+    pub(crate) sent: u64,
 }
 
 /// What crosses from one share to another at a window's end.
@@ -56,6 +58,8 @@ pub(crate) enum Message {
 pub(crate) struct Parallel {
     others: Vec<Simulation>,
     window_end: Time,
+    /// Windows run so far (each one barrier round).
+    windows: u64,
 }
 
 /// A barrier that spins before it yields: a window of a sparse run (an incast) is a few
@@ -220,10 +224,11 @@ impl Simulation {
                 of_node: of_node.clone(),
                 outbox: (0..n).map(|_| Vec::new()).collect(),
                 exported_data_bytes: 0,
+                sent: 0,
             }));
         }
         let mut first = shares.remove(0);
-        first.parallel = Some(Box::new(Parallel { others: shares, window_end: Time::ZERO }));
+        first.parallel = Some(Box::new(Parallel { others: shares, window_end: Time::ZERO, windows: 0 }));
         first
     }
 
@@ -329,6 +334,11 @@ impl Simulation {
         }
     }
 
+    #[inline(never)]
+    fn dispatch_in_share(&mut self, ev: Event) {
+        self.dispatch(ev)
+    }
+
     /// Runs this share's events up to `last` (inclusive); a `Stop` may end it sooner.
     fn run_share(&mut self, last: Time) {
         while !self.done {
@@ -338,7 +348,7 @@ impl Simulation {
             match self.events.pop_until(last) {
                 Some(ev) => {
                     invariant!(self.inv_before_event(ev));
-                    self.dispatch(ev)
+                    self.dispatch_in_share(ev)
                 }
                 None => {
                     self.events.advance_to(last);
@@ -382,6 +392,7 @@ impl Simulation {
             mine
         });
         par.window_end = outcome.0;
+        par.windows += outcome.2;
         self.done = outcome.1;
         if self.done {
             for sim in std::iter::once(&mut *self).chain(par.others.iter_mut()) {
@@ -406,22 +417,25 @@ impl Simulation {
         mail: &[Mutex<Vec<Message>>],
         status: &[Mutex<Status>],
         barrier: &SpinBarrier,
-    ) -> (Time, bool) {
+    ) -> (Time, bool, u64) {
         let width = self.window.0;
+        let mut windows = 0;
         loop {
             let last = Time(window_end.0 - 1).min(limit);
             self.run_share(last);
             if last < Time(window_end.0 - 1) {
                 // The caller's limit falls inside the window: resume it on the next call.
-                return (window_end, false);
+                return (window_end, false, windows);
             }
             let shard = self.shard.as_mut().expect("a share");
             for (to, out) in shard.outbox.iter_mut().enumerate() {
+                shard.sent += out.len() as u64;
                 if !out.is_empty() {
                     mail[to * n + me].lock().expect("no share panicked").append(out);
                 }
             }
             barrier.wait();
+            windows += 1;
             for from in 0..n {
                 let inbox = std::mem::take(&mut *mail[me * n + from].lock().expect("no share panicked"));
                 for m in inbox {
@@ -438,7 +452,7 @@ impl Simulation {
             let next = all.iter().filter_map(|s| s.next).min();
             match next {
                 Some(t) if !over => window_end = Time((t.0 / width + 1) * width),
-                _ => return (window_end, true),
+                _ => return (window_end, true, windows),
             }
         }
     }
@@ -589,6 +603,16 @@ impl Simulation {
                 r.1 = ratio;
             }
         }
+        // How the run was split: what a model of more threads than this machine has
+        // needs (docs/models/parallel.md, "Speed").
+        let par = self.parallel.as_ref().expect("a split run");
+        let share_events = shares.iter().map(|s| s.events.processed());
+        stats.extend([
+            ("split_shares", shares.len() as f64),
+            ("split_windows", par.windows as f64),
+            ("split_share_events_max", share_events.max().unwrap_or(0) as f64),
+            ("split_messages", shares.iter().filter_map(|s| s.shard.as_ref()).map(|s| s.sent).sum::<u64>() as f64),
+        ]);
         stats
     }
 }

@@ -250,28 +250,41 @@ fn second_millisecond(s: &mut Simulation) -> (Vec<f64>, f64) {
 
 /// Runs to 1 ms, then samples both flows' windows every 2 µs to 2 ms; returns (long /
 /// short goodput over the second millisecond, long / short mean window over it).
+/// Seeds A7 pools its measurement over: one 1 ms window of two flows swings widely with
+/// the seed (FI's throughput ratio 0.46 to 0.95 over seeds 1-8), so a single seed measures
+/// the seed more than the rule.
+const A7_SEEDS: u64 = 4;
+
 fn a7_ratios(transport: &str) -> (f64, f64) {
     let flows = [("flows.csv", "src,dst,size,start\n1,0,10GB,0\n53,0,10GB,0\n")];
-    let toml = scenario(true, transport, "[[workload]]\nkind = \"flows\"\nfile = \"flows.csv\"", "2ms");
-    let mut s = sim_with_files(&toml, &flows);
-    let brtt: Vec<f64> = s.flows.iter().map(|f| f.base_rtt.as_us_f64()).collect();
-    assert!((brtt[0] - BRTT_INTRA_RACK_US).abs() < 0.01 && (brtt[1] - BRTT_INTER_POD_US).abs() < 0.01, "{brtt:?}");
-    s.run_until(Time::from_ms(1));
-    let before: Vec<u64> = s.flows.iter().map(|f| f.receiver.delivered).collect();
-    let mut cwnd_sum = [0.0f64; 2];
-    for k in 1..=500u64 {
-        s.run_until(Time::from_ms(1) + Time::from_us(2 * k));
-        for (sum, f) in cwnd_sum.iter_mut().zip(&s.flows) {
-            *sum += f.sender.cc.cwnd() as f64;
+    let (mut bytes, mut cwnd_sum) = ([0.0f64; 2], [0.0f64; 2]);
+    for seed in 1..=A7_SEEDS {
+        let toml = format!(
+            "seed = {seed}\n{}",
+            scenario(true, transport, "[[workload]]\nkind = \"flows\"\nfile = \"flows.csv\"", "2ms")
+        );
+        let mut s = sim_with_files(&toml, &flows);
+        let brtt: Vec<f64> = s.flows.iter().map(|f| f.base_rtt.as_us_f64()).collect();
+        assert!((brtt[0] - BRTT_INTRA_RACK_US).abs() < 0.01 && (brtt[1] - BRTT_INTER_POD_US).abs() < 0.01, "{brtt:?}");
+        s.run_until(Time::from_ms(1));
+        let before: Vec<u64> = s.flows.iter().map(|f| f.receiver.delivered).collect();
+        for k in 1..=500u64 {
+            s.run_until(Time::from_ms(1) + Time::from_us(2 * k));
+            for (sum, f) in cwnd_sum.iter_mut().zip(&s.flows) {
+                *sum += f.sender.cc.cwnd() as f64;
+            }
+        }
+        for ((total, f), b) in bytes.iter_mut().zip(&s.flows).zip(&before) {
+            *total += (f.receiver.delivered - b) as f64;
         }
     }
-    let bytes: Vec<f64> = s.flows.iter().zip(&before).map(|(f, b)| (f.receiver.delivered - b) as f64).collect();
+    let runs = A7_SEEDS as f64;
     eprintln!(
-        "A7 [{transport}]: short-RTT {:.1} Gbps, long-RTT {:.1} Gbps; mean windows {:.0} / {:.0} B",
-        bytes[0] * 8e-6,
-        bytes[1] * 8e-6,
-        cwnd_sum[0] / 500.0,
-        cwnd_sum[1] / 500.0
+        "A7 [{transport}]: short-RTT {:.1} Gbps, long-RTT {:.1} Gbps; mean windows {:.0} / {:.0} B ({runs} seeds)",
+        bytes[0] * 8e-6 / runs,
+        bytes[1] * 8e-6 / runs,
+        cwnd_sum[0] / 500.0 / runs,
+        cwnd_sum[1] / 500.0 / runs
     );
     (bytes[1] / bytes[0], cwnd_sum[1] / cwnd_sum[0])
 }
@@ -290,19 +303,18 @@ fn a7_ratios(transport: &str) -> (f64, f64) {
 ///
 /// Asserted (A7 as restated for the Fair Decrease): with FI the throughput ratio lies in
 /// [0.55, 1.0]; with AI the window ratio lies in [0.75, 1.33]; FI's throughput ratio is
-/// closer to 1 than AI's. Measured (seed 1): FI 381.4 vs 406.4 Gbps (0.94), windows
-/// 328 / 771 KB (2.35); AI 502.9 vs 284.8 Gbps (0.57), windows 452 / 552 KB (1.22).
+/// closer to 1 than AI's; and A7's own bound on FI's window ratio, [0.75, 1.33] × 3.49 =
+/// [2.62, 4.64]. Each figure pools seeds 1-4 (`A7_SEEDS`).
 ///
-/// What does not hold: FI's window ratio, 2.35 against A7's [0.75, 1.33] × 3.49 = [2.62,
-/// 4.64]: the flows equalise throughput (windows in the ratio of their loaded RTTs, 15.2 /
-/// 6.9 µs) more than the fluid model predicts. The fluid model leaves out FastIncrease;
-/// with it off the same run gives 211.6 vs 576.2 Gbps and windows 186 / 1103 KB (5.93):
-/// the window ratio is set by FastIncrease's bursts (2 MTU per ACK once a window came back
-/// at the base RTT, which the short flow reaches more often), not by the balance of fair
-/// increase and decrease alone. Nor does FastIncrease's "rtt ≈ brtt" tolerance (the paper
-/// gives none) land the ratio inside the bound: 1 µs (uet-htsim's, the default) gives 2.35,
-/// 0.5 µs 2.54, and 0.25 µs or the hardware prototype's 3 MTU times (0.125 µs) never trigger
-/// it in this run and give the FastIncrease-off 5.93. AI's ratios do not move with it.
+/// Measured (issue 30's engine: ties by a hash of time and event, per-node random
+/// streams), pooled over seeds 1-4 / 5-8 / 9-12: FI throughput ratio 0.66 / 0.72 / 0.81,
+/// window ratio 3.31 / 3.05 / 2.70; AI throughput ratio 0.47 / 0.44 / 0.46, window ratio
+/// 1.01 / 0.96 / 1.00. One seed alone is a poor measure: FI's throughput ratio ranges from
+/// 0.46 to 0.95 over seeds 1-8. Before issue 30 this test ran seed 1 alone and measured an
+/// FI window ratio of 2.35, outside A7's bound (issue 26 was closed as blocked on it); the
+/// fluid model leaves out FastIncrease, whose bursts (2 MTU per ACK once a window came back
+/// at the base RTT, which the short flow reaches more often) move the window ratio: with
+/// FastIncrease off that seed gave 5.93.
 #[test]
 fn a7_fair_increase_equalises_throughput_across_rtts() {
     let ratio = BRTT_INTER_POD_US / BRTT_INTRA_RACK_US;
@@ -312,7 +324,7 @@ fn a7_fair_increase_equalises_throughput_across_rtts() {
     let fairness = |r: f64| r.min(1.0 / r);
     let (fi_fair, ai_fair) = (fairness(fi_tput), fairness(ai_tput));
     eprintln!(
-        "A7: FI throughput ratio {fi_fair:.2}, window ratio {fi_cwnd:.2} (A7: {:.2} to {:.2}, not asserted); AI throughput ratio {ai_fair:.2}, window ratio {ai_cwnd:.2}",
+        "A7: FI throughput ratio {fi_fair:.2}, window ratio {fi_cwnd:.2} (A7: {:.2} to {:.2}); AI throughput ratio {ai_fair:.2}, window ratio {ai_cwnd:.2}",
         0.75 * ratio,
         1.33 * ratio
     );
@@ -320,6 +332,7 @@ fn a7_fair_increase_equalises_throughput_across_rtts() {
     assert!((0.75..=1.33).contains(&ai_cwnd), "AI window ratio {ai_cwnd:.2}");
     assert!(fi_fair > ai_fair, "FI {fi_fair:.2} vs AI {ai_fair:.2}");
     assert!(fi_cwnd > ai_cwnd, "the longer path holds the larger share of the window under FI");
+    assert!((0.75 * ratio..=1.33 * ratio).contains(&fi_cwnd), "FI window ratio {fi_cwnd:.2}");
 }
 
 /// A12: one long-lived 8:1 incast from hosts in other pods (all at the inter-pod base RTT,
