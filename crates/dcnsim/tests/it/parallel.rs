@@ -147,6 +147,41 @@ fn a_pfc_fabric_is_the_same_on_any_number_of_threads() {
     assert_eq!(stat(&one.stats, "flows_finished"), 12.0);
 }
 
+/// Every per-node random stream at once: RED's coin (a ramp between kmin and kmax),
+/// adaptive routing's tie-break, a lossy link's coin; and a run cut by `duration` with
+/// infinite flows beside finite ones.
+#[test]
+fn every_random_stream_and_a_duration_are_the_same_on_any_number_of_threads() {
+    let one = same_with_any_threads(
+        r#"
+        seed = 5
+        duration = "400us"
+        [topology]
+        kind = "fat_tree"
+        tiers = 3
+        hosts = 128
+        link_rate = "100Gbps"
+        link_latency = "1us"
+        loss_rate = 0.001
+        [switch]
+        buffer = "300KB"
+        ecn = { kmin = "50KB", kmax = "150KB", pmax = 0.2 }
+        [transport]
+        cc = "dctcp"
+        lb = "ar"
+        [[workload]]
+        kind = "permutation"
+        size = "300KB"
+        [[workload]]
+        kind = "incast"
+        receiver = 7
+        senders = 4
+        size = "infinite"
+        "#,
+    );
+    assert!(stat(&one.stats, "drops") > 0.0 && stat(&one.stats, "ecn_marks") > 0.0, "loss and RED must act");
+}
+
 #[test]
 fn what_cannot_run_split_is_refused_naming_the_field() {
     let base = r#"
