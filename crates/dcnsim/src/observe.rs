@@ -335,20 +335,67 @@ struct PortReading {
 }
 
 impl PortReading {
-    fn read(port: &Port, p: u32, now: Time, pfc: Option<&Pfc>) -> PortReading {
+    fn read(view: &dyn SampleView, p: u32, now: Time) -> PortReading {
+        let port = view.port(p);
         let s = &port.stats;
-        let (pause_frames, paused) = match pfc {
+        let (pause_frames, paused) = match view.pfc(p) {
             Some(f) => (f.stats[p as usize].pause_frames, f.data_paused_time(p, now)),
             None => (0, Time::ZERO),
         };
         PortReading {
             serialised: s.tx_bytes as f64 - port.rate.bytes_in(port.busy_until.saturating_sub(now)),
             ecn_marks: s.ecn_marks,
-            drops: s.drops,
+            drops: view.port_drops(p),
             trims: s.trims,
             pause_frames,
             paused,
         }
+    }
+}
+
+/// Where a sample reads the simulation: one simulation, or the shares of a split run
+/// (`sim/parallel.rs`), each item from the share that keeps it.
+pub trait SampleView {
+    /// Port `p` as its transmitting node keeps it.
+    fn port(&self, p: u32) -> &Port;
+    /// Packets port `p` dropped, wherever counted (a lossy wire counts at its far end).
+    fn port_drops(&self, p: u32) -> u64;
+    /// PFC's state for port `p` (as the port's own node keeps it).
+    fn pfc(&self, p: u32) -> Option<&Pfc>;
+    /// Flow `f` as its sender keeps it.
+    fn sender(&self, f: u32) -> &Flow;
+    /// Flow `f` as its receiver keeps it.
+    fn receiver(&self, f: u32) -> &Flow;
+    /// Flow `f`'s monitor as its sender keeps it (bytes sent).
+    fn sender_monitor(&self, f: u32) -> &FlowMonitor;
+}
+
+/// One simulation's own structures.
+pub struct WholeView<'a> {
+    pub ports: &'a [Port],
+    pub flows: &'a [Flow],
+    pub monitors: &'a [FlowMonitor],
+    pub pfc: Option<&'a Pfc>,
+}
+
+impl SampleView for WholeView<'_> {
+    fn port(&self, p: u32) -> &Port {
+        &self.ports[p as usize]
+    }
+    fn port_drops(&self, p: u32) -> u64 {
+        self.ports[p as usize].stats.drops
+    }
+    fn pfc(&self, _p: u32) -> Option<&Pfc> {
+        self.pfc
+    }
+    fn sender(&self, f: u32) -> &Flow {
+        &self.flows[f as usize]
+    }
+    fn receiver(&self, f: u32) -> &Flow {
+        &self.flows[f as usize]
+    }
+    fn sender_monitor(&self, f: u32) -> &FlowMonitor {
+        &self.monitors[f as usize]
     }
 }
 
@@ -431,15 +478,15 @@ impl Observer {
 
     /// Takes one sample at `now`. Interval metrics cover (previous sample, now] and are
     /// absent from the first sample.
-    pub fn sample(&mut self, now: Time, ports: &[Port], flows: &[Flow], monitors: &[FlowMonitor], pfc: Option<&Pfc>) {
+    pub fn sample(&mut self, now: Time, view: &dyn SampleView) {
         self.sample_times_us.push(now.as_us_f64());
         let span = self.last.map(|last| now - last).filter(|d| *d > Time::ZERO);
         self.last = Some(now);
         let m = self.metrics;
         for i in 0..self.ports.len() {
             let p = self.ports[i];
-            let port = &ports[p as usize];
-            let now_reading = PortReading::read(port, p, now, pfc);
+            let port = view.port(p);
+            let now_reading = PortReading::read(view, p, now);
             let before = std::mem::replace(&mut self.port_prev[i], now_reading);
             if m.has(Metric::Queue) {
                 self.push(p, QUEUE_BYTES, port.queued_bytes as f64);
@@ -467,18 +514,18 @@ impl Observer {
         }
         for i in 0..self.flows.len() {
             let f = self.flows[i];
-            let flow = &flows[f as usize];
-            let now_reading =
-                FlowReading { tx_bytes: monitors[f as usize].tx_bytes, delivered: flow.receiver.delivered };
+            // The sender's half and the receiver's (the same flow unless the run is split).
+            let (flow, receiver) = (view.sender(f), &view.receiver(f).receiver);
+            let now_reading = FlowReading { tx_bytes: view.sender_monitor(f).tx_bytes, delivered: receiver.delivered };
             let before = std::mem::replace(&mut self.flow_prev[i], now_reading);
             // A flow has rows while it runs: started, not finished, still sending.
-            if !flow.started || flow.stopped || flow.receiver.finish.is_some() || flow.sender_done() {
+            if !flow.started || flow.stopped || receiver.finish.is_some() || flow.sender_done() {
                 continue;
             }
             if m.has(Metric::Cwnd) {
                 self.push(f, CWND_BYTES, flow.sender.cc.cwnd() as f64);
                 self.push(f, IN_FLIGHT_BYTES, flow.sender.in_flight as f64);
-                self.push(f, DELIVERED_BYTES, flow.receiver.delivered as f64);
+                self.push(f, DELIVERED_BYTES, receiver.delivered as f64);
             }
             if let (true, Some(span)) = (m.has(Metric::Rate), span) {
                 // Bytes × 8 per picosecond × 1000 = Gbit/s.

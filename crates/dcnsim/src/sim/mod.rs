@@ -252,7 +252,10 @@ impl Simulation {
         if self.done && shares.iter().all(|s| s.completed_at.is_some()) {
             return shares.iter().filter_map(|s| s.completed_at).max().expect("a share");
         }
-        self.now()
+        match self.split_last_activity() {
+            Some(t) if self.done => t,
+            _ => self.now(),
+        }
     }
 
     /// Flow `f`'s candidate paths (source-routed balancers: `rps`, `laps`, `conga`,

@@ -41,6 +41,8 @@ pub(crate) struct Shard {
     pub(crate) exported_data_bytes: u64,
     /// Messages this share sent to others.
     pub(crate) sent: u64,
+    /// When this share's latest event happened.
+    pub(crate) last_event: Time,
 }
 
 /// What crosses from one share to another at a window's end.
@@ -60,6 +62,24 @@ pub(crate) struct Parallel {
     window_end: Time,
     /// Windows run so far (each one barrier round).
     windows: u64,
+    /// The time series sampler (`[observe]`), which reads every share at each sampling
+    /// instant (`SplitView`); the shares keep none.
+    observer: Option<Box<crate::observe::Observer>>,
+    /// The next sampling instant, if sampling goes on.
+    next_sample: Option<Time>,
+    /// The latest event or sample so far: one simulation's clock at the end of a run.
+    last_activity: Time,
+}
+
+/// How a run of the shares' windows stopped.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Stop {
+    /// At the caller's limit (or a sampling instant), inside a window.
+    Limit,
+    /// The run is over.
+    Over,
+    /// Nothing is left to happen but a pending sample.
+    Idle,
 }
 
 /// A barrier that spins before it yields: a window of a sparse run (an incast) is a few
@@ -174,7 +194,6 @@ impl Simulation {
     /// Why this scenario cannot run split over threads, as (field, reason); `None` when it can.
     pub(crate) fn split_refusal(&self) -> Option<(&'static str, String)> {
         let unsupported = [
-            (self.observer.is_some(), "observe", "time series ([observe])"),
             (self.trace.is_some(), "trace", "packet traces ([trace])"),
             (
                 self.faults.is_some() || !self.injected_drops.is_empty(),
@@ -225,10 +244,25 @@ impl Simulation {
                 outbox: (0..n).map(|_| Vec::new()).collect(),
                 exported_data_bytes: 0,
                 sent: 0,
+                last_event: Time::ZERO,
             }));
         }
         let mut first = shares.remove(0);
-        first.parallel = Some(Box::new(Parallel { others: shares, window_end: Time::ZERO, windows: 0 }));
+        // The sampler moves out of the shares: their `Sample` events (built into every
+        // queue) find no observer and do nothing.
+        let observer = first.observer.take();
+        for sim in shares.iter_mut() {
+            sim.observer = None;
+        }
+        let next_sample = observer.as_ref().map(|_| Time::ZERO);
+        first.parallel = Some(Box::new(Parallel {
+            others: shares,
+            window_end: Time::ZERO,
+            windows: 0,
+            observer,
+            next_sample,
+            last_activity: Time::ZERO,
+        }));
         first
     }
 
@@ -348,6 +382,7 @@ impl Simulation {
             match self.events.pop_until(last) {
                 Some(ev) => {
                     invariant!(self.inv_before_event(ev));
+                    self.shard.as_mut().expect("a share").last_event = self.events.now();
                     self.dispatch_in_share(ev)
                 }
                 None => {
@@ -358,17 +393,78 @@ impl Simulation {
         }
     }
 
-    /// `run_until` of a split run: every share runs on its own thread, window by window.
+    /// `run_until` of a split run: every share runs on its own thread, window by window;
+    /// between two sampling instants at most.
     pub(super) fn run_split(&mut self, limit: Time) -> bool {
         if self.done {
             return true;
         }
         let mut par = self.parallel.take().expect("a split run");
+        loop {
+            let stop_at = par.next_sample.map_or(limit, |s| s.min(limit));
+            let stop = self.run_shares(&mut par, stop_at);
+            par.last_activity = std::iter::once(&*self)
+                .chain(par.others.iter())
+                .filter_map(|s| s.shard.as_ref().map(|s| s.last_event))
+                .fold(par.last_activity, Time::max);
+            match (stop, par.next_sample) {
+                (Stop::Over, _) => {
+                    self.done = true;
+                    break;
+                }
+                // A sample is due (as one simulation's `Sample` event, after everything
+                // else at its instant); with nothing else left it is the run's last event.
+                (Stop::Limit, Some(at)) if at == stop_at => self.sample_shares(&mut par, at),
+                (Stop::Idle, Some(at)) if at <= limit => {
+                    self.sample_shares(&mut par, at);
+                    if par.next_sample.is_none() {
+                        self.done = true;
+                        break;
+                    }
+                }
+                _ => break,
+            }
+            if stop_at >= limit {
+                break;
+            }
+        }
+        if self.done {
+            // One simulation's closing sample (`sample_at_end`), at its clock's last reading.
+            let end = par.last_activity;
+            if let Some(o) = par.observer.as_mut().filter(|o| o.last_sample().is_some_and(|t| t < end)) {
+                let view = SplitView::new(self, &par.others);
+                o.sample(end, &view);
+            }
+            for sim in std::iter::once(&mut *self).chain(par.others.iter_mut()) {
+                sim.done = true;
+                invariant!(sim.inv_at_end());
+            }
+        }
+        self.parallel = Some(par);
+        self.done
+    }
+
+    /// Takes the time series' sample at `at` from every share, and decides the next one:
+    /// none once nothing but sampling is left (no event in any queue, no message on its way).
+    fn sample_shares(&mut self, par: &mut Parallel, at: Time) {
+        let Some(o) = par.observer.as_mut() else { return };
+        o.sample(at, &SplitView::new(self, &par.others));
+        par.last_activity = par.last_activity.max(at);
+        let shares = std::iter::once(&*self).chain(par.others.iter());
+        let quiet = shares
+            .into_iter()
+            .all(|s| s.events.is_empty() && s.shard.as_ref().is_some_and(|d| d.outbox.iter().all(|o| o.is_empty())));
+        par.next_sample = (!quiet).then(|| at + o.interval);
+    }
+
+    /// Runs every share on its own thread up to `limit` (inclusive) or the end of the run.
+    fn run_shares(&mut self, par: &mut Parallel, limit: Time) -> Stop {
         let window = self.window;
         let n = 1 + par.others.len();
         let mail: Vec<Mutex<Vec<Message>>> = (0..n * n).map(|_| Mutex::new(Vec::new())).collect();
         let status: Vec<Mutex<Status>> = (0..n).map(|_| Mutex::new(Status::default())).collect();
         let barrier = SpinBarrier::new(n);
+        let hold_open = par.next_sample.is_some();
         let start = if par.window_end == Time::ZERO {
             // The first window is the one holding the first event.
             let first = std::iter::once(&*self).chain(par.others.iter()).filter_map(|s| s.events.peek_time()).min();
@@ -380,9 +476,10 @@ impl Simulation {
             let (mail, status, barrier) = (&mail, &status, &barrier);
             let mut handles = Vec::new();
             for (i, sim) in par.others.iter_mut().enumerate() {
-                handles.push(scope.spawn(move || sim.windows(i + 1, n, start, limit, mail, status, barrier)));
+                handles
+                    .push(scope.spawn(move || sim.windows(i + 1, n, start, limit, hold_open, mail, status, barrier)));
             }
-            let mine = self.windows(0, n, start, limit, mail, status, barrier);
+            let mine = self.windows(0, n, start, limit, hold_open, mail, status, barrier);
             for h in handles {
                 // A share that panicked has its message re-raised here, on the caller's thread.
                 if let Err(e) = h.join() {
@@ -393,20 +490,12 @@ impl Simulation {
         });
         par.window_end = outcome.0;
         par.windows += outcome.2;
-        self.done = outcome.1;
-        if self.done {
-            for sim in std::iter::once(&mut *self).chain(par.others.iter_mut()) {
-                sim.done = true;
-                invariant!(sim.inv_at_end());
-            }
-        }
-        self.parallel = Some(par);
-        self.done
+        outcome.1
     }
 
     /// One share's loop: run a window, post its messages, take the others', agree on what
     /// comes next. Every share computes the same decision from the same statuses.
-    /// Returns (the end of the window the run is in, whether the run is over).
+    /// Returns (the end of the window the run is in, why it stopped, windows run).
     #[allow(clippy::too_many_arguments)]
     fn windows(
         &mut self,
@@ -414,10 +503,11 @@ impl Simulation {
         n: usize,
         mut window_end: Time,
         limit: Time,
+        hold_open: bool,
         mail: &[Mutex<Vec<Message>>],
         status: &[Mutex<Status>],
         barrier: &SpinBarrier,
-    ) -> (Time, bool, u64) {
+    ) -> (Time, Stop, u64) {
         let width = self.window.0;
         let mut windows = 0;
         loop {
@@ -425,7 +515,7 @@ impl Simulation {
             self.run_share(last);
             if last < Time(window_end.0 - 1) {
                 // The caller's limit falls inside the window: resume it on the next call.
-                return (window_end, false, windows);
+                return (window_end, Stop::Limit, windows);
             }
             let shard = self.shard.as_mut().expect("a share");
             for (to, out) in shard.outbox.iter_mut().enumerate() {
@@ -451,10 +541,56 @@ impl Simulation {
             let over = all.iter().any(|s| s.stopped) || all.iter().all(|s| s.flows_done);
             let next = all.iter().filter_map(|s| s.next).min();
             match next {
-                Some(t) if !over => window_end = Time((t.0 / width + 1) * width),
-                _ => return (window_end, true, windows),
+                _ if over => return (window_end, Stop::Over, windows),
+                Some(t) => window_end = Time((t.0 / width + 1) * width),
+                None if hold_open => return (window_end, Stop::Idle, windows),
+                None => return (window_end, Stop::Over, windows),
             }
         }
+    }
+}
+
+/// A split run's shares as one simulation for the time-series sampler: each port as its
+/// node's share keeps it, each flow's halves from the shares of its two ends.
+struct SplitView<'a> {
+    shares: Vec<&'a Simulation>,
+    of_node: &'a [u16],
+}
+
+impl<'a> SplitView<'a> {
+    fn new(first: &'a Simulation, others: &'a [Simulation]) -> SplitView<'a> {
+        let of_node = &first.shard.as_ref().expect("a split run").of_node;
+        SplitView { shares: std::iter::once(first).chain(others.iter()).collect(), of_node }
+    }
+
+    fn at(&self, node: u32) -> &'a Simulation {
+        self.shares[self.of_node[node as usize] as usize]
+    }
+}
+
+impl crate::observe::SampleView for SplitView<'_> {
+    fn port(&self, p: u32) -> &crate::net::Port {
+        let node = self.shares[0].ports[p as usize].node;
+        &self.at(node).ports[p as usize]
+    }
+    fn port_drops(&self, p: u32) -> u64 {
+        self.shares.iter().map(|s| s.ports[p as usize].stats.drops).sum()
+    }
+    fn pfc(&self, p: u32) -> Option<&crate::net::pfc::Pfc> {
+        let node = self.shares[0].ports[p as usize].node;
+        self.at(node).pfc.as_deref()
+    }
+    fn sender(&self, f: u32) -> &crate::transport::Flow {
+        let src = self.shares[0].flows[f as usize].src;
+        &self.at(src).flows[f as usize]
+    }
+    fn receiver(&self, f: u32) -> &crate::transport::Flow {
+        let dst = self.shares[0].flows[f as usize].dst;
+        &self.at(dst).flows[f as usize]
+    }
+    fn sender_monitor(&self, f: u32) -> &FlowMonitor {
+        let src = self.shares[0].flows[f as usize].src;
+        &self.at(src).monitors[f as usize]
     }
 }
 
@@ -606,6 +742,9 @@ impl Simulation {
         // How the run was split: what a model of more threads than this machine has
         // needs (docs/models/parallel.md, "Speed").
         let par = self.parallel.as_ref().expect("a split run");
+        if let Some(o) = &par.observer {
+            stats.push(("timeseries_rows", o.rows() as f64));
+        }
         let share_events = shares.iter().map(|s| s.events.processed());
         stats.extend([
             ("split_shares", shares.len() as f64),
@@ -630,5 +769,17 @@ mod tests {
                 flow_column_side(&name, at_sender);
             }
         }
+    }
+}
+
+impl Simulation {
+    /// The time series of a split run (its sampler is the coordinator's).
+    pub(super) fn split_timeseries(&self) -> Option<Table> {
+        self.parallel.as_ref()?.observer.as_ref().map(|o| o.table())
+    }
+
+    /// A split run's clock at its end: its latest event or sample.
+    pub(super) fn split_last_activity(&self) -> Option<Time> {
+        self.parallel.as_ref().map(|p| p.last_activity)
     }
 }

@@ -126,7 +126,13 @@ impl Simulation {
         let Some(o) = self.observer.as_mut() else {
             return;
         };
-        o.sample(now, &self.ports, &self.flows, &self.monitors, self.pfc.as_deref());
+        let view = crate::observe::WholeView {
+            ports: &self.ports,
+            flows: &self.flows,
+            monitors: &self.monitors,
+            pfc: self.pfc.as_deref(),
+        };
+        o.sample(now, &view);
         // If sampling is all that is left, nothing can ever change again: stop sampling so
         // that `run_until` sees the empty queue and ends the run.
         if !self.events.is_empty() {
@@ -140,7 +146,13 @@ impl Simulation {
         let now = self.now();
         if let Some(o) = self.observer.as_mut() {
             if o.last_sample().is_some_and(|t| t < now) {
-                o.sample(now, &self.ports, &self.flows, &self.monitors, self.pfc.as_deref());
+                let view = crate::observe::WholeView {
+                    ports: &self.ports,
+                    flows: &self.flows,
+                    monitors: &self.monitors,
+                    pfc: self.pfc.as_deref(),
+                };
+                o.sample(now, &view);
             }
         }
     }
@@ -253,6 +265,9 @@ impl Simulation {
 
     /// The sampled time series in long form (`observe.rs`), if the run samples any.
     pub fn timeseries(&self) -> Option<Table> {
+        if self.parallel.is_some() {
+            return self.split_timeseries();
+        }
         self.observer.as_ref().map(|o| o.table())
     }
 

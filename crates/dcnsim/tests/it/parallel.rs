@@ -33,13 +33,21 @@ fn stat(stats: &[(&str, f64)], name: &str) -> f64 {
 struct Outcome {
     flows: Vec<(String, Vec<u64>)>,
     pfc: Option<Vec<(String, Vec<u64>)>>,
+    timeseries: Option<Vec<(String, Vec<u64>)>>,
     stats: Vec<(&'static str, f64)>,
+    end: dcnsim::Time,
 }
 
 fn run(toml: &str, threads: u32) -> Outcome {
     let mut s = sim(&format!("threads = {threads}\n{toml}"));
     s.run();
-    Outcome { flows: bits(&s.flow_table()), pfc: s.pfc_events_table().map(|t| bits(&t)), stats: s.stats() }
+    Outcome {
+        flows: bits(&s.flow_table()),
+        pfc: s.pfc_events_table().map(|t| bits(&t)),
+        timeseries: s.timeseries().map(|t| bits(&t)),
+        stats: s.stats(),
+        end: s.end_time(),
+    }
 }
 
 /// Runs `toml` on 1, 2 and 4 threads; asserts the same flow table (and PFC log) each
@@ -53,6 +61,8 @@ fn same_with_any_threads(toml: &str) -> Outcome {
         }
         assert_eq!(one.flows.len(), many.flows.len());
         assert_eq!(one.pfc, many.pfc, "PFC frames differ between 1 and {threads} threads");
+        assert_eq!(one.timeseries, many.timeseries, "time series differ between 1 and {threads} threads");
+        assert_eq!(one.end, many.end, "the run's end differs between 1 and {threads} threads");
         for name in
             ["data_packets", "ack_packets", "drops", "ecn_marks", "trims", "nacks", "timeouts", "flows_finished"]
         {
@@ -182,6 +192,44 @@ fn every_random_stream_and_a_duration_are_the_same_on_any_number_of_threads() {
     assert!(stat(&one.stats, "drops") > 0.0 && stat(&one.stats, "ecn_marks") > 0.0, "loss and RED must act");
 }
 
+/// The time series: every port and flow metric sampled across the shares at each
+/// instant, as one simulation samples them; with a last sample when the run ends between
+/// two (finite flows), and in a run cut by its `duration` (infinite flows).
+#[test]
+fn time_series_are_the_same_on_any_number_of_threads() {
+    for (size, interval, duration) in [("200KB", "7us", ""), ("infinite", "3us", "duration = \"61us\"")] {
+        let one = same_with_any_threads(&format!(
+            r#"
+            seed = 13
+            {duration}
+            [topology]
+            kind = "fat_tree"
+            tiers = 3
+            hosts = 16
+            link_rate = "100Gbps"
+            link_latency = "1us"
+            [switch]
+            buffer = "200KB"
+            ecn = {{ kmin = "40KB", kmax = "120KB", pmax = 0.2 }}
+            [transport]
+            cc = "dctcp"
+            lb = "ops"
+            [[workload]]
+            kind = "incast"
+            receiver = 0
+            senders = 10
+            size = "{size}"
+            [observe]
+            interval = "{interval}"
+            ports = "all"
+            flows = "all"
+            metrics = "all"
+            "#
+        ));
+        assert!(stat(&one.stats, "timeseries_rows") > 100.0, "the run must sample");
+    }
+}
+
 #[test]
 fn what_cannot_run_split_is_refused_naming_the_field() {
     let base = r#"
@@ -195,6 +243,6 @@ fn what_cannot_run_split_is_refused_naming_the_field() {
         "#;
     let e = build_err(&format!("threads = 0\n{base}"));
     assert!(e.starts_with("threads:") && e.contains("1 to 256"), "{e}");
-    let e = build_err(&format!("threads = 2\n{base}\n[observe]\ninterval = \"10us\"\n"));
-    assert!(e.starts_with("threads:") && e.contains("observe") && e.contains("threads = 1"), "{e}");
+    let e = build_err(&format!("threads = 2\n{base}\n[trace]\nflows = [0]\n"));
+    assert!(e.starts_with("threads:") && e.contains("trace") && e.contains("threads = 1"), "{e}");
 }
