@@ -21,6 +21,10 @@
 //! - packets arriving from other shares join the link's wire in the order they were
 //!   sent, the only order one link has.
 //!
+//! Events that concern the whole run (flow starts, the end of a `duration`, a step of the
+//! fault plan) are in every share's queue, and every share applies them to its own copy:
+//! a link going down changes every share's ports and routing alike.
+//!
 //! What a share's structures hold for nodes and flows outside it is never read. The
 //! tables merge the shares' columns: each flow's sender columns from the share of its
 //! source, receiver columns from that of its destination, counters summed.
@@ -195,11 +199,6 @@ impl Simulation {
     pub(crate) fn split_refusal(&self) -> Option<(&'static str, String)> {
         let unsupported = [
             (self.trace.is_some(), "trace", "packet traces ([trace])"),
-            (
-                self.faults.is_some() || !self.injected_drops.is_empty(),
-                "faults",
-                "faults (link, switch and packet faults)",
-            ),
             (!self.dependencies.is_empty(), "workload", "flows that wait for others (dependencies)"),
             (self.pulls.is_some(), "transport.cc", "EQDS (receiver pulls)"),
             (self.int.is_some(), "transport.cc", "HPCC (in-band telemetry)"),
@@ -718,7 +717,8 @@ impl Simulation {
             for ((name, total), (other_name, v)) in stats.iter_mut().zip(other.share_stats()) {
                 debug_assert_eq!(*name, other_name, "the shares report the same stats");
                 match *name {
-                    "flows" => {}
+                    // Every share applies every fault step to its own copy of the fabric.
+                    "flows" | "reroutes" => {}
                     "sim_time_us" => *total = total.max(v),
                     _ => *total += v,
                 }

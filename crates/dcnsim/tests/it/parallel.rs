@@ -230,6 +230,47 @@ fn time_series_are_the_same_on_any_number_of_threads() {
     }
 }
 
+/// Faults: a link that goes down and comes back (with rerouting), a lossy link, a slowed
+/// link and a packet dropped on purpose; every share applies each step to its own copy.
+#[test]
+fn faults_are_the_same_on_any_number_of_threads() {
+    let one = same_with_any_threads(
+        r#"
+        seed = 17
+        [topology]
+        kind = "fat_tree"
+        tiers = 2
+        hosts = 32
+        link_rate = "100Gbps"
+        link_latency = "500ns"
+        [transport]
+        cc = "dctcp"
+        lb = "ecmp"
+        rto_min = "100us"
+        [[workload]]
+        kind = "permutation"
+        size = "1MB"
+        [faults]
+        detection_delay = "10us"
+        drop = [{ flow = 3, psn = 5 }]
+        [[faults.link]]
+        between = ["s0", "s8"]
+        at = "40us"
+        until = "140us"
+        [[faults.link]]
+        between = ["s1", "s9"]
+        at = "20us"
+        loss_rate = 0.01
+        [[faults.link]]
+        between = ["s2", "s10"]
+        at = "30us"
+        rate = "25Gbps"
+        "#,
+    );
+    assert!(stat(&one.stats, "fault_drops") > 0.0 && stat(&one.stats, "reroutes") >= 1.0, "the faults must act");
+    assert_eq!(stat(&one.stats, "flows_finished"), 32.0);
+}
+
 #[test]
 fn what_cannot_run_split_is_refused_naming_the_field() {
     let base = r#"
@@ -245,4 +286,6 @@ fn what_cannot_run_split_is_refused_naming_the_field() {
     assert!(e.starts_with("threads:") && e.contains("1 to 256"), "{e}");
     let e = build_err(&format!("threads = 2\n{base}\n[trace]\nflows = [0]\n"));
     assert!(e.starts_with("threads:") && e.contains("trace") && e.contains("threads = 1"), "{e}");
+    let e = build_err(&format!("threads = 2\ntransport = {{ cc = \"eqds\" }}\n{base}"));
+    assert!(e.starts_with("threads:") && e.contains("EQDS"), "{e}");
 }
