@@ -90,6 +90,16 @@ impl IntTable {
         *self.slot(to) = records;
     }
 
+    /// Packet `h`'s whole record stack (to carry it to another thread's share).
+    pub fn stack(&self, h: u32) -> IntStack {
+        self.slots.get(h as usize).copied().unwrap_or_default()
+    }
+
+    /// Gives packet `h` a record stack carried from another share.
+    pub fn set_stack(&mut self, h: u32, stack: IntStack) {
+        *self.slot(h) = stack;
+    }
+
     /// The records of packet `h`.
     pub fn hops(&self, h: u32) -> &[IntHop] {
         self.slots.get(h as usize).map_or(&[], |s| s.hops())

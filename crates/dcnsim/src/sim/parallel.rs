@@ -33,6 +33,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use super::*;
+use crate::net::int::IntStack;
 use crate::net::UecAck;
 
 /// Which share each node belongs to, and this simulation's own.
@@ -51,8 +52,9 @@ pub(crate) struct Shard {
 
 /// What crosses from one share to another at a window's end.
 pub(crate) enum Message {
-    /// A packet on the wire of `port`, reaching the far end at `at`, with its side lanes.
-    Packet { at: Time, port: u32, packet: Packet, stamp: u64, uec: UecAck },
+    /// A packet on the wire of `port`, reaching the far end at `at`, with its side lanes
+    /// (and its telemetry records, for an HPCC packet that carries them).
+    Packet { at: Time, port: u32, packet: Packet, stamp: u64, uec: UecAck, int: Option<Box<IntStack>> },
     /// An event of the receiving share (a PFC frame reaching its upstream port).
     Event { at: Time, event: Event },
     /// The sender of flow `f` gave up on it (`faults.give_up_after`): the receiver's share
@@ -201,7 +203,6 @@ impl Simulation {
             (self.trace.is_some(), "trace", "packet traces ([trace])"),
             (!self.dependencies.is_empty(), "workload", "flows that wait for others (dependencies)"),
             (self.pulls.is_some(), "transport.cc", "EQDS (receiver pulls)"),
-            (self.int.is_some(), "transport.cc", "HPCC (in-band telemetry)"),
             (self.laps.is_some(), "transport.lb", "LAPS"),
             (self.conga.is_some(), "transport.lb", "CONGA"),
             (self.conweave.is_some(), "transport.lb", "ConWeave"),
@@ -320,12 +321,16 @@ impl Simulation {
     pub(super) fn send_across(&mut self, p: u32, h: u32, at: Time) {
         let packet = *self.arena.get(h);
         let (stamp, uec) = (self.arena.stamp(h), self.arena.uec(h));
+        let int = match &self.int {
+            Some(t) if packet.has(crate::net::flags::INT) => Some(Box::new(t.stack(h))),
+            _ => None,
+        };
         let shard = self.shard.as_mut().expect("only split runs have remote ports");
         let to = shard.of_node[self.ports[p as usize].peer as usize];
         if packet.kind == PacketKind::Data {
             shard.exported_data_bytes += packet.size as u64;
         }
-        shard.outbox[to as usize].push(Message::Packet { at, port: p, packet, stamp, uec });
+        shard.outbox[to as usize].push(Message::Packet { at, port: p, packet, stamp, uec, int });
         self.arena.free(h);
     }
 
@@ -339,8 +344,11 @@ impl Simulation {
 
     fn take_message(&mut self, m: Message) {
         match m {
-            Message::Packet { at, port, packet, stamp, uec } => {
+            Message::Packet { at, port, packet, stamp, uec, int } => {
                 let h = self.arena.alloc(packet);
+                if let (Some(stack), Some(table)) = (int, self.int.as_mut()) {
+                    table.set_stack(h, *stack);
+                }
                 self.arena.set_stamp(h, stamp);
                 if self.cfg.ack_policy == AckPolicy::Uec {
                     self.arena.set_uec(h, uec);

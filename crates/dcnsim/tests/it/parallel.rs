@@ -271,6 +271,35 @@ fn faults_are_the_same_on_any_number_of_threads() {
     assert_eq!(stat(&one.stats, "flows_finished"), 32.0);
 }
 
+/// HPCC: each data packet's in-band telemetry records, and the ACK's echo of them,
+/// travel with the packet from share to share.
+#[test]
+fn hpcc_telemetry_is_the_same_on_any_number_of_threads() {
+    let one = same_with_any_threads(
+        r#"
+        seed = 19
+        [topology]
+        kind = "fat_tree"
+        tiers = 3
+        hosts = 16
+        link_rate = "100Gbps"
+        link_latency = "1us"
+        [transport]
+        cc = "hpcc"
+        [[workload]]
+        kind = "incast"
+        receiver = 0
+        senders = 12
+        size = "300KB"
+        [[workload]]
+        kind = "permutation"
+        hosts = "remaining"
+        size = "300KB"
+        "#,
+    );
+    assert_eq!(stat(&one.stats, "flows_finished"), 12.0 + 3.0);
+}
+
 #[test]
 fn what_cannot_run_split_is_refused_naming_the_field() {
     let base = r#"
