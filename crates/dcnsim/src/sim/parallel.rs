@@ -202,7 +202,6 @@ impl Simulation {
         let unsupported = [
             (self.trace.is_some(), "trace", "packet traces ([trace])"),
             (!self.dependencies.is_empty(), "workload", "flows that wait for others (dependencies)"),
-            (self.pulls.is_some(), "transport.cc", "EQDS (receiver pulls)"),
             (self.laps.is_some(), "transport.lb", "LAPS"),
             (self.conga.is_some(), "transport.lb", "CONGA"),
             (self.conweave.is_some(), "transport.lb", "ConWeave"),
