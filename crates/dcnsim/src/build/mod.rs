@@ -45,7 +45,7 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
     if threads <= 1 {
         return Ok(first);
     }
-    if let Some((field, why)) = first.split_refusal() {
+    if let Some((field, why)) = first.split_refusal(threads.min(u16::MAX as u32) as u16) {
         return err("threads", &format!("{threads} threads: {why} (the scenario sets {field})"));
     }
     let mut shares = vec![first];

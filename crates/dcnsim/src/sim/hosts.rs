@@ -25,6 +25,9 @@ impl Simulation {
     /// after their gap (a training iteration's compute).
     #[inline(never)]
     pub(super) fn release_dependents(&mut self, f: u32, acked: bool) {
+        if self.shard.is_some() {
+            return self.release_dependents_split(f, acked);
+        }
         let now = self.now();
         // Out of `self` while the released flows begin (which never touches it), so no
         // list of them is collected first.

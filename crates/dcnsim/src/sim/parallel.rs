@@ -60,6 +60,9 @@ pub(crate) enum Message {
     /// The sender of flow `f` gave up on it (`faults.give_up_after`): the receiver's share
     /// stops waiting for it, unless it is complete.
     GaveUp(u32),
+    /// One of the events flow `g` waits for (a delivery or an acknowledgement) happened at
+    /// `at`; for a flow that starts at least a window after its last event.
+    Waited { g: u32, at: Time },
 }
 
 /// Kept by the first share: the others, and the end of the window the run is in.
@@ -198,10 +201,9 @@ pub(crate) fn partition(ports: &[crate::net::Port], node_ports: &[Vec<u32>], n_h
 
 impl Simulation {
     /// Why this scenario cannot run split over threads, as (field, reason); `None` when it can.
-    pub(crate) fn split_refusal(&self) -> Option<(&'static str, String)> {
+    pub(crate) fn split_refusal(&self, threads: u16) -> Option<(&'static str, String)> {
         let unsupported = [
             (self.trace.is_some(), "trace", "packet traces ([trace])"),
-            (!self.dependencies.is_empty(), "workload", "flows that wait for others (dependencies)"),
             (self.laps.is_some(), "transport.lb", "LAPS"),
             (self.conga.is_some(), "transport.lb", "CONGA"),
             (self.conweave.is_some(), "transport.lb", "ConWeave"),
@@ -209,6 +211,35 @@ impl Simulation {
         ];
         if let Some((_, field, what)) = unsupported.iter().find(|u| u.0) {
             return Some((field, format!("{what} cannot yet run on more than one thread; use threads = 1")));
+        }
+        // A flow that waits for another starts in the instant that one is delivered (or
+        // acknowledged): the share where that happens must be the one it sends from.
+        if !self.dependencies.is_empty() {
+            let of_node = partition(&self.ports, &self.node_ports, self.n_hosts, threads);
+            let share = |node: u32| of_node[node as usize];
+            let deps = &self.dependencies;
+            let crossing = deps.edges().find(|&(f, acked, g)| {
+                let starts_later = deps.gap(g) >= self.window;
+                let (f, g) = (&self.flows[f as usize], &self.flows[g as usize]);
+                !starts_later && share(if acked { f.src } else { f.dst }) != share(g.src)
+            });
+            if let Some((f, acked, g)) = crossing {
+                let (f, g) = (&self.flows[f as usize], &self.flows[g as usize]);
+                let at = if acked { f.src } else { f.dst };
+                return Some((
+                    "workload",
+                    format!(
+                        "flow {} (from host {}) waits for flow {} {} at host {}, in another thread's share of the fabric, and starts {} after it, less than the smallest link latency ({}); such a flow must send from the host (or a host of the same pod) where what it waits for happens; use threads = 1",
+                        g.id,
+                        g.src,
+                        f.id,
+                        if acked { "to be acknowledged" } else { "to be delivered" },
+                        at,
+                        self.dependencies.gap(g.id),
+                        self.window
+                    ),
+                ));
+            }
         }
         if self.window == Time::ZERO {
             return Some((
@@ -359,6 +390,7 @@ impl Simulation {
                 }
             }
             Message::Event { at, event } => self.events.schedule(at, event),
+            Message::Waited { .. } => unreachable!("taken in time order by `take_waits`"),
             Message::GaveUp(f) => {
                 let flow = &mut self.flows[f as usize];
                 if flow.receiver.finish.is_none() && !flow.failed && !self.fct_at_sender {
@@ -377,6 +409,47 @@ impl Simulation {
     #[inline(never)]
     fn dispatch_in_share(&mut self, ev: Event) {
         self.dispatch(ev)
+    }
+
+    /// `release_dependents` in a split run. A waiting flow that starts at least a window
+    /// after its last event (a training iteration's compute) hears of each event at the
+    /// window's end, in its sender's share, wherever the event happened (`take_waits`);
+    /// one that starts sooner waits only on events in its own share (`split_refusal`) and
+    /// starts as in one simulation.
+    pub(super) fn release_dependents_split(&mut self, f: u32, acked: bool) {
+        let now = self.now();
+        let mut dependencies = std::mem::take(&mut self.dependencies);
+        for i in 0..dependencies.waiting_on(f, acked).len() {
+            let g = dependencies.waiting_on(f, acked)[i];
+            let gap = dependencies.gap(g);
+            if gap >= self.window {
+                let shard = self.shard.as_mut().expect("a share");
+                let to = shard.of_node[self.flows[g as usize].src as usize];
+                shard.outbox[to as usize].push(Message::Waited { g, at: now });
+            } else if dependencies.count_one(g) {
+                self.flows[g as usize].start = now + gap;
+                if gap == Time::ZERO {
+                    self.begin_flow(g);
+                } else {
+                    self.events.schedule(now + gap, Event::FlowBegins(g));
+                }
+            }
+        }
+        self.dependencies = dependencies;
+    }
+
+    /// The events this share's waiting flows heard of in the window just ended, taken in
+    /// time order: a flow released by its k-th event starts its gap after that event's time,
+    /// which lies after the window's end.
+    fn take_waits(&mut self, mut waits: Vec<(Time, u32)>) {
+        waits.sort_unstable();
+        for (at, g) in waits {
+            if self.dependencies.count_one(g) {
+                let start = at + self.dependencies.gap(g);
+                self.flows[g as usize].start = start;
+                self.events.schedule(start, Event::FlowBegins(g));
+            }
+        }
     }
 
     /// Runs this share's events up to `last` (inclusive); a `Stop` may end it sooner.
@@ -532,12 +605,17 @@ impl Simulation {
             }
             barrier.wait();
             windows += 1;
+            let mut waits = Vec::new();
             for from in 0..n {
                 let inbox = std::mem::take(&mut *mail[me * n + from].lock().expect("no share panicked"));
                 for m in inbox {
-                    self.take_message(m);
+                    match m {
+                        Message::Waited { g, at } => waits.push((at, g)),
+                        m => self.take_message(m),
+                    }
                 }
             }
+            self.take_waits(waits);
             *status[me].lock().expect("no share panicked") =
                 Status { next: self.events.peek_time(), flows_done: self.ending.is_some(), stopped: self.done };
             barrier.wait();
@@ -613,6 +691,9 @@ enum Side {
     Sum,
     /// `failed`: the sender gave up and the receiver never completed.
     Failed,
+    /// `fct_us` and `slowdown`: the completion (the receiver's, or the sender's with
+    /// `output.fct = "sender"`) less the start (the sender's).
+    Fct,
 }
 
 /// Every column of `Simulation::flow_table`, by where it lives. An unknown name panics,
@@ -622,8 +703,10 @@ fn flow_column_side(name: &str, fct_at_sender: bool) -> Side {
         "id" | "tag" | "src" | "dst" | "size" | "ideal_fct_us" | "cc" | "lb" | "group" | "priority" => Side::Same,
         "start_us" | "retransmits" | "tx_packets" | "first_tx_us" => Side::Sender,
         "failed" => Side::Failed,
-        "finish_us" | "fct_us" | "slowdown" | "finished" if fct_at_sender => Side::Sender,
-        "finish_us" | "fct_us" | "slowdown" | "finished" => Side::Receiver,
+        // A waiting flow's start is set where it sends; its finish is kept where it ends.
+        "fct_us" | "slowdown" => Side::Fct,
+        "finish_us" | "finished" if fct_at_sender => Side::Sender,
+        "finish_us" | "finished" => Side::Receiver,
         "delivered" | "rx_packets" | "rx_bytes" | "delay_sum_us" | "last_rx_us" | "reordered" => Side::Receiver,
         "drops" | "trims" => Side::Sum,
         other => panic!("flow table column {other:?} has no rule for merging a split run's shares"),
@@ -682,6 +765,27 @@ impl Simulation {
                 Side::Same => first.clone(),
                 Side::Sender => pick(&cols, |r| share_of(self.flows[r].src)),
                 Side::Receiver => pick(&cols, |r| share_of(self.flows[r].dst)),
+                Side::Fct => {
+                    let fct = |f: usize| {
+                        let flow = &shares[share_of(self.flows[f].src)].flows[f];
+                        let done = if self.fct_at_sender {
+                            flow.sender.done_at
+                        } else {
+                            shares[share_of(self.flows[f].dst)].flows[f].receiver.finish
+                        };
+                        // As `share_flow_table` computes it, from the times themselves.
+                        match done {
+                            Some(t) if !flow.is_infinite() => (t - flow.start).as_us_f64(),
+                            _ => f64::NAN,
+                        }
+                    };
+                    let n = self.flows.len();
+                    Column::F64(if name == "fct_us" {
+                        (0..n).map(fct).collect()
+                    } else {
+                        (0..n).map(|f| fct(f) / self.flows[f].ideal_fct.as_us_f64()).collect()
+                    })
+                }
                 Side::Failed => {
                     let gave_up = pick(&cols, |r| share_of(self.flows[r].src));
                     let finished =

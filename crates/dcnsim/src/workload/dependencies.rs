@@ -91,6 +91,38 @@ impl Dependencies {
         }
     }
 
+    /// The flows waiting on flow `f`'s delivery (or, `acked`, its acknowledgement).
+    pub fn waiting_on(&self, f: u32, acked: bool) -> &[u32] {
+        if self.is_empty() {
+            return &[];
+        }
+        let (first, lists) = if acked { (&self.first_acked, &self.on_acked) } else { (&self.first, &self.on_delivery) };
+        &lists[first[f as usize] as usize..first[f as usize + 1] as usize]
+    }
+
+    /// One of flow `g`'s events happened; true if that released it (its last one).
+    pub fn count_one(&mut self, g: u32) -> bool {
+        let mut released = false;
+        release(&[g], &mut self.waiting, &self.gap, |_, _| released = true);
+        released
+    }
+
+    /// How long after its last event flow `g` starts.
+    pub fn gap(&self, g: u32) -> Time {
+        self.gap[g as usize]
+    }
+
+    /// Every wait as (the flow waited on, whether on its acknowledgement rather than its
+    /// delivery, the waiting flow).
+    pub fn edges(&self) -> impl Iterator<Item = (u32, bool, u32)> + '_ {
+        let lists = [(&self.first, &self.on_delivery, false), (&self.first_acked, &self.on_acked, true)];
+        lists.into_iter().flat_map(|(first, waiting, acked)| {
+            (0..first.len().saturating_sub(1)).flat_map(move |f| {
+                waiting[first[f] as usize..first[f + 1] as usize].iter().map(move |&g| (f as u32, acked, g))
+            })
+        })
+    }
+
     /// Whether any flow waits on flow `f`'s acknowledgement.
     pub fn waits_on_ack(&self, f: u32) -> bool {
         !self.is_empty() && self.first_acked[f as usize] < self.first_acked[f as usize + 1]

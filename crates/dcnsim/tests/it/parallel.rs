@@ -331,6 +331,39 @@ fn eqds_pulls_are_the_same_on_any_number_of_threads() {
     assert!(stat(&one.stats, "pulls") > 0.0 && stat(&one.stats, "pull_stalls") >= 1.0, "pulls and a stall");
 }
 
+/// Flows that wait for others: a training job's ring all-reduce (each step waits for the
+/// previous step's data to reach the worker that sends the next, so every wait is in the
+/// sender's own share) runs split, with two jobs spread over the pods.
+#[test]
+fn a_training_ring_is_the_same_on_any_number_of_threads() {
+    let one = same_with_any_threads(
+        r#"
+        seed = 23
+        [topology]
+        kind = "fat_tree"
+        tiers = 3
+        hosts = 16
+        link_rate = "100Gbps"
+        link_latency = "1us"
+        [transport]
+        cc = "dctcp"
+        [[workload]]
+        kind = "training"
+        hosts = [0, 5, 10, 15]
+        size = "400KB"
+        compute = "20us"
+        iterations = 3
+        [[workload]]
+        kind = "training"
+        hosts = [1, 6, 11, 12]
+        size = "200KB"
+        compute = "10us"
+        iterations = 3
+        "#,
+    );
+    assert_eq!(stat(&one.stats, "flows_finished"), stat(&one.stats, "flows"));
+}
+
 #[test]
 fn what_cannot_run_split_is_refused_naming_the_field() {
     let base = r#"
@@ -346,6 +379,11 @@ fn what_cannot_run_split_is_refused_naming_the_field() {
     assert!(e.starts_with("threads:") && e.contains("1 to 256"), "{e}");
     let e = build_err(&format!("threads = 2\n{base}\n[trace]\nflows = [0]\n"));
     assert!(e.starts_with("threads:") && e.contains("trace") && e.contains("threads = 1"), "{e}");
+    // A windowed all-to-all: a host's next flow waits for one of its flows to reach
+    // another host, in another share.
+    let e =
+        build_err(&format!("threads = 2\n{base}\n[[workload]]\nkind = \"all_to_all\"\nwindow = 1\nsize = \"8KB\"\n"));
+    assert!(e.starts_with("threads:") && e.contains("waits for flow") && e.contains("another thread's share"), "{e}");
     let e = build_err(&format!("threads = 2\ntransport = {{ cc = \"laps\", lb = \"laps\" }}\n{base}"));
     assert!(e.starts_with("threads:") && e.contains("LAPS"), "{e}");
 }
