@@ -9,7 +9,7 @@
 //! persistent 55:45 split (Jain 0.989) purely from that. Hashing models the switch's
 //! arbitration between simultaneous arrivals as a fair coin, and is still deterministic:
 //! same seed, same order, bit for bit. The key hashes what happens and when, never a
-//! global insertion counter, so that a run split over threads (`parallel.rs`) orders
+//! global insertion counter, so that a run split over threads (`sim/parallel/`) orders
 //! each component's events exactly as one thread does (an earlier version hashed the
 //! counter).
 
@@ -238,7 +238,7 @@ impl EventQueue {
 
     /// The tie key of `event` at `at`: a seeded hash of the time and the event itself,
     /// never of when it was scheduled, so that a component's events keep their order
-    /// however the run is split over threads (`parallel.rs`). For a fixed time the hash
+    /// however the run is split over threads (`sim/parallel/`). For a fixed time the hash
     /// is a bijection of the event's code, so distinct events never tie; equal events
     /// (a lazy timer scheduled twice for the same instant) do the same thing in either
     /// order. The time in the hash makes the coin between two simultaneous arrivals a
@@ -607,7 +607,7 @@ fn fnv1a(name: &str) -> u64 {
 /// packets pass: RED's coin, a lossy link's coin at the receiving end, trimming's victim,
 /// adaptive routing's tie-break, a NIC's fresh spraying entropy. Per node rather than one
 /// stream for the run, so that a node's draws depend on nothing but its own events and
-/// stay the same however the fabric is split over threads (`parallel.rs`). Each is a
+/// stay the same however the fabric is split over threads (`sim/parallel/`). Each is a
 /// SplitMix64 sequence (8 bytes a node) whose start is drawn from the root seed, the
 /// stream's name and the node.
 #[derive(Clone, Debug)]

@@ -354,7 +354,7 @@ impl PortReading {
 }
 
 /// Where a sample reads the simulation: one simulation, or the shares of a split run
-/// (`sim/parallel.rs`), each item from the share that keeps it.
+/// (`sim/parallel/`), each item from the share that keeps it.
 pub trait SampleView {
     /// Port `p` as its transmitting node keeps it.
     fn port(&self, p: u32) -> &Port;

@@ -38,7 +38,7 @@ use crate::units::Time;
 use crate::workload::{self, Defaults};
 
 /// Builds the scenario's simulation; with `threads` > 1, one share of it per thread
-/// (`sim/parallel.rs`), each built the same way.
+/// (`sim/parallel/`), each built the same way.
 pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, ScenarioError> {
     let first = build_one(scenario, base_dir)?;
     let threads = scenario.threads;

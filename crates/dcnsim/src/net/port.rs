@@ -118,7 +118,7 @@ pub struct Port {
     pub wake_pending: bool,
     /// A failed link carries nothing; routing avoids it.
     pub up: bool,
-    /// The far node belongs to another thread's share of the fabric (`sim/parallel.rs`):
+    /// The far node belongs to another thread's share of the fabric (`sim/parallel/`):
     /// what this port transmits travels there as a message, not into `pipe`.
     pub remote: bool,
     pub queue: VecDeque<u32>,

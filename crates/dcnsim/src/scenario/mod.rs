@@ -53,7 +53,7 @@ pub struct Scenario {
     /// Simulated time at which the run ends even if flows are unfinished.
     #[serde(default)]
     pub duration: Option<TimeVal>,
-    /// Threads to run one simulation on (`sim/parallel.rs`, docs/models/parallel.md); the
+    /// Threads to run one simulation on (`sim/parallel/`, docs/models/parallel.md); the
     /// results are the same with any number. 1 to 256; default 1.
     #[serde(default = "default_threads")]
     pub threads: u32,

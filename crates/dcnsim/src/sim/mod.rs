@@ -206,7 +206,7 @@ pub struct Simulation {
     /// The width of the run's window grid: the smallest latency of any link, which is the
     /// least time anything takes to cross from one node to another. A run whose flows are
     /// all done ends at the end of the window in which the last one finished
-    /// (`ending`), so that one thread and many (`parallel.rs`, which swaps packets at
+    /// (`ending`), so that one thread and many (`sim/parallel/`, which swaps packets at
     /// window ends) stop after the same events. Zero (a link without latency): the run
     /// ends at once.
     pub(crate) window: Time,
@@ -215,7 +215,7 @@ pub struct Simulation {
     pub(crate) ending: Option<Time>,
     /// When the run's flows were all done (what set `ending`).
     pub(crate) completed_at: Option<Time>,
-    /// This simulation's share of a run split over threads (`parallel.rs`).
+    /// This simulation's share of a run split over threads (`sim/parallel/`).
     pub(crate) shard: Option<Box<parallel::Shard>>,
     /// On the first share of a split run: the other shares, and where the run stands.
     pub(crate) parallel: Option<Box<parallel::Parallel>>,

@@ -1,4 +1,4 @@
-//! Issue 30: one run split over threads (`sim/parallel.rs`) gives the same flow table, bit
+//! Issue 30: one run split over threads (`sim/parallel/`) gives the same flow table, bit
 //! for bit, as one thread: the same scenario and seed, 1, 2 and 4 threads. Each scenario
 //! crosses the shares with what it exercises: sprayed packets over the core, trimmed
 //! headers and NACKs through a congested core, PFC frames over the links between shares.
