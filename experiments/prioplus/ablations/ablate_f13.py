@@ -126,6 +126,22 @@ def figures(g: R.Grid) -> dict[str, float]:
     return out
 
 
+def level_gaps(g: R.Grid, b: int) -> str:
+    """Each level's FCT against Physical+Swift's at R = 0 for PrioPlus at B = ``b``:
+    "tag mean (share)", the mean of (PrioPlus − Physical) / Physical over the level's flows
+    and seeds, and (share) the level's part of the gap, the sum of |difference| over its
+    flows, averaged over the seeds."""
+    diff: dict[str, list[float]] = {}
+    share: dict[str, float] = {}
+    runs = g.runs("R=0", f"{R.PP} B={b}")
+    for r in runs:
+        ref = g.one("R=0", R.PHYS, r.cell.seed)
+        for t, x, y in zip(r.flows["tag"], r.fcts(), ref.fcts()):
+            diff.setdefault(t, []).append(x / y - 1)
+            share[t] = share.get(t, 0.0) + abs(x - y) / y / len(runs)
+    return " ".join(f"{t} {sum(v) / len(v):+.2f} ({share[t]:.2f})" for t, v in sorted(diff.items()))
+
+
 # The take-over: when a level's two flows first carry ≥ 8 Gbps together (250 µs windows)
 # after they start, in one run (R = 0, seed 1) sampled every 20 µs.
 TAKEOVER = (("p4", 4000.0), ("p5", 8000.0), ("p6", 12000.0))
@@ -215,15 +231,7 @@ def main() -> None:
             if b not in line.bs:
                 cols.append("not run")
                 continue
-            diff: dict[str, list[float]] = {}
-            share: dict[str, float] = {}
-            runs = g.runs("R=0", f"{R.PP} B={b}")
-            for r in runs:
-                ref = g.one("R=0", R.PHYS, r.cell.seed)
-                for t, x, y in zip(r.flows["tag"], r.fcts(), ref.fcts()):
-                    diff.setdefault(t, []).append(x / y - 1)
-                    share[t] = share.get(t, 0.0) + abs(x - y) / y / len(runs)
-            cols.append(" ".join(f"{t} {sum(v) / len(v):+.2f} ({share[t]:.2f})" for t, v in sorted(diff.items())))
+            cols.append(level_gaps(g, b))
         print(f"| {line.key} | " + " | ".join(cols) + " |")
     print()
     g = grids.get("direct")
