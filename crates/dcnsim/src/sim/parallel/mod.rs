@@ -5,7 +5,8 @@
 //! simulates only its part of the nodes: the ports that transmit from them, the sender
 //! half of the flows that start at them and the receiver half of the flows that end at
 //! them. A packet sent over a link whose far end lies in another share travels to that
-//! share as a message, and so does a PFC frame. Crossing any link takes at least the
+//! share as a message, and so do a PFC frame, a sender giving up on a flow and the events
+//! a waiting flow in another share waits for. Crossing any link takes at least the
 //! fabric's smallest link latency (`Simulation::window`), so the shares run in windows of
 //! that width on a fixed grid and swap messages at each window's end: nothing sent inside
 //! a window can land inside it (the lookahead of Chandy-Misra-Bryant simulation).
@@ -43,7 +44,8 @@ use crate::net::UecAck;
 pub(crate) struct Shard {
     pub(crate) me: u16,
     pub(crate) of_node: std::sync::Arc<Vec<u16>>,
-    /// Messages for each share (own index unused), in the order they were sent.
+    /// Messages for each share, in the order they were sent (for its own index: the
+    /// events its own waiting flows hear of at the window's end).
     pub(crate) outbox: Vec<Vec<Message>>,
     /// Data bytes this share handed to others (the invariant checks' ledger).
     pub(crate) exported_data_bytes: u64,
@@ -83,9 +85,9 @@ pub(crate) struct Parallel {
     last_activity: Time,
 }
 
-/// How a run of the shares' windows stopped.
+/// Why a run of the shares' windows returned.
 #[derive(Clone, Copy, PartialEq, Debug)]
-enum Stop {
+enum Halt {
     /// At the caller's limit (or a sampling instant), inside a window.
     Limit,
     /// The run is over.
@@ -490,14 +492,14 @@ impl Simulation {
                 .filter_map(|s| s.shard.as_ref().map(|s| s.last_event))
                 .fold(par.last_activity, Time::max);
             match (stop, par.next_sample) {
-                (Stop::Over, _) => {
+                (Halt::Over, _) => {
                     self.done = true;
                     break;
                 }
                 // A sample is due (as one simulation's `Sample` event, after everything
                 // else at its instant); with nothing else left it is the run's last event.
-                (Stop::Limit, Some(at)) if at == stop_at => self.sample_shares(&mut par, at),
-                (Stop::Idle, Some(at)) if at <= limit => {
+                (Halt::Limit, Some(at)) if at == stop_at => self.sample_shares(&mut par, at),
+                (Halt::Idle, Some(at)) if at <= limit => {
                     self.sample_shares(&mut par, at);
                     if par.next_sample.is_none() {
                         self.done = true;
@@ -540,7 +542,7 @@ impl Simulation {
     }
 
     /// Runs every share on its own thread up to `limit` (inclusive) or the end of the run.
-    fn run_shares(&mut self, par: &mut Parallel, limit: Time) -> Stop {
+    fn run_shares(&mut self, par: &mut Parallel, limit: Time) -> Halt {
         let window = self.window;
         let n = 1 + par.others.len();
         let mail: Vec<Mutex<Vec<Message>>> = (0..n * n).map(|_| Mutex::new(Vec::new())).collect();
@@ -589,7 +591,7 @@ impl Simulation {
         mail: &[Mutex<Vec<Message>>],
         status: &[Mutex<Status>],
         barrier: &SpinBarrier,
-    ) -> (Time, Stop, u64) {
+    ) -> (Time, Halt, u64) {
         let width = self.window.0;
         let mut windows = 0;
         loop {
@@ -597,7 +599,7 @@ impl Simulation {
             self.run_share(last);
             if last < Time(window_end.0 - 1) {
                 // The caller's limit falls inside the window: resume it on the next call.
-                return (window_end, Stop::Limit, windows);
+                return (window_end, Halt::Limit, windows);
             }
             let shard = self.shard.as_mut().expect("a share");
             for (to, out) in shard.outbox.iter_mut().enumerate() {
@@ -628,10 +630,10 @@ impl Simulation {
             let over = all.iter().any(|s| s.stopped) || all.iter().all(|s| s.flows_done);
             let next = all.iter().filter_map(|s| s.next).min();
             match next {
-                _ if over => return (window_end, Stop::Over, windows),
+                _ if over => return (window_end, Halt::Over, windows),
                 Some(t) => window_end = Time((t.0 / width + 1) * width),
-                None if hold_open => return (window_end, Stop::Idle, windows),
-                None => return (window_end, Stop::Over, windows),
+                None if hold_open => return (window_end, Halt::Idle, windows),
+                None => return (window_end, Halt::Over, windows),
             }
         }
     }
