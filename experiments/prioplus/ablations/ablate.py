@@ -232,6 +232,88 @@ def fmt(x: float, spec: str = ".0f") -> str:
     return "n/a" if x is None or not math.isfinite(x) else format(x, spec)
 
 
+def mean(xs: list[float]) -> float:
+    xs = [x for x in xs if x is not None and math.isfinite(x)]
+    return sum(xs) / len(xs) if xs else math.nan
+
+
+# The per-flow traces of F11's and F14's largest flows (ablate_f11.py / ablate_f14.py --trace).
+TRACE_US = 5.0
+TRACE_SEEDS = (1, 2, 3)
+TRACE_MTU = 1000.0
+LINE_BYTES_PER_US = 100e9 / 8 / 1e6  # 100 Gbps
+
+
+def delivered_series(sim: Any) -> dict[str, Any]:
+    """The traced flows' delivered bytes and windows, and PrioPlus's stop counter and flow-count
+    estimate where the algorithm has them."""
+    from dcnsim._timeseries import select
+    ts = sim.timeseries()
+    t, ids, v = select(ts, "flow", "delivered_bytes")
+    _, _, cwnd = select(ts, "flow", "cwnd_bytes")
+    out = {"t": t, "id": [int(i) for i in ids], "bytes": v, "cwnd": cwnd, "stops": {}, "n_t": [], "n_id": [],
+           "n_flow": []}
+    try:
+        _, sids, stops = select(ts, "flow", "cc.stops")
+        out["stops"] = {str(int(i)): float(x) for i, x in zip(sids, stops)}
+        nt, nids, nflow = select(ts, "flow", "cc.flow_estimate")
+        out.update({"n_t": nt, "n_id": [int(i) for i in nids], "n_flow": nflow})
+    except Exception:  # algorithms without PrioPlus's counters
+        pass
+    return out
+
+
+def trace_flows(exp: str, run: R.Run, seed: int, change: tuple[str, ...], base_flows: dict[str, list[Any]],
+                ids: list[int], cc_metrics: bool, path: Path, columns: tuple[str, ...], label: str) -> dict[str, Any]:
+    """Experiment ``exp``'s run ``run`` with ``change`` on ``seed``, flows ``ids`` sampled every TRACE_US
+    (kept at ``path``): per flow, its FCT split into intervals stopped (window 0 at the interval's start,
+    waiting for a probe), with a window below one packet ("tiny", a trickle), delivering below half the
+    line rate with a larger window ("slow") and the rest; with PrioPlus's stops and time-averaged
+    flow-count estimate. ``same_fcts`` says whether tracing left the FCTs of ``base_flows`` unchanged."""
+    metrics = ["cwnd", "cc"] if cc_metrics else ["cwnd"]
+    obs = (f'observe={{ interval = "{TRACE_US}us", ports = "none", flows = {ids}, '
+           f'metrics = {metrics} }}').replace("'", '"')
+    spec, root = load_scenario(EXP_DIR / R.EXPERIMENTS[exp].toml, [*run.overrides, f"seed={seed}", *change, obs])
+    sha = digest(spec, columns)
+    cached = read_cached(path, sha)
+    rec = cached["record"] if cached else None
+    if rec is None:
+        rec = simulate(spec, str(root), columns, cap_us=R.CAP_US, summarize=delivered_series)
+        rec = {"flows": rec["flows"], "extra": rec["extra"]}
+        save(path, {"scenario_sha": sha, "record": rec}, allow_nan=True)
+        print(f"trace {label} seed {seed} done", file=sys.stderr, flush=True)
+    f = base_flows
+    e = rec["extra"]
+    series: dict[int, list[tuple[float, float, float]]] = {}
+    for t, i, b, w in zip(e["t"], e["id"], e["bytes"], e["cwnd"]):
+        series.setdefault(i, []).append((t, b, w))
+    nflow = {(i, t): x for t, i, x in zip(e.get("n_t", []), e.get("n_id", []), e.get("n_flow", []))}
+    out = []
+    for i in ids:
+        s0, s1 = f["start_us"][i], f["finish_us"][i]
+        pts = sorted(series.get(i, []))
+        stopped = tiny = slow = 0.0
+        n_sum = n_time = 0.0
+        for (ta, ba, wa), (tb, bb, _) in zip(pts, pts[1:]):
+            a, b = max(ta, s0), min(tb, s1)
+            if b <= a:
+                continue
+            if (i, ta) in nflow:
+                n_sum += nflow[(i, ta)] * (b - a)
+                n_time += b - a
+            rate = (bb - ba) / (tb - ta)
+            if wa <= 0:
+                stopped += b - a
+            elif wa < TRACE_MTU:
+                tiny += b - a
+            elif rate < 0.5 * LINE_BYTES_PER_US:
+                slow += b - a
+        out.append({"prio": int(f["priority"][i]), "fct": f["fct_us"][i], "ideal": f["ideal_fct_us"][i],
+                    "stopped": stopped, "tiny": tiny, "slow": slow, "stops": e["stops"].get(str(i), math.nan),
+                    "n_flow": n_sum / n_time if n_time else math.nan})
+    return {"same_fcts": rec["flows"]["fct_us"] == f["fct_us"], "flows": out}
+
+
 def table(exp: str, rows: list[Row], res: dict[str, dict[str, tuple[int, float, float]]],
           meta: dict[str, dict[str, Any]]) -> list[str]:
     out = []

@@ -29,8 +29,6 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import ablate as A  # noqa: E402  (storage: digests, cached records, the harness's seeded runs)
-from dcnsim._scenario import load_scenario  # noqa: E402
-from dcnsim.repro.core import simulate  # noqa: E402
 from dcnsim.repro.papers.prioplus import checks as C  # noqa: E402
 from dcnsim.repro.papers.prioplus import runs as R  # noqa: E402
 from dcnsim.repro.papers.prioplus.metrics import KB  # noqa: E402
@@ -121,9 +119,7 @@ def large_flows(recs: list[dict[str, Any]]) -> list[dict[str, float]]:
     return out
 
 
-def mean(xs: list[float]) -> float:
-    xs = [x for x in xs if x is not None and math.isfinite(x)]
-    return sum(xs) / len(xs) if xs else math.nan
+mean = A.mean
 
 
 def per_level(flows: list[dict[str, float]]) -> dict[str, tuple[int, float, float, float]]:
@@ -139,22 +135,7 @@ def per_level(flows: list[dict[str, float]]) -> dict[str, tuple[int, float, floa
 
 # --- the trace diagnostic (--trace): each large flow's delivered bytes every TRACE_US -------
 
-TRACE_US = 5.0
-TRACE_SEEDS = (1, 2, 3)
-MTU = 1000.0
-
-
-def delivered_series(sim: Any) -> dict[str, Any]:
-    from dcnsim._timeseries import select
-    ts = sim.timeseries()
-    t, ids, v = select(ts, "flow", "delivered_bytes")
-    _, sids, stops = select(ts, "flow", "cc.stops")
-    last = dict(zip(sids, stops))
-    _, _, cwnd = select(ts, "flow", "cwnd_bytes")
-    nt, nids, nflow = select(ts, "flow", "cc.flow_estimate")
-    return {"t": t, "id": [int(i) for i in ids], "bytes": v, "cwnd": cwnd,
-            "n_t": nt, "n_id": [int(i) for i in nids], "n_flow": nflow,
-            "stops": {str(int(i)): float(x) for i, x in last.items()}}
+TRACE_US, TRACE_SEEDS = A.TRACE_US, A.TRACE_SEEDS
 
 
 def trace(variant: str, seed: int, key: str = "table") -> dict[str, Any]:
@@ -166,52 +147,9 @@ def trace(variant: str, seed: int, key: str = "table") -> dict[str, Any]:
     (base,) = [r for r in load(variant, change, key if change else "table") if r["seed"] == seed]
     f = base["flows"]
     large = [i for i, s in enumerate(f["size"]) if s >= LARGE]
-    run = runs_of(variant)
-    obs = (f'observe={{ interval = "{TRACE_US}us", ports = "none", flows = {large}, '
-           f'metrics = {["cwnd", "cc"] if variant == PP else ["cwnd"]} }}').replace("'", '"')
-    spec, root = load_scenario(EXP_DIR / R.EXPERIMENTS["F14"].toml, [*run.overrides, f"seed={seed}", *change, obs])
     name = "".join(ch for ch in variant.lower() if ch.isalnum()) + (f"_{key}" if change else "")
-    path = RAW / "trace" / f"{name}_seed{seed}.json.gz"
-    sha = A.digest(spec, COLUMNS)
-    cached = A.read_cached(path, sha)
-    rec = cached["record"] if cached else None
-    if rec is None:
-        rec = simulate(spec, str(root), COLUMNS, cap_us=R.CAP_US, summarize=delivered_series)
-        rec = {"flows": rec["flows"], "extra": rec["extra"]}
-        A.save(path, {"scenario_sha": sha, "record": rec}, allow_nan=True)
-        print(f"trace {variant} seed {seed} done", file=sys.stderr, flush=True)
-    same = rec["flows"]["fct_us"] == f["fct_us"]
-    e = rec["extra"]
-    series: dict[int, list[tuple[float, float, float]]] = {}
-    for t, i, b, w in zip(e["t"], e["id"], e["bytes"], e["cwnd"]):
-        series.setdefault(i, []).append((t, b, w))
-    nflow: dict[tuple[int, float], float] = {(i, t): x for t, i, x in zip(e.get("n_t", []), e.get("n_id", []),
-                                                                          e.get("n_flow", []))}
-    line_Bpus = 100e9 / 8 / 1e6  # bytes per µs at 100 Gbps
-    out = []
-    for i in large:
-        s0, s1 = f["start_us"][i], f["finish_us"][i]
-        pts = sorted(series.get(i, []))
-        stopped = tiny = slow = 0.0
-        n_sum = n_time = 0.0
-        for (ta, ba, wa), (tb, bb, _) in zip(pts, pts[1:]):
-            a, b = max(ta, s0), min(tb, s1)
-            if b <= a:
-                continue
-            if (i, ta) in nflow:
-                n_sum += nflow[(i, ta)] * (b - a)
-                n_time += b - a
-            rate = (bb - ba) / (tb - ta)
-            if wa <= 0:
-                stopped += b - a  # window 0 at the interval's start: stopped (waiting for a probe)
-            elif wa < MTU:
-                tiny += b - a  # below one packet: a trickle
-            elif rate < 0.5 * line_Bpus:
-                slow += b - a
-        out.append({"prio": int(f["priority"][i]), "fct": f["fct_us"][i], "ideal": f["ideal_fct_us"][i],
-                    "stopped": stopped, "tiny": tiny, "slow": slow, "stops": e["stops"].get(str(i), math.nan),
-                    "n_flow": n_sum / n_time if n_time else math.nan})
-    return {"same_fcts": same, "flows": out}
+    return A.trace_flows("F14", runs_of(variant), seed, change, f, large, variant == PP,
+                         RAW / "trace" / f"{name}_seed{seed}.json.gz", COLUMNS, f"{variant} {key}")
 
 
 def trace_table(keys: list[str]) -> None:
@@ -241,8 +179,7 @@ def trace_table(keys: list[str]) -> None:
         print(f"| {name}{'' if same else ' (FCTs differ from the untraced runs)'} | " + " | ".join(cells) + " |")
 
 
-def fmt(x: float, spec: str = ".0f") -> str:
-    return "n/a" if x is None or not math.isfinite(x) else format(x, spec)
+fmt = A.fmt
 
 
 def main() -> None:
