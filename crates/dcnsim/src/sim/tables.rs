@@ -123,20 +123,11 @@ impl Simulation {
 
     pub(super) fn sample(&mut self) {
         let now = self.now();
-        let Some(o) = self.observer.as_mut() else {
-            return;
-        };
-        let view = crate::observe::WholeView {
-            ports: &self.ports,
-            flows: &self.flows,
-            monitors: &self.monitors,
-            pfc: self.pfc.as_deref(),
-        };
-        o.sample(now, &view);
+        let Some(interval) = self.observe_now(now) else { return };
         // If sampling is all that is left, nothing can ever change again: stop sampling so
         // that `run_until` sees the empty queue and ends the run.
         if !self.events.is_empty() {
-            self.events.schedule_last(now + o.interval, Event::Sample);
+            self.events.schedule_last(now + interval, Event::Sample);
         }
     }
 
@@ -144,17 +135,23 @@ impl Simulation {
     /// cover the whole run (their sums are the run's totals).
     pub(super) fn sample_at_end(&mut self) {
         let now = self.now();
-        if let Some(o) = self.observer.as_mut() {
-            if o.last_sample().is_some_and(|t| t < now) {
-                let view = crate::observe::WholeView {
-                    ports: &self.ports,
-                    flows: &self.flows,
-                    monitors: &self.monitors,
-                    pfc: self.pfc.as_deref(),
-                };
-                o.sample(now, &view);
-            }
+        if self.observer.as_ref().is_some_and(|o| o.last_sample().is_some_and(|t| t < now)) {
+            self.observe_now(now);
         }
+    }
+
+    /// The observer's sample at `now`, read from this simulation's own structures; its
+    /// interval, or `None` without an observer.
+    fn observe_now(&mut self, now: Time) -> Option<Time> {
+        let o = self.observer.as_mut()?;
+        let view = crate::observe::WholeView {
+            ports: &self.ports,
+            flows: &self.flows,
+            monitors: &self.monitors,
+            pfc: self.pfc.as_deref(),
+        };
+        o.sample(now, &view);
+        Some(o.interval)
     }
 
     /// One row per flow (docs/outputs.md, "Result directory").
