@@ -101,6 +101,30 @@ fn pull_rate_out_of_range_is_refused() {
     assert!(e.contains("transport.eqds.pull_rate"), "{e}");
 }
 
+/// The scenario of `a_lost_last_pull_does_not_stall_the_flow` (also run split over
+/// threads, `parallel.rs`).
+pub(crate) const LOST_LAST_PULL: &str = r#"
+        seed = 381
+        [topology]
+        kind = "fat_tree"
+        tiers = 3
+        hosts = 16
+        radix = 4
+        link_rate = "10Gbps"
+        link_latency = "1us"
+        loss_rate = 0.0202389698897145
+        [switch]
+        trimming = true
+        [transport]
+        cc = "eqds"
+        lb = "ar"
+        [[workload]]
+        kind = "incast"
+        receiver = 0
+        senders = 7
+        size = "76KB"
+        "#;
+
 /// Found by the property tests (issue 10): on a source-routed fabric (dragonfly, rail)
 /// a pull carried the flow's 32-bit hash entropy where switches expect a path index, and
 /// the first switch indexed past its route table (panic in `SourceRoutes::egress`).
@@ -135,35 +159,13 @@ fn pulls_of_source_routed_flows_follow_a_candidate_path() {
 
 /// Found by the property tests (issue 10): a pull is lost on a lossy link, and if it was
 /// a flow's last one the sender has nothing outstanding, data left and no credit, while
-/// the receiver has pulled for everything it owes. Here 2 of 69 pulls are lost and,
-/// before the stall timer (eqds.rs), 2 flows stopped one packet short for ever. The
-/// seed is one whose losses hit a last pull (`pull_stalls` > 0, asserted below); it moved
-/// from 391 to 381 when the random streams became per node (issue 30).
+/// the receiver has pulled for everything it owes. When found (seed 391, before issue
+/// 30's per-node random streams), 2 of 69 pulls were lost and, before the stall timer
+/// (eqds.rs), 2 flows stopped one packet short for ever. The seed is one whose losses hit a
+/// last pull (`pull_stalls` > 0, asserted below): 381 since issue 30.
 #[test]
 fn a_lost_last_pull_does_not_stall_the_flow() {
-    let mut s = common::sim(
-        r#"
-        seed = 381
-        [topology]
-        kind = "fat_tree"
-        tiers = 3
-        hosts = 16
-        radix = 4
-        link_rate = "10Gbps"
-        link_latency = "1us"
-        loss_rate = 0.0202389698897145
-        [switch]
-        trimming = true
-        [transport]
-        cc = "eqds"
-        lb = "ar"
-        [[workload]]
-        kind = "incast"
-        receiver = 0
-        senders = 7
-        size = "76KB"
-        "#,
-    );
+    let mut s = common::sim(LOST_LAST_PULL);
     s.run_until(dcnsim::Time::from_ms(100));
     for f in &s.flows {
         assert_eq!(f.receiver.delivered, f.size, "flow {} delivered", f.id);

@@ -305,29 +305,7 @@ fn hpcc_telemetry_is_the_same_on_any_number_of_threads() {
 /// scenario of `eqds::a_lost_last_pull_does_not_stall_the_flow`).
 #[test]
 fn eqds_pulls_are_the_same_on_any_number_of_threads() {
-    let one = same_with_any_threads(
-        r#"
-        seed = 381
-        [topology]
-        kind = "fat_tree"
-        tiers = 3
-        hosts = 16
-        radix = 4
-        link_rate = "10Gbps"
-        link_latency = "1us"
-        loss_rate = 0.0202389698897145
-        [switch]
-        trimming = true
-        [transport]
-        cc = "eqds"
-        lb = "ar"
-        [[workload]]
-        kind = "incast"
-        receiver = 0
-        senders = 7
-        size = "76KB"
-        "#,
-    );
+    let one = same_with_any_threads(crate::eqds::LOST_LAST_PULL);
     assert!(stat(&one.stats, "pulls") > 0.0 && stat(&one.stats, "pull_stalls") >= 1.0, "pulls and a stall");
 }
 
