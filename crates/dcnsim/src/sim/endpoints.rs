@@ -90,12 +90,9 @@ impl Simulation {
             let flow = &mut self.flows[f as usize];
             if flow.failed {
                 // Its last bytes were already on their way when the sender gave up; it
-                // was counted out of `unfinished_finite` then. (A split run's receiver
-                // share counts no failed flows: the flow table's merge decides.)
+                // was counted out of `unfinished_finite` then.
                 flow.failed = false;
-                if self.shard.is_none() {
-                    self.counters.failed_flows -= 1;
-                }
+                self.counters.failed_flows -= 1;
             } else if !flow.is_infinite() && !self.fct_at_sender {
                 self.unfinished_finite -= 1;
             }

@@ -248,9 +248,8 @@ impl Simulation {
     /// (the clock, `now`, has gone on to the end of that window: see `window`); otherwise,
     /// and while it runs, `now`. A split run's is the latest of its shares'.
     pub fn end_time(&self) -> Time {
-        let shares = self.shares();
-        if self.done && shares.iter().all(|s| s.completed_at.is_some()) {
-            return shares.iter().filter_map(|s| s.completed_at).max().expect("a share");
+        if self.done && self.shares().all(|s| s.completed_at.is_some()) {
+            return self.shares().filter_map(|s| s.completed_at).max().expect("a share");
         }
         match self.split_last_activity() {
             Some(t) if self.done => t,
@@ -266,12 +265,12 @@ impl Simulation {
     }
 
     pub fn events_processed(&self) -> u64 {
-        self.shares().iter().map(|s| s.events.processed()).sum()
+        self.shares().map(|s| s.events.processed()).sum()
     }
 
     /// Data and ACK packets created so far.
     pub fn packets(&self) -> u64 {
-        self.shares().iter().map(|s| s.arena.allocated_total()).sum()
+        self.shares().map(|s| s.arena.allocated_total()).sum()
     }
 
     /// LAPS's receiver reorder buffers, sampled at every data arrival: element k counts
@@ -282,7 +281,7 @@ impl Simulation {
     }
 
     pub fn flows_finished(&self) -> u32 {
-        self.shares().iter().map(|s| s.finished_flows).sum()
+        self.shares().map(|s| s.finished_flows).sum()
     }
 
     /// Runs until simulated time `limit` or the end of the scenario, whichever is first.

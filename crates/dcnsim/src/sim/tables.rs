@@ -291,7 +291,7 @@ impl Simulation {
         // In time order; simultaneous frames by port, class and kind, so that a split run
         // (whose shares log their own ports' frames) lists them in the same order.
         let mut ev: Vec<&crate::net::pfc::PfcEvent> =
-            self.shares().into_iter().flat_map(|s| s.pfc.iter().flat_map(|f| f.events.iter())).collect();
+            self.shares().flat_map(|s| s.pfc.iter().flat_map(|f| f.events.iter())).collect();
         ev.sort_by_key(|e| (e.time, e.port, e.class, e.pause));
         let mut t = Table::default();
         t.push("time_us", Column::F64(ev.iter().map(|e| e.time.as_us_f64()).collect()));

@@ -118,13 +118,13 @@ fn column_len(c: &Column) -> usize {
 
 impl Simulation {
     /// The shares of a split run, the first (`self`) included; just `self` unsplit.
-    pub(in crate::sim) fn shares(&self) -> Vec<&Simulation> {
-        std::iter::once(self).chain(self.parallel.iter().flat_map(|p| p.others.iter())).collect()
+    pub(in crate::sim) fn shares(&self) -> impl Iterator<Item = &Simulation> + '_ {
+        std::iter::once(self).chain(self.parallel.iter().flat_map(|p| p.others.iter()))
     }
 
     /// The flow table of a split run, each column merged from the shares that keep it.
     pub(in crate::sim) fn merged_flow_table(&self) -> Table {
-        let shares = self.shares();
+        let shares: Vec<&Simulation> = self.shares().collect();
         let tables: Vec<Table> = shares.iter().map(|s| s.share_flow_table()).collect();
         let of_node = &self.shard.as_ref().expect("a split run").of_node;
         let share_of = |node: u32| of_node[node as usize] as usize;
@@ -192,7 +192,7 @@ impl Simulation {
     /// The run's counters summed over the shares; the few that are not sums (the flow
     /// count, the simulated time, a ratio) taken or recomputed.
     pub(in crate::sim) fn merged_stats(&self) -> Vec<(&'static str, f64)> {
-        let shares = self.shares();
+        let shares: Vec<&Simulation> = self.shares().collect();
         let mut stats = self.share_stats();
         for other in &shares[1..] {
             for ((name, total), (other_name, v)) in stats.iter_mut().zip(other.share_stats()) {

@@ -402,6 +402,7 @@ impl Simulation {
                     // As `give_up` does in one simulation, at the end of the window the
                     // sender gave up in, which is when one simulation's run would end too.
                     flow.failed = true;
+                    self.counters.failed_flows += 1;
                     if !flow.is_infinite() {
                         self.unfinished_finite -= 1;
                     }
