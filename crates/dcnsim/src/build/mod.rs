@@ -615,6 +615,7 @@ fn build_one(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         window,
         ending: None,
         completed_at: None,
+        counted_out_at: Time::ZERO,
         shard: None,
         parallel: None,
         #[cfg(any(debug_assertions, feature = "invariants"))]

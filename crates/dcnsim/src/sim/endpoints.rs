@@ -94,7 +94,7 @@ impl Simulation {
                 flow.failed = false;
                 self.counters.failed_flows -= 1;
             } else if !flow.is_infinite() && !self.fct_at_sender {
-                self.unfinished_finite -= 1;
+                self.count_out(now);
             }
             if !self.dependencies.is_empty() {
                 self.release_dependents(f, false);
@@ -340,7 +340,7 @@ impl Simulation {
         flow.sender.done_at = Some(now);
         // A flow given up (`stopped`) was counted out then.
         if self.fct_at_sender && !flow.is_infinite() && !flow.failed && !flow.stopped {
-            self.unfinished_finite -= 1;
+            self.count_out(now);
         }
         if self.dependencies.waits_on_ack(f) {
             self.release_dependents(f, true);

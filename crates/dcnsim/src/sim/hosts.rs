@@ -62,6 +62,13 @@ impl Simulation {
         self.make_ready(f);
     }
 
+    /// Finite flow completion (or a give-up) at `at`: one flow fewer for the run to wait
+    /// for.
+    pub(super) fn count_out(&mut self, at: Time) {
+        self.unfinished_finite -= 1;
+        self.counted_out_at = self.counted_out_at.max(at);
+    }
+
     pub(super) fn check_done(&mut self) {
         if self.unfinished_finite == 0
             && self.now() >= self.infinite_until
@@ -69,8 +76,12 @@ impl Simulation {
             && self.duration.is_none()
             && self.ending.is_none()
         {
-            // The run ends with the window the last flow finished in (`window`).
-            self.completed_at = Some(self.now());
+            // The run ends with the window the last flow finished in (`window`). The
+            // instant is the latest of what it waited for (the last flow counted out, the
+            // last start, the last infinite flow's stop), which is now, except in a split
+            // run's share hearing of a give-up at a window's end (`hear_give_up`).
+            let last_start = self.start_order.last().map_or(Time::ZERO, |&f| self.flows[f as usize].start);
+            self.completed_at = Some(self.counted_out_at.max(last_start).max(self.infinite_until));
             let w = self.window.0;
             if w == 0 {
                 self.done = true;
@@ -268,34 +279,44 @@ impl Simulation {
     }
 
     /// Flow `f` timed out `give_up_after` times in a row without progress: it sends
-    /// nothing more and counts as failed, so the run can end without it.
+    /// nothing more and counts as failed, so the run can end without it. The sender stops
+    /// here; its receiver hears of it at once, or, in another share of a split run, at the
+    /// window's end (`sim/parallel/`).
     #[cold]
     #[inline(never)]
     pub(super) fn give_up(&mut self, f: u32) {
-        if !self.receives_here(f) {
-            return self.give_up_across(f);
-        }
         let flow = &mut self.flows[f as usize];
         flow.failed = true;
-        let delivered = flow.receiver.finish.is_some();
         // A stopped flow sends nothing (`Flow::send_state`).
         flow.stopped = true;
         flow.sender.rto_deadline = Time::MAX;
-        if delivered {
-            // Every byte arrived; only the acknowledgements were lost. It finished, and
-            // where completion is the sender's (`output.fct = "sender"`) the sender is done
-            // waiting for it too: it can hear nothing more.
+        // Where completion is the sender's (`output.fct = "sender"`), the sender is done
+        // waiting for it: it can hear nothing more.
+        if self.fct_at_sender && !flow.is_infinite() {
+            self.count_out(self.now());
+            self.check_done();
+        }
+        if self.receives_here(f) {
+            self.hear_give_up(f, self.now());
+        } else {
+            self.give_up_across(f);
+        }
+    }
+
+    /// Flow `f`'s receiver learns that its sender gave up: the flow failed unless every
+    /// byte arrived (only the acknowledgements were lost), and the run stops waiting for it
+    /// as of `at`, when the sender gave up.
+    pub(super) fn hear_give_up(&mut self, f: u32, at: Time) {
+        let flow = &mut self.flows[f as usize];
+        if flow.receiver.finish.is_some() {
             flow.failed = false;
-            if self.fct_at_sender && !flow.is_infinite() {
-                self.unfinished_finite -= 1;
-                self.check_done();
-            }
             return;
         }
+        flow.failed = true;
         self.counters.failed_flows += 1;
-        if !flow.is_infinite() {
-            self.unfinished_finite -= 1;
+        if !self.fct_at_sender && !flow.is_infinite() {
+            self.count_out(at);
+            self.check_done();
         }
-        self.check_done();
     }
 }

@@ -215,6 +215,8 @@ pub struct Simulation {
     pub(crate) ending: Option<Time>,
     /// When the run's flows were all done (what set `ending`).
     pub(crate) completed_at: Option<Time>,
+    /// When the latest finite flow was counted out of `unfinished_finite`.
+    pub(crate) counted_out_at: Time,
     /// This simulation's share of a run split over threads (`sim/parallel/`).
     pub(crate) shard: Option<Box<parallel::Shard>>,
     /// On the first share of a split run: the other shares, and where the run stands.

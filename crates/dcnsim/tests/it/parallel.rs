@@ -271,6 +271,38 @@ fn faults_are_the_same_on_any_number_of_threads() {
     assert_eq!(stat(&one.stats, "flows_finished"), 32.0);
 }
 
+/// Giving up: host 0's only link fails for good, so the flow from it and the flow to it
+/// time out until their senders give up; the receiver of each hears of it, in its own
+/// share where the sender is in another.
+#[test]
+fn flows_given_up_are_the_same_on_any_number_of_threads() {
+    let one = same_with_any_threads(
+        r#"
+        seed = 29
+        [topology]
+        kind = "fat_tree"
+        tiers = 2
+        hosts = 32
+        link_rate = "100Gbps"
+        link_latency = "500ns"
+        [transport]
+        cc = "dctcp"
+        rto_min = "50us"
+        rto_max = "1ms"
+        [[workload]]
+        kind = "permutation"
+        size = "1MB"
+        [faults]
+        give_up_after = 5
+        [[faults.link]]
+        between = ["h0", "s0"]
+        at = "20us"
+        "#,
+    );
+    assert_eq!(stat(&one.stats, "flows_failed"), 2.0, "the flows from and to host 0 fail");
+    assert_eq!(stat(&one.stats, "flows_finished"), 30.0);
+}
+
 /// HPCC: each data packet's in-band telemetry records, and the ACK's echo of them,
 /// travel with the packet from share to share.
 #[test]

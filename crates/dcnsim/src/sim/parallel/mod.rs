@@ -62,9 +62,9 @@ pub(crate) enum Message {
     Packet { at: Time, port: u32, packet: Packet, stamp: u64, uec: UecAck, int: Option<Box<IntStack>> },
     /// An event of the receiving share (a PFC frame reaching its upstream port).
     Event { at: Time, event: Event },
-    /// The sender of flow `f` gave up on it (`faults.give_up_after`): the receiver's share
-    /// stops waiting for it, unless it is complete.
-    GaveUp(u32),
+    /// The sender of flow `f` gave up on it at `at` (`faults.give_up_after`): the
+    /// receiver's share stops waiting for it, unless it is complete.
+    GaveUp { f: u32, at: Time },
     /// One of the events flow `g` waits for (a delivery or an acknowledgement) happened at
     /// `at`; for a flow that starts at least a window after its last event.
     Waited { g: u32, at: Time },
@@ -331,23 +331,13 @@ impl Simulation {
         }
     }
 
-    /// `give_up` of a flow whose receiver is in another share: the sender stops; whether
-    /// the flow failed (its receiver never completed) is for the flow table's merge to
-    /// say, and the receiver's share stops counting on it once the window ends.
+    /// `give_up` of a flow whose receiver is in another share: it hears of it at the
+    /// window's end (`hear_give_up`).
     #[cold]
     pub(super) fn give_up_across(&mut self, f: u32) {
-        let flow = &mut self.flows[f as usize];
-        flow.failed = true;
-        flow.stopped = true;
-        flow.sender.rto_deadline = Time::MAX;
-        let dst = flow.dst;
-        if self.fct_at_sender && !flow.is_infinite() {
-            self.unfinished_finite -= 1;
-            self.check_done();
-        }
         let shard = self.shard.as_mut().expect("only split runs have remote receivers");
-        let to = shard.of_node[dst as usize];
-        shard.outbox[to as usize].push(Message::GaveUp(f));
+        let to = shard.of_node[self.flows[f as usize].dst as usize];
+        shard.outbox[to as usize].push(Message::GaveUp { f, at: self.events.now() });
     }
 
     /// Port `p` transmits packet `h` onto a link into another share.
@@ -396,19 +386,7 @@ impl Simulation {
             }
             Message::Event { at, event } => self.events.schedule(at, event),
             Message::Waited { .. } => unreachable!("taken in time order by `take_waits`"),
-            Message::GaveUp(f) => {
-                let flow = &mut self.flows[f as usize];
-                if flow.receiver.finish.is_none() && !flow.failed && !self.fct_at_sender {
-                    // As `give_up` does in one simulation, at the end of the window the
-                    // sender gave up in, which is when one simulation's run would end too.
-                    flow.failed = true;
-                    self.counters.failed_flows += 1;
-                    if !flow.is_infinite() {
-                        self.unfinished_finite -= 1;
-                    }
-                    self.check_done();
-                }
-            }
+            Message::GaveUp { f, at } => self.hear_give_up(f, at),
         }
     }
 
