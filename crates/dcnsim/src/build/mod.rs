@@ -45,14 +45,16 @@ pub fn build(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
     if threads <= 1 {
         return Ok(first);
     }
-    if let Some((field, why)) = first.split_refusal(threads.min(u16::MAX as u32) as u16) {
+    // `validate_numbers` bounds threads to 256.
+    let of_node = first.partition(threads as u16);
+    if let Some((field, why)) = first.split_refusal(&of_node) {
         return err("threads", &format!("{threads} threads: {why} (the scenario sets {field})"));
     }
     let mut shares = vec![first];
     for _ in 1..threads {
         shares.push(build_one(scenario, base_dir)?);
     }
-    Ok(Simulation::split(shares))
+    Ok(Simulation::split(shares, of_node))
 }
 
 fn build_one(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, ScenarioError> {

@@ -205,8 +205,14 @@ pub(crate) fn partition(ports: &[crate::net::Port], node_ports: &[Vec<u32>], n_h
 }
 
 impl Simulation {
-    /// Why this scenario cannot run split over threads, as (field, reason); `None` when it can.
-    pub(crate) fn split_refusal(&self, threads: u16) -> Option<(&'static str, String)> {
+    /// Which share each node joins when the run is split `n` ways (`partition`).
+    pub(crate) fn partition(&self, n: u16) -> Vec<u16> {
+        partition(&self.ports, &self.node_ports, self.n_hosts, n)
+    }
+
+    /// Why this scenario cannot run split as `of_node` says, as (field, reason); `None`
+    /// when it can.
+    pub(crate) fn split_refusal(&self, of_node: &[u16]) -> Option<(&'static str, String)> {
         let unsupported = [
             (self.trace.is_some(), "trace", "packet traces ([trace])"),
             (self.laps.is_some(), "transport.lb", "LAPS"),
@@ -220,7 +226,6 @@ impl Simulation {
         // A flow that waits for another starts in the instant that one is delivered (or
         // acknowledged): the share where that happens must be the one it sends from.
         if !self.dependencies.is_empty() {
-            let of_node = partition(&self.ports, &self.node_ports, self.n_hosts, threads);
             let share = |node: u32| of_node[node as usize];
             let deps = &self.dependencies;
             let crossing = deps.edges().find(|&(f, acked, g)| {
@@ -258,9 +263,9 @@ impl Simulation {
     /// Makes `shares` (built from one scenario, the first being `self`'s future contents)
     /// one run split over `shares.len()` threads; returns the first share, which holds
     /// the others.
-    pub(crate) fn split(mut shares: Vec<Simulation>) -> Simulation {
+    pub(crate) fn split(mut shares: Vec<Simulation>, of_node: Vec<u16>) -> Simulation {
         let n = shares.len() as u16;
-        let of_node = std::sync::Arc::new(partition(&shares[0].ports, &shares[0].node_ports, shares[0].n_hosts, n));
+        let of_node = std::sync::Arc::new(of_node);
         for (i, sim) in shares.iter_mut().enumerate() {
             let me = i as u16;
             for port in sim.ports.iter_mut() {
