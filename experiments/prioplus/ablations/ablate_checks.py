@@ -75,6 +75,11 @@ class Study:
     bar: str
 
 
+def flat(settings: tuple[tuple[str, ...], ...]) -> tuple[str, ...]:
+    """Several one-setting changes (each a tuple of overrides) as one tuple of overrides."""
+    return tuple(s for setting in settings for s in setting)
+
+
 def harness_runs(c: Cells) -> list[R.Run]:
     out = [r for r in R.EXPERIMENTS[c.exp].runs(False)
            if r.variant == c.variant and (not c.points or r.point in c.points)]

@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import ablate_checks as AC  # noqa: E402  (cells, loader, figures, table printer)
 import ablate_f12_nflow as NF  # noqa: E402  (its settings; importing it repoints AC.RAW, reset below)
-from ablate_checks import Cells, Line, Study  # noqa: E402
+from ablate_checks import Cells, Line, Study, flat  # noqa: E402
 from dcnsim.repro.papers.prioplus import checks as C  # noqa: E402
 from dcnsim.repro.papers.prioplus import runs as R  # noqa: E402
 
@@ -79,10 +79,6 @@ F12C_PP: dict[str, tuple[tuple[str, ...], ...]] = {
 }
 # lines whose baseline runs without the NIC noise as well
 BASE_NOISE_OFF = {"wls_noise_target_both"}
-
-
-def flat(settings: tuple[tuple[str, ...], ...]) -> tuple[str, ...]:
-    return tuple(s for setting in settings for s in setting)
 
 
 def label(settings: tuple[tuple[str, ...], ...]) -> str:

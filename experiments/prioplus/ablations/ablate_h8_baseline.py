@@ -44,7 +44,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import ablate_checks as AC  # noqa: E402  (cells, loader, table printer)
-from ablate_checks import Cells, Line, Study  # noqa: E402
+from ablate_checks import Cells, Line, Study, flat  # noqa: E402
 from dcnsim.repro.papers.prioplus import checks as C  # noqa: E402
 from dcnsim.repro.papers.prioplus import runs as R  # noqa: E402
 
@@ -94,10 +94,6 @@ PAIRS: dict[str, tuple[tuple[str, ...], ...]] = {
     "ackdata_target12": (ACK_DATA, TARGET12),
 }
 BASE.update(PAIRS)
-
-
-def flat(settings: tuple[tuple[str, ...], ...]) -> tuple[str, ...]:
-    return tuple(s for setting in settings for s in setting)
 
 
 def label(settings: tuple[tuple[str, ...], ...]) -> str:
