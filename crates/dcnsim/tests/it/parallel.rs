@@ -72,17 +72,20 @@ fn same_with_any_threads(toml: &str) -> Outcome {
     one
 }
 
+/// A scenario's top-level lines (`head`: seed, duration) and a fat tree of 100 Gbps links;
+/// the caller's text goes on in its `[topology]` table.
+fn fat_tree(head: &str, tiers: u32, hosts: u32, link_latency: &str) -> String {
+    format!(
+        "{head}\n[topology]\nkind = \"fat_tree\"\ntiers = {tiers}\nhosts = {hosts}\n\
+         link_rate = \"100Gbps\"\nlink_latency = \"{link_latency}\"\n"
+    )
+}
+
 #[test]
 fn a_sprayed_permutation_is_the_same_on_any_number_of_threads() {
     let one = same_with_any_threads(
-        r#"
-        seed = 7
-        [topology]
-        kind = "fat_tree"
-        tiers = 3
-        hosts = 128
-        link_rate = "100Gbps"
-        link_latency = "1us"
+        &(fat_tree("seed = 7", 3, 128, "1us")
+            + r#"
         [switch]
         buffer = "200KB"
         trimming = true
@@ -93,7 +96,7 @@ fn a_sprayed_permutation_is_the_same_on_any_number_of_threads() {
         [[workload]]
         kind = "permutation"
         size = "256KB"
-        "#,
+        "#),
     );
     assert_eq!(stat(&one.stats, "flows_finished"), 128.0);
 }
@@ -101,14 +104,8 @@ fn a_sprayed_permutation_is_the_same_on_any_number_of_threads() {
 #[test]
 fn a_trimming_incast_is_the_same_on_any_number_of_threads() {
     let one = same_with_any_threads(
-        r#"
-        seed = 3
-        [topology]
-        kind = "fat_tree"
-        tiers = 3
-        hosts = 128
-        link_rate = "100Gbps"
-        link_latency = "1us"
+        &(fat_tree("seed = 3", 3, 128, "1us")
+            + r#"
         [switch]
         buffer = "100KB"
         trimming = true
@@ -123,7 +120,7 @@ fn a_trimming_incast_is_the_same_on_any_number_of_threads() {
         kind = "incast"
         senders = 40
         size = "200KB"
-        "#,
+        "#),
     );
     assert!(stat(&one.stats, "trims") > 0.0, "the incast must trim for the test to mean anything");
     assert_eq!(stat(&one.stats, "flows_finished"), 40.0);
@@ -132,14 +129,8 @@ fn a_trimming_incast_is_the_same_on_any_number_of_threads() {
 #[test]
 fn a_pfc_fabric_is_the_same_on_any_number_of_threads() {
     let one = same_with_any_threads(
-        r#"
-        seed = 11
-        [topology]
-        kind = "fat_tree"
-        tiers = 3
-        hosts = 16
-        link_rate = "100Gbps"
-        link_latency = "1us"
+        &(fat_tree("seed = 11", 3, 16, "1us")
+            + r#"
         [switch]
         buffer = "300KB"
         pfc = { lossless = ["data"] }
@@ -150,7 +141,7 @@ fn a_pfc_fabric_is_the_same_on_any_number_of_threads() {
         receiver = 0
         senders = 12
         size = "500KB"
-        "#,
+        "#),
     );
     assert!(stat(&one.stats, "pfc_pause_frames") > 0.0, "the incast must pause for the test to mean anything");
     assert_eq!(stat(&one.stats, "drops"), 0.0);
@@ -163,15 +154,8 @@ fn a_pfc_fabric_is_the_same_on_any_number_of_threads() {
 #[test]
 fn every_random_stream_and_a_duration_are_the_same_on_any_number_of_threads() {
     let one = same_with_any_threads(
-        r#"
-        seed = 5
-        duration = "400us"
-        [topology]
-        kind = "fat_tree"
-        tiers = 3
-        hosts = 128
-        link_rate = "100Gbps"
-        link_latency = "1us"
+        &(fat_tree("seed = 5\nduration = \"400us\"", 3, 128, "1us")
+            + r#"
         loss_rate = 0.001
         [switch]
         buffer = "300KB"
@@ -187,7 +171,7 @@ fn every_random_stream_and_a_duration_are_the_same_on_any_number_of_threads() {
         receiver = 7
         senders = 4
         size = "infinite"
-        "#,
+        "#),
     );
     assert!(stat(&one.stats, "drops") > 0.0 && stat(&one.stats, "ecn_marks") > 0.0, "loss and RED must act");
 }
@@ -235,14 +219,8 @@ fn time_series_are_the_same_on_any_number_of_threads() {
 #[test]
 fn faults_are_the_same_on_any_number_of_threads() {
     let one = same_with_any_threads(
-        r#"
-        seed = 17
-        [topology]
-        kind = "fat_tree"
-        tiers = 2
-        hosts = 32
-        link_rate = "100Gbps"
-        link_latency = "500ns"
+        &(fat_tree("seed = 17", 2, 32, "500ns")
+            + r#"
         [transport]
         cc = "dctcp"
         lb = "ecmp"
@@ -265,7 +243,7 @@ fn faults_are_the_same_on_any_number_of_threads() {
         between = ["s2", "s10"]
         at = "30us"
         rate = "25Gbps"
-        "#,
+        "#),
     );
     assert!(stat(&one.stats, "fault_drops") > 0.0 && stat(&one.stats, "reroutes") >= 1.0, "the faults must act");
     assert_eq!(stat(&one.stats, "flows_finished"), 32.0);
@@ -277,14 +255,8 @@ fn faults_are_the_same_on_any_number_of_threads() {
 #[test]
 fn flows_given_up_are_the_same_on_any_number_of_threads() {
     let one = same_with_any_threads(
-        r#"
-        seed = 29
-        [topology]
-        kind = "fat_tree"
-        tiers = 2
-        hosts = 32
-        link_rate = "100Gbps"
-        link_latency = "500ns"
+        &(fat_tree("seed = 29", 2, 32, "500ns")
+            + r#"
         [transport]
         cc = "dctcp"
         rto_min = "50us"
@@ -297,7 +269,7 @@ fn flows_given_up_are_the_same_on_any_number_of_threads() {
         [[faults.link]]
         between = ["h0", "s0"]
         at = "20us"
-        "#,
+        "#),
     );
     assert_eq!(stat(&one.stats, "flows_failed"), 2.0, "the flows from and to host 0 fail");
     assert_eq!(stat(&one.stats, "flows_finished"), 30.0);
@@ -308,14 +280,8 @@ fn flows_given_up_are_the_same_on_any_number_of_threads() {
 #[test]
 fn hpcc_telemetry_is_the_same_on_any_number_of_threads() {
     let one = same_with_any_threads(
-        r#"
-        seed = 19
-        [topology]
-        kind = "fat_tree"
-        tiers = 3
-        hosts = 16
-        link_rate = "100Gbps"
-        link_latency = "1us"
+        &(fat_tree("seed = 19", 3, 16, "1us")
+            + r#"
         [transport]
         cc = "hpcc"
         [[workload]]
@@ -327,7 +293,7 @@ fn hpcc_telemetry_is_the_same_on_any_number_of_threads() {
         kind = "permutation"
         hosts = "remaining"
         size = "300KB"
-        "#,
+        "#),
     );
     assert_eq!(stat(&one.stats, "flows_finished"), 12.0 + 3.0);
 }
@@ -347,14 +313,8 @@ fn eqds_pulls_are_the_same_on_any_number_of_threads() {
 #[test]
 fn a_training_ring_is_the_same_on_any_number_of_threads() {
     let one = same_with_any_threads(
-        r#"
-        seed = 23
-        [topology]
-        kind = "fat_tree"
-        tiers = 3
-        hosts = 16
-        link_rate = "100Gbps"
-        link_latency = "1us"
+        &(fat_tree("seed = 23", 3, 16, "1us")
+            + r#"
         [transport]
         cc = "dctcp"
         [[workload]]
@@ -369,7 +329,7 @@ fn a_training_ring_is_the_same_on_any_number_of_threads() {
         size = "200KB"
         compute = "10us"
         iterations = 3
-        "#,
+        "#),
     );
     assert_eq!(stat(&one.stats, "flows_finished"), stat(&one.stats, "flows"));
 }
