@@ -245,7 +245,7 @@ def mech(results: list[R.RunResult], point: str) -> dict[str, float]:
         "NIC share of pause time": sum(x["nic_paused_us"] for x in h) / paused if paused else math.nan,
         "most queues of one switch paused at once": max((x["max_paused_at_one_switch"] for x in h), default=0),
         f"switch-µs with ≥ {STUCK_AT} queues paused/run": sum(x["switch_us_with_stuck_at"] for x in h) / n,
-        "headroom overflow B": sum(r.stat("pfc_headroom_overflow_bytes") for r in rs),
+        "headroom overflow B": int(sum(r.stat("pfc_headroom_overflow_bytes") for r in rs)),
     }
 
 
@@ -305,7 +305,8 @@ def main() -> None:
     for ln in lines:
         for p in ("N=6", "N=8"):
             m = mech(grids[ln.key].results, p)
-            print(f"| {ln.label} | {p[2:]} | " + " | ".join(fmtv(m[k]) for k in keys) + " |")
+            print(f"| {ln.label} | {p[2:]} | " + " | ".join(str(m[k]) if isinstance(m[k], int) else fmtv(m[k])
+                                                           for k in keys) + " |")
     print()
 
     print("### Which flows lose: mean FCT µs by size bucket (flows pooled over seeds)\n")
