@@ -12,14 +12,14 @@ ours follows, has the clause.
 
 The core cannot run the artefact's rule, so this script measures its trigger instead: it runs
 Physical+Swift's F11 scenario with the artefact's pool (``ablate_h4_pfc.artefact_buffer``),
-finds the switch whose ingress links were paused most, reruns it with a packet trace of that
-switch's six output ports and the six ports that feed it (``[trace]``; it does not change the
+finds the switch whose ingress links were paused most (or the ``--top`` most), reruns it
+with a packet trace of that switch's six output ports and the six ports that feed it (``[trace]``; it does not change the
 run: the PFC frame counts are checked equal), rebuilds every ingress queue's reserve, pool and
 headroom bytes from the trace with our rule (checked against the frames our run sent on those
 links), and at each of our RESUMEs asks whether the artefact's rule would also have sent it.
 
-    PYTHONPATH=python python experiments/prioplus/ablations/ablate_h4_trace.py            # N = 8 and 6, seeds 1-3
-    PYTHONPATH=python python experiments/prioplus/ablations/ablate_h4_trace.py --n 8 --seeds 1-9
+    PYTHONPATH=python python experiments/prioplus/ablations/ablate_h4_trace.py            # N = 8 and 6, seeds 1-9
+    PYTHONPATH=python python experiments/prioplus/ablations/ablate_h4_trace.py --n 8 --top 3   # the 3 most-paused switches
 """
 
 from __future__ import annotations
@@ -64,7 +64,8 @@ def run_sim(spec: dict[str, Any], root: Path) -> Any:
     return sim
 
 
-def replay(n: int, seed: int) -> dict[str, Any]:
+def replay(n: int, seed: int, rank: int = 0) -> dict[str, Any]:
+    """Replay the switch ranked ``rank`` (0: the most) by PAUSEs sent into it."""
     spec, root = spec_of(n, seed)
     sim = run_sim(spec, root)
     ports = sim.ports()
@@ -76,7 +77,7 @@ def replay(n: int, seed: int) -> dict[str, Any]:
     for p, e in zip(ev["port"], ev["event"]):
         if e == "pause":
             pauses_into[int(peer[int(p)])] = pauses_into.get(int(peer[int(p)]), 0) + 1
-    s = max(pauses_into, key=lambda k: pauses_into[k])
+    s = sorted(pauses_into, key=lambda k: (-pauses_into[k], k))[rank]
     outs = [int(p) for p in ports["port"] if int(node[int(p)]) == s]
     ins = [int(p) for p in ports["port"] if int(peer[int(p)]) == s]
     frames = sim.stats()["pfc_pause_frames"]
@@ -171,7 +172,7 @@ def replay(n: int, seed: int) -> dict[str, Any]:
     # Our frames on the links into s, for the check of the rebuild.
     frames_in = sum(1 for p, e in zip(ev["port"], ev["event"]) if e == "pause" and int(p) in ins)
     return {
-        "n": n, "seed": seed, "switch": s, "pool": pool, "our pauses into s (frame log)": frames_in,
+        "n": n, "seed": seed, "rank": rank + 1, "switch": s, "pool": pool, "our pauses into s (frame log)": frames_in,
         "our pauses into s (rebuilt)": ours_pause, "our resumes (rebuilt)": ours_resume,
         "resumes the artefact withholds": withheld, "… with the queue empty (held 335.5 µs)": withheld_empty,
         "time T < 3 KiB µs": t_lt_3k_us, "most pool in use B": max_used,
@@ -183,16 +184,18 @@ def replay(n: int, seed: int) -> dict[str, Any]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--n", default="8,6")
-    ap.add_argument("--seeds", default="1-3")
+    ap.add_argument("--seeds", default="1-9")
+    ap.add_argument("--top", type=int, default=1, help="replay the TOP most-paused switches of each run")
     a = ap.parse_args()
     lo, _, hi = a.seeds.partition("-")
     seeds = range(int(lo), int(hi or lo) + 1)
     rows = []
     for n in (int(x) for x in a.n.split(",")):
         for seed in seeds:
-            r = replay(n, seed)
-            print(r, file=sys.stderr, flush=True)
-            rows.append(r)
+            for rank in range(a.top):
+                r = replay(n, seed, rank)
+                print(r, file=sys.stderr, flush=True)
+                rows.append(r)
     keys = list(rows[0])
     print("| " + " | ".join(keys) + " | artefact: port-level µs held for want of a RESUME (empty × 335.5) |")
     print("|" + "---|" * (len(keys) + 1))
