@@ -1,0 +1,303 @@
+"""DCTCP's delay at scale under `ns3_study` (C7 at scale, bearing on C5/C6): why our D delay
+sits near one packet per flow (E5/2500: 25.9 ms) where the study's is 9.4 ms.
+
+ablations/d_delay_at_scale.md holds this script's output and what it shows. Three parts:
+
+1. `analytic`: the hotspot queue that N flows at a window floor of w packets give
+   (N·w − BDP packets, 12.432 µs per 1554 B packet at 1 Gbps), against the study's D delay,
+   and the fraction of flows that must be idle for the study's figure.
+2. `measure`: harness cells (the same scenario and overrides as `dcnsim reproduce
+   dctcp-vs-swift --profile ns3_study`, checked against the harness's own `build_cells` as in
+   ablate.py) rerun with `[observe]` every 50 ms on every flow and on the hotspot's downlink:
+   how many flows send, how many sit in a stall (no data sent for >= 300 ms while the flow
+   still has data to send later: an RTO wait, since an active flow sends at least once per
+   RTT, < 40 ms here), the hotspot queue, and the delay that queue predicts.
+3. `ablate`: E5/2500 D with one setting changed per row, measured the same way.
+
+    PYTHONPATH=python python experiments/dctcp-vs-swift/ablations/ablate_d_delay.py          # all
+    PYTHONPATH=python python experiments/dctcp-vs-swift/ablations/ablate_d_delay.py analytic
+    PYTHONPATH=python python experiments/dctcp-vs-swift/ablations/ablate_d_delay.py measure ablate timeline
+
+Each run's summary is kept in ablations/raw/d_delay.jsonl (git-ignored; a run already there is
+not rerun; delete the file to rerun). A run with the sampler takes 2-4 s; all of them
+(51 runs) about 3 minutes on one core.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from dcnsim._ext import core
+from dcnsim._scenario import load_scenario, scenario_json
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import ablate as A  # noqa: E402  (the Case/overrides/harness check of the earlier ablations)
+
+R = A.R
+RAW = A.HERE / "raw" / "d_delay.jsonl"
+PKT_BYTES = 1554                     # a full data packet on the wire
+T_PKT_US = PKT_BYTES * 8 / 1e3       # 12.432 µs at 1 Gbps
+LINK_US = 10.0
+INTERVAL_MS = 50
+STALL_MS = 300                       # a gap in sending this long is an RTO wait, not an RTT
+
+# ---------------------------------------------------------------------------------------
+# 1. Analytic
+
+
+def unloaded_one_way_us(links: int = 6) -> float:
+    """Host to host across pods of a 3-tier fat tree: 6 links, each 10 µs plus one packet's
+    serialisation (store and forward)."""
+    return links * (LINK_US + T_PKT_US)
+
+
+def bdp_packets(links: int = 6) -> float:
+    """Packets one flow keeps in flight at the unloaded RTT (data out, 54 B ACK back)."""
+    rtt = unloaded_one_way_us(links) + links * (LINK_US + 54 * 8 / 1e3)
+    return rtt / T_PKT_US
+
+
+def floor_delay_ms(n: int, w: float, buffer_pkts: int = 2766) -> float:
+    """Mean one-way delay when n flows keep w packets each in the network and every other
+    queue is empty: the hotspot queue holds n·w minus what the path holds (about one BDP in
+    all: the hotspot link is the bottleneck, so the flows share one BDP), capped by the buffer."""
+    q = min(max(n * w - bdp_packets(), 0.0), buffer_pkts)
+    return (unloaded_one_way_us() + q * T_PKT_US) / 1e3
+
+
+def analytic(out) -> None:
+    d0 = unloaded_one_way_us()
+    print("\n### 1. Analytic: the hotspot queue at a window floor, against the study's D delay\n", file=out)
+    print(f"One packet = {PKT_BYTES} B = {T_PKT_US:.3f} µs at 1 Gbps; unloaded one-way delay {d0:.1f} µs "
+          f"(6 links); one BDP ≈ {bdp_packets():.1f} packets; buffer 2766 packets = "
+          f"{2766 * T_PKT_US / 1e3:.2f} ms.\n", file=out)
+    print("| cell | N | delay, all N at 1 packet [ms] | at 2 packets [ms] | ours (D, table) [ms] | study D [ms] "
+          "| study's queue [packets] | flows the study's queue holds at 1 packet each | idle at 1 packet "
+          "| idle at 2 packets |", file=out)
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |", file=out)
+    # D250's 3-seed means in RESULTS-ns3_study.md's E5 and E6 tables (the harness's run)
+    ours = {("E5", "1500"): 17.20, ("E5", "2000"): 21.81, ("E5", "2500"): 25.94, ("E5", "3000"): 27.01,
+            ("E6", "2000"): 22.06, ("E6", "2500"): 25.63}
+    for exp, point in [("E5", "1500"), ("E5", "2000"), ("E5", "2500"), ("E5", "3000"), ("E6", "2000"), ("E6", "2500")]:
+        n = int(point)
+        study = R.study_value(exp, point, "D", "delay_ms")
+        q = (study * 1e3 - d0) / T_PKT_US
+        active1 = q + bdp_packets()
+        print(f"| {exp}/{point} | {n} | {floor_delay_ms(n, 1):.2f} | {floor_delay_ms(n, 2):.2f} | "
+              f"{ours.get((exp, point), float('nan')):.2f} | {study:.1f} | {q:.0f} | {active1:.0f} | "
+              f"{1 - active1 / n:.0%} | {1 - active1 / (2 * n):.0%} |", file=out)
+
+
+# ---------------------------------------------------------------------------------------
+# 2. One run with the sampler
+
+
+def _decode(v):
+    """A timeseries column: a plain list, or a categorical as [codes, labels]."""
+    if len(v) == 2 and not isinstance(v[0], (int, float)):
+        return np.asarray(list(v[1]), dtype=object)[np.asarray(v[0], dtype=int)]
+    return np.asarray(v)
+
+
+def hotspot_port(c: A.Case, seed: int) -> str:
+    spec, root = load_scenario(A.EXP_DIR / R.EXPERIMENTS[c.exp].toml, A.overrides(c, seed))
+    sim = core().Simulation(scenario_json(spec), str(root))
+    dsts = sim.flows()["dst"]
+    dst = max(set(dsts), key=dsts.count)
+    return next(n for n in sim.ports()["name"] if n.endswith(f"->h{dst}"))
+
+
+def observed(c: A.Case, seed: int) -> dict:
+    """Run the cell with the sampler; the study's metrics plus the measured flow states."""
+    port = hotspot_port(c, seed)
+    obs = [f'observe.interval="{INTERVAL_MS}ms"', f'observe.ports=["{port}"]', 'observe.flows="all"',
+           'observe.metrics=["cwnd","rate","queue","utilisation","drops"]']
+    spec, root = load_scenario(A.EXP_DIR / R.EXPERIMENTS[c.exp].toml, [*A.overrides(c, seed), *obs])
+    sim = core().Simulation(scenario_json(spec), str(root))
+    while not sim.run_until(sim.now_ps + 10**12):
+        pass
+    flows = sim.flows()
+    m = R.study_metrics({k: flows[k] for k in R._FLOW_COLUMNS})
+    st = sim.stats()
+    ts = {k: _decode(v) for k, v in sim.timeseries().items()}
+    t_us = ts["time_us"].astype(float)
+    kind, metric, ids, val = ts["kind"], ts["metric"], ts["id"].astype(int), ts["value"].astype(float)
+    times = np.unique(t_us)
+    ti = np.searchsorted(times, t_us)
+
+    def port_series(name: str) -> np.ndarray:
+        s = np.zeros(len(times))
+        sel = (kind == "port") & (metric == name)
+        s[ti[sel]] = val[sel]
+        return s
+
+    q = port_series("queue_bytes") / PKT_BYTES
+    util = port_series("utilisation")
+    drops = port_series("drops")
+    nflows = len(flows["id"])
+    sel = (kind == "flow") & (metric == "send_rate_gbps")
+    send = np.zeros((len(times), nflows))
+    send[ti[sel], ids[sel]] = val[sel]
+    sel = (kind == "flow") & (metric == "cwnd_bytes")
+    cwnd = np.full((len(times), nflows), np.nan)
+    cwnd[ti[sel], ids[sel]] = val[sel] / PKT_BYTES
+    sending = send > 0
+    stall_gap = STALL_MS // INTERVAL_MS
+    alive = np.zeros_like(sending)
+    stalled = np.zeros_like(sending)
+    stalls, stall_lengths = [], []
+    for f in range(nflows):
+        idx = np.flatnonzero(sending[:, f])
+        if len(idx) == 0:
+            continue
+        alive[idx[0]:idx[-1] + 1, f] = True
+        gaps = np.diff(idx) - 1
+        n = 0
+        for start, g in zip(idx[:-1], gaps):
+            if g >= stall_gap:
+                stalled[start + 1:start + 1 + g, f] = True
+                stall_lengths.append(g * INTERVAL_MS / 1e3)
+                n += 1
+        stalls.append(n)
+    n_alive, n_stalled, n_send = alive.sum(1), stalled.sum(1), sending.sum(1)
+    w = util / util.sum() if util.sum() > 0 else util        # weight: packets through the hotspot
+    lens = np.asarray(stall_lengths)
+    burst = (times > 3.0e6) & (times <= 3.2e6)
+    cw_active = np.where(sending, cwnd, np.nan)
+    counted = np.isfinite(cw_active).sum(1)
+    cw_mean = np.where(counted > 0, np.nansum(np.nan_to_num(cw_active), axis=1) / np.maximum(counted, 1), 0.0)
+    rec = {
+        **{k: m[k] for k in ("thr_kbps", "delay_ms", "loss_pct", "jain")},
+        "drops": st.get("drops"), "timeouts": st.get("timeouts"), "flows": nflows,
+        "q_pw": float((q * w).sum()),                                   # packet-weighted queue
+        "delay_from_q_ms": (unloaded_one_way_us() + float((q * w).sum()) * T_PKT_US) / 1e3,
+        "alive_pw": float((n_alive * w).sum()),
+        "stalled_pw": float((n_stalled * w).sum()),
+        "sending_pw": float((n_send * w).sum()),
+        "stalled_frac_pw": float((np.where(n_alive > 0, n_stalled / np.maximum(n_alive, 1), 0) * w).sum()),
+        "stall_time_frac": float(stalled.sum() / max(alive.sum(), 1)),
+        "stalls_per_flow": float(np.mean(stalls)) if stalls else 0.0,
+        "stalls_lt_1_5s": float((lens < 1.5).mean()) if len(lens) else 0.0,
+        "stalls_1_5_3s": float(((lens >= 1.5) & (lens < 3)).mean()) if len(lens) else 0.0,
+        "stalls_ge_3s": float((lens >= 3).mean()) if len(lens) else 0.0,
+        "cwnd_sending_pw": float((cw_mean * w).sum()),
+        "hotspot_drops": float(drops.sum()),
+        "burst_drops": float(drops[burst].sum()),
+        "timeline": [[round(float(times[i]) / 1e6, 3), round(float(q[i])), int(n_alive[i]), int(n_send[i]),
+                      int(n_stalled[i]), round(float(util[i]), 3), int(drops[i])]
+                     for i in range(len(times)) if times[i] <= 9.0e6],
+    }
+    return rec
+
+
+def _done() -> dict[str, dict]:
+    done = {}
+    if RAW.exists():
+        for line in RAW.read_text().splitlines():
+            r = json.loads(line)
+            done[r["key"]] = r
+    return done
+
+
+def result(c: A.Case, seed: int, done: dict[str, dict]) -> dict:
+    k = A.key(c, seed)
+    if k not in done:
+        r = observed(c, seed)
+        done[k] = {"key": k, "case": [c.exp, c.point, c.variant, list(c.extra)], "seed": seed, **r}
+        RAW.parent.mkdir(exist_ok=True)
+        with RAW.open("a") as f:
+            f.write(json.dumps(done[k]) + "\n")
+        print(f"  ran {c.exp}/{c.point}/{c.variant} {c.label} seed {seed}", file=sys.stderr, flush=True)
+    return done[k]
+
+
+COLS = [("thr [Kbps]", "thr_kbps", ".0f"), ("delay [ms]", "delay_ms", ".2f"), ("loss [%]", "loss_pct", ".2f"),
+        ("timeouts", "timeouts", ".0f"), ("hotspot queue [pkts]", "q_pw", ".0f"),
+        ("delay from that queue [ms]", "delay_from_q_ms", ".2f"), ("flows sending", "sending_pw", ".0f"),
+        ("flows stalled", "stalled_pw", ".0f"), ("stalled share of flow time", "stall_time_frac", ".0%"),
+        ("stalls per flow", "stalls_per_flow", ".2f"), ("stalls ≥ 1.5 s", "stalls_1_5_3s", ".0%"),
+        ("cwnd of senders [pkts]", "cwnd_sending_pw", ".2f"), ("drops in [3.0, 3.2] s", "burst_drops", ".0f")]
+
+
+def table(rows: list[tuple[A.Case, int]], out) -> None:
+    done = _done()
+    print("| cell | change | " + " | ".join(h for h, _, _ in COLS) + " | delay per seed |", file=out)
+    print("| --- | --- | " + " | ".join("---:" for _ in COLS) + " | --- |", file=out)
+    for c, seeds in rows:
+        A.same_as_harness(A.Case("", c.exp, c.point, c.variant), 1)
+        res = [result(c, s, done) for s in range(1, seeds + 1)]
+        mean = lambda k: statistics.mean(float(r[k]) for r in res)  # noqa: E731
+        # "stalls >= 1.5 s" reports the share of stalls of 1.5 s or more (doubled RTOs and beyond)
+        cells = []
+        for _, k, f in COLS:
+            if k == "stalls_1_5_3s":
+                cells.append(format(statistics.mean(float(r["stalls_1_5_3s"]) + float(r["stalls_ge_3s"]) for r in res), f))
+            else:
+                cells.append(format(mean(k), f))
+        per = " ".join(f"{float(r['delay_ms']):.2f}" for r in res)
+        print(f"| {c.exp}/{c.point}/{c.variant} | {c.label} | " + " | ".join(cells) + f" | [{per}] |",
+              file=out, flush=True)
+
+
+SEEDS = 3
+MEASURE = [A.Case("the harness's cell", "E5", p, "D250") for p in ("1500", "2000", "2500", "3000")] + [
+    A.Case("the harness's cell", "E6", "2000", "D250"), A.Case("the harness's cell", "E6", "2000", "Sb"),
+    A.Case("the harness's cell", "E6", "2500", "D250")]
+
+ABLATE = [
+    A.Case("the harness's cell", "E5", "2500", "D250"),
+    A.Case("min RTO 2 s (not 1 s): every RTO wait twice as long (a probe)", "E5", "2500", "D250",
+           ("transport.rto_min=2s",)),
+    A.Case("min RTO 200 ms (not 1 s): every RTO wait 5x shorter (a probe)", "E5", "2500", "D250",
+           ("transport.rto_min=200ms",)),
+    A.Case("send buffer 32 KiB (not 128 KiB): sources run dry in the OFF seconds", "E5", "2500", "D250",
+           ('workload.0.app.send_buffer="32KiB"',)),
+    A.Case("DCTCP min window 2 packets (not 1): N·w above the buffer", "E5", "2500", "D250",
+           ("transport.dctcp.min_cwnd_pkts=2",)),
+    A.Case("initial window 1 packet (not 10): no synchronised loss at the first ON", "E5", "2500", "D250",
+           ("transport.initial_window=1",)),
+]
+
+
+def measure(out) -> None:
+    print("\n### 2. Measured: flow states and the hotspot queue in the harness's cells\n", file=out)
+    print(f"Mean over seeds 1-{SEEDS}. Queue, flows sending and flows stalled are weighted by the hotspot link's "
+          "use in each 50 ms sample (so they are what the delivered packets saw).\n", file=out)
+    table([(c, SEEDS) for c in MEASURE], out)
+
+
+def ablate(out) -> None:
+    print("\n### 3. One change at a time: E5/2500 D250\n", file=out)
+    print(f"Mean over seeds 1-{SEEDS}; columns as in part 2.\n", file=out)
+    table([(c, SEEDS) for c in ABLATE], out)
+
+
+def timeline(out, c: A.Case | None = None, seed: int = 1) -> None:
+    c = c or ABLATE[0]
+    r = result(c, seed, _done())
+    print(f"\n### Timeline: {c.exp}/{c.point}/{c.variant}, {c.label}, seed {seed} (every 250 ms)\n", file=out)
+    print("| t [s] | hotspot queue [pkts] | flows alive | sending | stalled | link use | drops in the 50 ms |",
+          file=out)
+    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |", file=out)
+    for row in r["timeline"]:
+        if 2.9 <= row[0] <= 9.0 and round(row[0] * 1000) % 250 == 0:
+            print("| " + " | ".join(str(x) for x in row) + " |", file=out)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("parts", nargs="*", help="analytic, measure, ablate, timeline (default: all)")
+    a = ap.parse_args()
+    parts = a.parts or ["analytic", "measure", "ablate", "timeline"]
+    for p in parts:
+        {"analytic": analytic, "measure": measure, "ablate": ablate, "timeline": timeline}[p](sys.stdout)
+
+
+if __name__ == "__main__":
+    main()
