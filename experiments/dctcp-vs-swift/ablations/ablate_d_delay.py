@@ -20,7 +20,7 @@ ablations/d_delay_at_scale.md holds this script's output and what it shows. Thre
 
 Each run's summary is kept in ablations/raw/d_delay.jsonl (git-ignored; a run already there is
 not rerun; delete the file to rerun). A run with the sampler takes 2-4 s; all of them
-(51 runs) about 3 minutes on one core.
+(48 runs) about 6 minutes on one shared core.
 """
 
 from __future__ import annotations
@@ -187,6 +187,11 @@ def observed(c: A.Case, seed: int) -> dict:
         "stalls_1_5_3s": float(((lens >= 1.5) & (lens < 3)).mean()) if len(lens) else 0.0,
         "stalls_ge_3s": float((lens >= 3).mean()) if len(lens) else 0.0,
         "cwnd_sending_pw": float((cw_mean * w).sum()),
+        # per flow: segments dropped, and the time it sent (alive and not stalled), for the
+        # estimate of part 4
+        "drops_per_flow": float(np.mean(flows["drops"])),
+        "rounds_2_per_rto": float(np.mean(np.ceil(np.asarray(flows["drops"], dtype=float) / 2))),
+        "active_s_per_flow": float((alive & ~stalled).sum(0).mean() * INTERVAL_MS / 1e3),
         "hotspot_drops": float(drops.sum()),
         "burst_drops": float(drops[burst].sum()),
         "timeline": [[round(float(times[i]) / 1e6, 3), round(float(q[i])), int(n_alive[i]), int(n_send[i]),
@@ -262,7 +267,27 @@ ABLATE = [
            ("transport.dctcp.min_cwnd_pkts=2",)),
     A.Case("initial window 1 packet (not 10): no synchronised loss at the first ON", "E5", "2500", "D250",
            ("transport.initial_window=1",)),
+    A.Case("no fast retransmit (dupack threshold 10^6): holes repaired by RTO only (a probe)", "E5", "2500",
+           "D250", ("transport.dupack_threshold=1000000",)),
 ]
+
+
+C2 = [
+    A.Case("the harness's cell", "E1", "0.25", "Swift"),
+    A.Case("min RTO 2 s (not 1 s): every RTO wait twice as long (a probe)", "E1", "0.25", "Swift",
+           ("transport.rto_min=2s",)),
+    A.Case("initial window 1 packet (not 10)", "E1", "0.25", "Swift", ("transport.initial_window=1",)),
+]
+
+
+def c2(out) -> None:
+    study = R.study_value("E1", "0.25", "Swift", "delay_ms")
+    q = (study * 1e3 - unloaded_one_way_us(4)) / T_PKT_US
+    print("\n### 5. C2's delay at a 0.25 s target (E1, Swift, 610 flows, k = 4)\n", file=out)
+    print(f"Mean over seeds 1-{SEEDS}; columns as in part 2. The study: {study:.1f} ms, a hotspot queue of about "
+          f"{q:.0f} packets (4 links, unloaded {unloaded_one_way_us(4):.0f} µs); the buffer holds 2766 "
+          f"({2766 * T_PKT_US / 1e3:.1f} ms).\n", file=out)
+    table([(c, SEEDS) for c in C2], out)
 
 
 def measure(out) -> None:
@@ -276,6 +301,39 @@ def ablate(out) -> None:
     print("\n### 3. One change at a time: E5/2500 D250\n", file=out)
     print(f"Mean over seeds 1-{SEEDS}; columns as in part 2.\n", file=out)
     table([(c, SEEDS) for c in ABLATE], out)
+
+
+def estimate(out) -> None:
+    """Arithmetic, not a simulation: the idle share and delay our D cells would have if every
+    RTO round repaired only two of a flow's lost segments (the ns-3.43 path described in
+    d_delay_at_scale.md: after an RTO the first ECN echo puts the flow in CWR with a
+    window below one segment; PRR forces one segment out, then the window stays below a
+    segment until the next RTO)."""
+    done = _done()
+    print("\n### 4. Estimate: two lost segments repaired per RTO round (arithmetic on the measured flows)\n",
+          file=out)
+    print(f"Mean over seeds 1-{SEEDS}. Rounds = mean over flows of ceil(segments the flow lost / 2), 1 s each "
+          "(the 1 s minimum RTO; a new ACK resets the backoff); sending time = the time our flows spent "
+          "sending (measured); idle = rounds / (rounds + sending time); queue = N × (1 − idle) − one BDP, "
+          "one packet per sending flow.\n", file=out)
+    print("| cell | segments lost per flow | RTO rounds per flow | sending time per flow [s] | idle, estimate | "
+          "delay, estimate [ms] | ours [ms] | study [ms] | idle the study's delay needs |", file=out)
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |", file=out)
+    d0 = unloaded_one_way_us()
+    for c in MEASURE:
+        if c.variant != "D250":
+            continue
+        res = [result(c, s, done) for s in range(1, SEEDS + 1)]
+        mean = lambda k: statistics.mean(float(r[k]) for r in res)  # noqa: E731
+        n = int(c.point)
+        rounds, active = mean("rounds_2_per_rto"), mean("active_s_per_flow")
+        idle = rounds / (rounds + active)
+        q = max(n * (1 - idle) - bdp_packets(), 0.0)
+        study = R.study_value(c.exp, c.point, "D", "delay_ms")
+        need = 1 - ((study * 1e3 - d0) / T_PKT_US + bdp_packets()) / n
+        print(f"| {c.exp}/{c.point}/{c.variant} | {mean('drops_per_flow'):.1f} | {rounds:.2f} | {active:.2f} | "
+              f"{idle:.0%} | {(d0 + q * T_PKT_US) / 1e3:.1f} | {mean('delay_ms'):.2f} | {study:.1f} | {need:.0%} |",
+              file=out)
 
 
 def timeline(out, c: A.Case | None = None, seed: int = 1) -> None:
@@ -292,11 +350,12 @@ def timeline(out, c: A.Case | None = None, seed: int = 1) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("parts", nargs="*", help="analytic, measure, ablate, timeline (default: all)")
+    ap.add_argument("parts", nargs="*", help="analytic, measure, ablate, estimate, c2, timeline (default: all)")
     a = ap.parse_args()
-    parts = a.parts or ["analytic", "measure", "ablate", "timeline"]
+    parts = a.parts or ["analytic", "measure", "ablate", "estimate", "c2", "timeline"]
     for p in parts:
-        {"analytic": analytic, "measure": measure, "ablate": ablate, "timeline": timeline}[p](sys.stdout)
+        {"analytic": analytic, "measure": measure, "ablate": ablate, "estimate": estimate, "c2": c2,
+         "timeline": timeline}[p](sys.stdout)
 
 
 if __name__ == "__main__":
