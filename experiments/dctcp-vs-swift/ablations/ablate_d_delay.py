@@ -73,7 +73,7 @@ def floor_delay_ms(n: int, w: float, buffer_pkts: int = 2766) -> float:
 
 def analytic(out) -> None:
     d0 = unloaded_one_way_us()
-    print("\n### 1. Analytic: the hotspot queue at a window floor, against the study's D delay\n", file=out)
+    print("\n## 1. Analytic: the hotspot queue at a window floor, against the study's D delay\n", file=out)
     print(f"One packet = {PKT_BYTES} B = {T_PKT_US:.3f} µs at 1 Gbps; unloaded one-way delay {d0:.1f} µs "
           f"(6 links); one BDP ≈ {bdp_packets():.1f} packets; buffer 2766 packets = "
           f"{2766 * T_PKT_US / 1e3:.2f} ms.\n", file=out)
@@ -283,7 +283,7 @@ C2 = [
 def c2(out) -> None:
     study = R.study_value("E1", "0.25", "Swift", "delay_ms")
     q = (study * 1e3 - unloaded_one_way_us(4)) / T_PKT_US
-    print("\n### 5. C2's delay at a 0.25 s target (E1, Swift, 610 flows, k = 4)\n", file=out)
+    print("\n## 5. C2's delay at a 0.25 s target (E1, Swift, 610 flows, k = 4)\n", file=out)
     print(f"Mean over seeds 1-{SEEDS}; columns as in part 2. The study: {study:.1f} ms, a hotspot queue of about "
           f"{q:.0f} packets (4 links, unloaded {unloaded_one_way_us(4):.0f} µs); the buffer holds 2766 "
           f"({2766 * T_PKT_US / 1e3:.1f} ms).\n", file=out)
@@ -291,14 +291,14 @@ def c2(out) -> None:
 
 
 def measure(out) -> None:
-    print("\n### 2. Measured: flow states and the hotspot queue in the harness's cells\n", file=out)
+    print("\n## 2. Measured: flow states and the hotspot queue in the harness's cells\n", file=out)
     print(f"Mean over seeds 1-{SEEDS}. Queue, flows sending and flows stalled are weighted by the hotspot link's "
           "use in each 50 ms sample (so they are what the delivered packets saw).\n", file=out)
     table([(c, SEEDS) for c in MEASURE], out)
 
 
 def ablate(out) -> None:
-    print("\n### 3. One change at a time: E5/2500 D250\n", file=out)
+    print("\n## 3. One change at a time: E5/2500 D250\n", file=out)
     print(f"Mean over seeds 1-{SEEDS}; columns as in part 2.\n", file=out)
     table([(c, SEEDS) for c in ABLATE], out)
 
@@ -310,7 +310,7 @@ def estimate(out) -> None:
     window below one segment; PRR forces one segment out, then the window stays below a
     segment until the next RTO)."""
     done = _done()
-    print("\n### 4. Estimate: two lost segments repaired per RTO round (arithmetic on the measured flows)\n",
+    print("\n## 4. Estimate: two lost segments repaired per RTO round (arithmetic on the measured flows)\n",
           file=out)
     print(f"Mean over seeds 1-{SEEDS}. Rounds = mean over flows of ceil(segments the flow lost / 2), 1 s each "
           "(the 1 s minimum RTO; a new ACK resets the backoff); sending time = the time our flows spent "
@@ -339,7 +339,7 @@ def estimate(out) -> None:
 def timeline(out, c: A.Case | None = None, seed: int = 1) -> None:
     c = c or ABLATE[0]
     r = result(c, seed, _done())
-    print(f"\n### Timeline: {c.exp}/{c.point}/{c.variant}, {c.label}, seed {seed} (every 250 ms)\n", file=out)
+    print(f"\n## 6. Timeline: {c.exp}/{c.point}/{c.variant}, {c.label}, seed {seed} (every 250 ms)\n", file=out)
     print("| t [s] | hotspot queue [pkts] | flows alive | sending | stalled | link use | drops in the 50 ms |",
           file=out)
     print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |", file=out)
