@@ -20,7 +20,7 @@ ablations/d_delay_at_scale.md holds this script's output and what it shows. Thre
 
 Each run's summary is kept in ablations/raw/d_delay.jsonl (git-ignored; a run already there is
 not rerun; delete the file to rerun). A run with the sampler takes 2-4 s; all of them
-(48 runs) about 6 minutes on one shared core.
+(60 runs) about 7 minutes on one shared core.
 """
 
 from __future__ import annotations
@@ -290,6 +290,24 @@ def c2(out) -> None:
     table([(c, SEEDS) for c in C2], out)
 
 
+C9 = [
+    A.Case("the harness's cell", "E3", "250", "D250"),
+    A.Case("initial window 15 packets (a probe: 15,000 B of first window sent as 1000 B segments)", "E3", "250", "D250",
+           ("transport.initial_window=15",)),
+    A.Case("the harness's cell", "E3", "250", "Sb"),
+    A.Case("initial window 15 packets (a probe: 15,000 B of first window sent as 1000 B segments)", "E3", "250", "Sb",
+           ("transport.initial_window=15",)),
+]
+
+
+def c9(out) -> None:
+    print("\n## 6. C9 at 250 flows (E3, k = 4): does an RTO stall reach it?\n", file=out)
+    print(f"Mean over seeds 1-{SEEDS}; columns as in part 2. At 250 flows the sources run dry in every OFF "
+          "second (128 KiB lasts about 0.4 s at a flow's share), so the stall columns count those idle "
+          "seconds, not RTO waits: the timeouts column tells the RTOs.\n", file=out)
+    table([(c, SEEDS) for c in C9], out)
+
+
 def measure(out) -> None:
     print("\n## 2. Measured: flow states and the hotspot queue in the harness's cells\n", file=out)
     print(f"Mean over seeds 1-{SEEDS}. Queue, flows sending and flows stalled are weighted by the hotspot link's "
@@ -339,7 +357,7 @@ def estimate(out) -> None:
 def timeline(out, c: A.Case | None = None, seed: int = 1) -> None:
     c = c or ABLATE[0]
     r = result(c, seed, _done())
-    print(f"\n## 6. Timeline: {c.exp}/{c.point}/{c.variant}, {c.label}, seed {seed} (every 250 ms)\n", file=out)
+    print(f"\n## 7. Timeline: {c.exp}/{c.point}/{c.variant}, {c.label}, seed {seed} (every 250 ms)\n", file=out)
     print("| t [s] | hotspot queue [pkts] | flows alive | sending | stalled | link use | drops in the 50 ms |",
           file=out)
     print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |", file=out)
@@ -350,11 +368,11 @@ def timeline(out, c: A.Case | None = None, seed: int = 1) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("parts", nargs="*", help="analytic, measure, ablate, estimate, c2, timeline (default: all)")
+    ap.add_argument("parts", nargs="*", help="analytic, measure, ablate, estimate, c2, c9, timeline (default: all)")
     a = ap.parse_args()
-    parts = a.parts or ["analytic", "measure", "ablate", "estimate", "c2", "timeline"]
+    parts = a.parts or ["analytic", "measure", "ablate", "estimate", "c2", "c9", "timeline"]
     for p in parts:
-        {"analytic": analytic, "measure": measure, "ablate": ablate, "estimate": estimate, "c2": c2,
+        {"analytic": analytic, "measure": measure, "ablate": ablate, "estimate": estimate, "c2": c2, "c9": c9,
          "timeline": timeline}[p](sys.stdout)
 
 
