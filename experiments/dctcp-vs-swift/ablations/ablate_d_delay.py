@@ -20,7 +20,7 @@ ablations/d_delay_at_scale.md holds this script's output and what it shows. Thre
 
 Each run's summary is kept in ablations/raw/d_delay.jsonl (git-ignored; a run already there is
 not rerun; delete the file to rerun). A run with the sampler takes 2-4 s; all of them
-(60 runs) about 7 minutes on one shared core.
+(60 runs) about 4 minutes on one shared core.
 """
 
 from __future__ import annotations
