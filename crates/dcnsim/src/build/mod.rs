@@ -607,6 +607,7 @@ fn build_one(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
         conga,
         conweave,
         loss_data_only: s.topology.loss_packets == LossPackets::Data,
+        nic_by_priority: tr.nic_scheduler == crate::transport::NicScheduler::Priority,
         injected_drops,
         faults,
         give_up_after: s.faults.give_up_after,

@@ -89,6 +89,9 @@ macro_rules! transport_cfg {
         /// How lost packets are recovered: selective (`"sack"`) or RoCE's go-back-N.
         #[serde(default)]
         pub loss_recovery: LossRecovery,
+        /// How a host NIC picks its next flow: `"round_robin"` or by priority level.
+        #[serde(default)]
+        pub nic_scheduler: crate::transport::NicScheduler,
         #[serde(default = "default_loss_rule")]
         pub loss_rule: LossRule,
         /// Pace every flow at one window per smoothed RTT (otherwise only algorithms that ask

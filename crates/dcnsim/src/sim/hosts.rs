@@ -123,6 +123,24 @@ impl Simulation {
         }
     }
 
+    /// `nic_scheduler = "priority"`: takes the first ready flow of the highest priority
+    /// level off `host`'s list. A flow that sends goes back to the end of the list, so
+    /// flows of one level still take turns.
+    #[cold]
+    #[inline(never)]
+    fn pop_highest_level(&mut self, host: u32) -> Option<u32> {
+        let ready = &self.host_ready[host as usize];
+        let flows = &self.flows;
+        let mut best: Option<(usize, u8)> = None;
+        for (i, &f) in ready.iter().enumerate() {
+            let level = flows[f as usize].priority;
+            if best.is_none_or(|(_, top)| level > top) {
+                best = Some((i, level));
+            }
+        }
+        self.host_ready[host as usize].remove(best?.0)
+    }
+
     /// PFC holds back some classes at `host`'s NIC (`paused`, a class mask without `DATA`):
     /// with per-priority PFC, the next packet of a flow of a level not paused. The
     /// held-back flows keep their places at the head of the round robin.
@@ -160,7 +178,9 @@ impl Simulation {
     #[inline(always)]
     pub(super) fn host_pull(&mut self, host: u32) -> Option<u32> {
         let now = self.now();
-        while let Some(f) = self.host_ready[host as usize].pop_front() {
+        while let Some(f) =
+            if self.nic_by_priority { self.pop_highest_level(host) } else { self.host_ready[host as usize].pop_front() }
+        {
             let state = self.flows[f as usize].send_state(now);
             if state != SendState::Ready {
                 self.park(f, state);

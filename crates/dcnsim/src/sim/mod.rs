@@ -194,6 +194,8 @@ pub struct Simulation {
     pub(crate) forward_hooks: bool,
     /// `topology.loss_packets = "data"`: random link loss spares replies.
     pub(crate) loss_data_only: bool,
+    /// `transport.nic_scheduler = "priority"`: a NIC sends its highest-level flows first.
+    pub(crate) nic_by_priority: bool,
     /// `[faults] drop`: data packets whose first transmission is lost, sorted.
     pub(crate) injected_drops: Vec<crate::scenario::PacketId>,
     pub(crate) faults: Option<Box<crate::fault::FaultPlan>>,

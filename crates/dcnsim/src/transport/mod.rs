@@ -87,6 +87,19 @@ pub enum AckPolicy {
     Uec,
 }
 
+/// How a host NIC picks which of its ready flows sends the next packet.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NicScheduler {
+    /// Every ready flow in turn, whatever its priority level.
+    #[default]
+    RoundRobin,
+    /// The ready flows of the highest priority level first, in turn among themselves: a
+    /// NIC with a queue per level served in strict order, as the PrioPlus artefact's hosts
+    /// serve their physical priority queues (docs/models/priority-queues.md).
+    Priority,
+}
+
 /// How lost packets are recovered.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]

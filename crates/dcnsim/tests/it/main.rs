@@ -27,6 +27,7 @@ mod mprdma;
 mod mswift_fabric;
 mod multi_homed;
 mod newreno_mathis;
+mod nic_scheduler;
 mod nscc_a10;
 mod nscc_input;
 mod observe;
