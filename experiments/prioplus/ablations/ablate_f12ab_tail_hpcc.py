@@ -161,7 +161,8 @@ def coflows(r: R.RunResult) -> dict[tuple[str, int], dict[str, Any]]:
         ok = bool(ii) and (abs(rebuilt - c) < 1e-3 or (math.isnan(c) and math.isnan(rebuilt)))
         out[(t, g)] = {"level": p, "cct": c, "bytes": sum(f["size"][i] for i in ii) if ok else math.nan,
                        "flows": len(ii) if ok else 0,
-                       "retx": sum(f["retransmits"][i] for i in ii) if ok else 0}
+                       "retx": sum(f["retransmits"][i] for i in ii) if ok else 0,
+                       "fcts": sorted(f["fct_us"][i] for i in ii) if ok and math.isfinite(c) else []}
     return out
 
 
@@ -228,6 +229,24 @@ def file_ideal(runs: list[R.RunResult], point: str, variants: list[tuple[str, st
     return out
 
 
+def stragglers(runs: list[R.RunResult], point: str, variants: list[tuple[str, str]], level: int = 8) -> list[str]:
+    """The level's file requests (20 pieces each) ranked by CCT over the file's time at
+    100 Gbps, per scheme: for the fastest half and the slowest third, the mean CCT / ideal
+    and the mean of the last piece's FCT over the median piece's (1: the pieces end
+    together; 2: one piece takes twice the others' time)."""
+    head = ["scheme", "fastest half: CCT / ideal", "last / median piece", "slowest third: CCT / ideal",
+            "last / median piece"]
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for v, n in variants:
+        g = pooled_groups(runs, point, v)
+        xs = sorted((x["cct"] / (x["bytes"] * 8 / 100e3), x["fcts"][-1] / x["fcts"][len(x["fcts"]) // 2])
+                    for k, x in g.items() if k[1] == "file_request" and x["level"] == level and x["fcts"])
+        fast, slow = xs[:len(xs) // 2], xs[len(xs) - len(xs) // 3:]
+        mean = lambda ys, i: sum(y[i] for y in ys) / len(ys)  # noqa: E731
+        out.append(f"| {n} | {mean(fast, 0):.2f} | {mean(fast, 1):.2f} | {mean(slow, 0):.2f} | {mean(slow, 1):.2f} |")
+    return out
+
+
 def retx_table(runs: list[R.RunResult], point: str, variant: str, name: str, ref: str = R.PP,
                ref_name: str = "PrioPlus") -> list[str]:
     """Per level: the scheme's coflows with retransmitted packets (there are no drops: every
@@ -284,6 +303,20 @@ def decompose(key: str) -> None:
         print("\n".join(file_ideal(runs, "40%", [(R.PP, "PrioPlus+Swift"), (R.PHYS, "Physical+Swift")])))
         print()
         print("\n".join(retx_table(runs, "40%", R.PHYS, "Physical")))
+        print()
+        print("\n".join(stragglers(runs, "40%", [(R.SWIFT_FLAT, "Swift (no priorities)"), (R.PP, "PrioPlus+Swift"),
+                                                   (R.PHYS, "Physical+Swift")])))
+        # the RTO line (its runs simulated by the study, or here if not stored yet)
+        rto = [r for k in s.lines[1].cells for r in AC.load(AC.BY_KEY[k])]
+        print(f"\n{s.lines[1].label}:\n")
+        print("\n".join(level_table(rto, "40%", [(R.PP, "PrioPlus"), (R.PHYS, "Physical")])))
+        print()
+        for tag in ("coflow", "file_request"):
+            sp = {v: speedups_by_tag(rto, "40%", v, tag) for v in (R.PP, R.PHYS)}
+            print(f"- {tag} only: p99 PrioPlus − Physical high / low / all " + " / ".join(
+                f"{sp[R.PP]['p99'][x] - sp[R.PHYS]['p99'][x]:+.3f}" for x in ("high", "low", "all")))
+        print()
+        print("\n".join(stragglers(rto, "40%", [(R.PHYS, "Physical+Swift, RTO_min 1 s")])))
     elif key == "H12":
         print("\n".join(level_table(runs, "70%", [(R.PP, "PrioPlus"), (R.HPCC, "HPCC")])))
         print()
