@@ -39,6 +39,7 @@ AC.RAW = AC.A.RAW / "f12ab_tail_hpcc"
 
 # The one-setting changes
 RTO_1S = ('transport.rto_min="1s"',)          # no spurious timeout in a lossless run (≤ 200 ms)
+RTO_100US = ('transport.rto_min="100us"',)    # the other side: timeouts (and go-back-N) 10x sooner
 NO_PACING = ("transport.prioplus.pacing=false",)  # PrioPlus's flows not paced at cwnd / BaseRtt
 FS_OFF = ('transport.swift.fs_range="0us"',)  # Swift's target without flow scaling (25 µs), as in PrioPlus
 ETA_088 = ("transport.hpcc.target_utilization=0.88",)  # the artefact's lowest per-priority η
@@ -60,6 +61,7 @@ CELLS = [
     Cells("s70_swift_s3", "F12AB", R.SWIFT_FLAT, ("70%",), (), (SEED_H13,)),
     Cells("s70_nocc_s3", "F12AB", R.PHYS8_NOCC, ("70%",), (), (SEED_H13,)),
     Cells("s70_nocc_s3_rto1s", "F12AB", R.PHYS8_NOCC, ("70%",), RTO_1S, (SEED_H13,)),
+    Cells("s70_nocc_s3_rto100us", "F12AB", R.PHYS8_NOCC, ("70%",), RTO_100US, (SEED_H13,)),
 ]
 
 
@@ -126,6 +128,8 @@ STUDIES = [
               Line(f"table (seed {SEED_H13})", ("s70_swift_s3", "s70_nocc_s3")),
               Line("Physical w/o CC: RTO_min 1 s, not 1 ms (no spurious timeout)", ("s70_swift_s3",
                                                                                    "s70_nocc_s3_rto1s")),
+              Line("Physical w/o CC: RTO_min 100 µs, not 1 ms (timeouts sooner)", ("s70_swift_s3",
+                                                                                  "s70_nocc_s3_rto100us")),
           ), h13_figures, lambda f: f["avg all"] <= 0.05, "avg all ≤ 0.05"),
 ]
 
@@ -337,6 +341,10 @@ def decompose(key: str) -> None:
             print(f"- {name}: high / low / all " + " / ".join(f"{y:.3f}" for y in x))
         print()
         print("\n".join(retx_table(runs, "70%", R.PHYS8_NOCC, "w/o CC", R.SWIFT_FLAT, "Swift")))
+        for ln in s.lines[1:]:
+            lr = [r for k in ln.cells for r in AC.load(AC.BY_KEY[k])]
+            print(f"\n{ln.label}:\n")
+            print("\n".join(level_table(lr, "70%", [(R.PHYS8_NOCC, "w/o CC")])))
 
 
 if __name__ == "__main__":
