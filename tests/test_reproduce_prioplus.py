@@ -172,6 +172,11 @@ def test_f12ab_cells_split_the_load_between_coflows_and_file_requests():
     assert phys["switch"]["scheduler"] == "priority" and phys["switch"]["priority"]["queues"] == 8
     assert phys["switch"]["pfc"]["per_priority"], "each physical queue paused on its own"
     assert full[("40%", rp.SWIFT_FLAT, 1)]["switch"]["scheduler"] == "fifo"
+    # The artefact's hosts dequeue their physical priority queues in strict order; one-queue
+    # schemes leave the NIC's round robin.
+    for (point, variant, _), spec in full.items():
+        physical = spec["switch"]["scheduler"] == "priority"
+        assert spec["transport"].get("nic_scheduler") == ("priority" if physical else None), (point, variant)
     w = full[("40%", rp.PP, 1)]["workload"]
     assert w[0]["priority"] == {"edges": ["0.5MB", "1MB", "6MB", "10MB", "25MB", "42MB", "137MB"]}
     assert (w[1]["mappers"], w[1]["reducers"]) == (20, 1), "file requests: 20 senders, one receiver"

@@ -59,6 +59,10 @@ PER_PRIORITY_PFC = "switch.pfc.per_priority=true"
 # The artefact's Physical schemes send an ACK at its data's priority: it waits behind higher
 # levels and pauses with its level (docs/models/pfc.md, docs/reproductions/prioplus-paper.md).
 ACKS_WITH_DATA = "switch.ack_priority=false"
+# Physical priority queues in the switches and in the hosts: the artefact's hosts dequeue their
+# priority queues in strict order, so a NIC sends its highest-level flows first
+# (docs/models/priority-queues.md, experiments/prioplus/ablations/nic_priority.md).
+PHYSICAL_QUEUES = ('switch.scheduler="priority"', 'transport.nic_scheduler="priority"')
 
 F11_NS = (2, 4, 6, 8)
 F11_NS_MORE = (12, 16)  # PrioPlus and Physical* only (Physical has 8 queues)
@@ -76,9 +80,9 @@ def f11_runs(quick: bool) -> list[Run]:
     ns = (8,) if quick else F11_NS + F11_NS_MORE
     for n in ns:
         # As many queues as levels (at most 8), each lossless with its headroom carved.
-        phys = ("transport.cc=swift", 'switch.scheduler="priority"', f"switch.priority.queues={min(n, 8)}",
+        phys = ("transport.cc=swift", *PHYSICAL_QUEUES, f"switch.priority.queues={min(n, 8)}",
                 dt_pfc(per_priority=True), ACKS_WITH_DATA)
-        star_acks_on_top = ("transport.cc=swift", 'switch.scheduler="priority"', 'switch.priority.queues="ideal"',
+        star_acks_on_top = ("transport.cc=swift", *PHYSICAL_QUEUES, 'switch.priority.queues="ideal"',
                             dt_pfc(headroom_carved=False, per_priority=True))
         star = star_acks_on_top + (ACKS_WITH_DATA,)
         params = (("n", n),)
@@ -98,14 +102,14 @@ def f11_runs(quick: bool) -> list[Run]:
             # Every run carries the paper's NIC noise; the artefact's Fig. 11 configs have none.
             out.append(Run(f"N={n}", PP_NO_NOISE, stop + pp + _prio(n) + ("transport.delay_noise.scale=0",), params))
             out.append(Run(f"N={n}", PHYS_NOCC, stop + _prio(n) + (
-                "transport.cc=none", 'switch.scheduler="priority"', 'switch.priority.queues="ideal"',
+                "transport.cc=none", *PHYSICAL_QUEUES, 'switch.priority.queues="ideal"',
                 dt_pfc(headroom_carved=False, per_priority=True), ACKS_WITH_DATA), params))
     return out
 
 
 def f14_runs(quick: bool) -> list[Run]:
     stop = tuple(f"workload.{i}.stop=500us" for i in range(12)) if quick else ()
-    star = ('switch.scheduler="priority"', 'switch.priority.queues="ideal"',
+    star = (*PHYSICAL_QUEUES, 'switch.priority.queues="ideal"',
             dt_pfc(headroom_carved=False, per_priority=True), ACKS_WITH_DATA)
     return [
         Run("12 levels", PP, stop + ("transport.cc=prioplus",)),
@@ -144,7 +148,7 @@ def f13_runs(quick: bool) -> list[Run]:
     for at, suffix, points, b_values in places:
         for r in points:
             noise = f"transport.delay_noise={{ uniform = \"{r}us\", at = \"{at}\" }}"
-            out.append(Run(f"R={r}", PHYS + suffix, base + ("transport.cc=swift", 'switch.scheduler="priority"', noise),
+            out.append(Run(f"R={r}", PHYS + suffix, base + ("transport.cc=swift", *PHYSICAL_QUEUES, noise),
                            (("r", r), ("at", at)), max_seeds=MICRO_SEEDS))
             for b in b_values:
                 out.append(Run(f"R={r}", f"{PP} B={b}{suffix}",
@@ -237,7 +241,7 @@ def f12c_runs(quick: bool) -> list[Run]:
     in one queue, Physical+Swift on 8 strict-priority queues, on the [A] fabric; the full
     run repeats them on the [P]-like one. Quick: [A] only (one seed), the runs take seconds."""
     schemes = ((SWIFT_FLAT, ("transport.cc=swift",)), (PP, ("transport.cc=prioplus",)),
-               (PHYS, ("transport.cc=swift", 'switch.scheduler="priority"', "switch.priority.queues=8", PER_PRIORITY_PFC,
+               (PHYS, ("transport.cc=swift", *PHYSICAL_QUEUES, "switch.priority.queues=8", PER_PRIORITY_PFC,
                        ACKS_WITH_DATA)))
     fabrics = ((F12C_A, ()),) if quick else ((F12C_A, ()), (F12C_P, F12C_P_FABRIC))
     return [Run(point, v, extra + o) for point, extra in fabrics for v, o in schemes]
@@ -282,7 +286,7 @@ def f12ab_runs(quick: bool) -> list[Run]:
     1 / 1 / 0.25 x 3 / 0.125 x 3 is the default one for 8 levels)."""
     targets = ", ".join(f'"{t}us"' for t in F12AB_SWIFT_LEVEL_TARGETS_US)
     schemes = [(SWIFT_FLAT, ("transport.cc=swift",)), (PP, ("transport.cc=prioplus",)),
-               (PHYS, ("transport.cc=swift", 'switch.scheduler="priority"', "switch.priority.queues=8", PER_PRIORITY_PFC,
+               (PHYS, ("transport.cc=swift", *PHYSICAL_QUEUES, "switch.priority.queues=8", PER_PRIORITY_PFC,
                        ACKS_WITH_DATA))]
     if not quick:
         schemes += [
@@ -301,7 +305,7 @@ def f12ab_runs(quick: bool) -> list[Run]:
         # App. A.4 / Fig. 18 (H12, H13): HPCC in one queue, and Physical without congestion
         # control, at 70 % only (the paper's point).
         extra = [(HPCC, ("transport.cc=hpcc",)),
-                 (PHYS8_NOCC, ("transport.cc=none", 'switch.scheduler="priority"', "switch.priority.queues=8",
+                 (PHYS8_NOCC, ("transport.cc=none", *PHYSICAL_QUEUES, "switch.priority.queues=8",
                                PER_PRIORITY_PFC, ACKS_WITH_DATA))] if point == "70%" and not quick else []
         out += [Run(point, v, traffic + o, (("load", load),), max_seeds=F12AB_SEEDS) for v, o in schemes + extra]
         if point == "70%" and not quick:
