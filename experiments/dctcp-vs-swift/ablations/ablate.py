@@ -27,6 +27,7 @@ import statistics
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable, Optional
 
 from dcnsim._scenario import load_scenario
 from dcnsim.repro.core import simulate
@@ -226,26 +227,29 @@ def key(c: Case, seed: int) -> str:
 RAW = HERE / "raw" / "runs.jsonl"
 
 
-def _done() -> dict[str, dict]:
+def _done(raw: Path = RAW) -> dict[str, dict]:
+    """The runs already in the raw store ``raw`` (JSON lines), by key."""
     done = {}
-    if RAW.exists():
-        for line in RAW.read_text().splitlines():
+    if raw.exists():
+        for line in raw.read_text().splitlines():
             r = json.loads(line)
             done[r["key"]] = r
     return done
 
 
-def result(c: Case, seed: int, done: dict[str, dict]) -> dict:
-    """The run's numbers: from the raw store, else run now and append it there."""
+def result(c: Case, seed: int, done: dict[str, dict], raw: Path = RAW,
+           runner: Optional[Callable[[Case, int], dict]] = None) -> dict:
+    """The run's numbers: from the raw store, else run now (``runner``, default ``run``)
+    and append it to ``raw``."""
     k = key(c, seed)
     if k not in done:
-        r = run(c, seed)
+        r = (runner or run)(c, seed)
         done[k] = {"key": k, "case": [c.exp, c.point, c.variant, list(c.extra)], "seed": seed, **r}
-        RAW.parent.mkdir(exist_ok=True)
-        with RAW.open("a") as f:
+        raw.parent.mkdir(exist_ok=True)
+        with raw.open("a") as f:
             f.write(json.dumps(done[k]) + "\n")
-        print(f"  ran {c.exp}/{c.point}/{c.variant} {c.label} seed {seed}: {r['wall_seconds']:.1f} s",
-              file=sys.stderr, flush=True)
+        wall = f": {r['wall_seconds']:.1f} s" if "wall_seconds" in r else ""
+        print(f"  ran {c.exp}/{c.point}/{c.variant} {c.label} seed {seed}{wall}", file=sys.stderr, flush=True)
     return done[k]
 
 

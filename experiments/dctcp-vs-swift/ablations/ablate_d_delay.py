@@ -202,24 +202,11 @@ def observed(c: A.Case, seed: int) -> dict:
 
 
 def _done() -> dict[str, dict]:
-    done = {}
-    if RAW.exists():
-        for line in RAW.read_text().splitlines():
-            r = json.loads(line)
-            done[r["key"]] = r
-    return done
+    return A._done(RAW)
 
 
 def result(c: A.Case, seed: int, done: dict[str, dict]) -> dict:
-    k = A.key(c, seed)
-    if k not in done:
-        r = observed(c, seed)
-        done[k] = {"key": k, "case": [c.exp, c.point, c.variant, list(c.extra)], "seed": seed, **r}
-        RAW.parent.mkdir(exist_ok=True)
-        with RAW.open("a") as f:
-            f.write(json.dumps(done[k]) + "\n")
-        print(f"  ran {c.exp}/{c.point}/{c.variant} {c.label} seed {seed}", file=sys.stderr, flush=True)
-    return done[k]
+    return A.result(c, seed, done, raw=RAW, runner=observed)
 
 
 COLS = [("thr [Kbps]", "thr_kbps", ".0f"), ("delay [ms]", "delay_ms", ".2f"), ("loss [%]", "loss_pct", ".2f"),
