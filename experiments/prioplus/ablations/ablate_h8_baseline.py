@@ -113,13 +113,20 @@ NAME = {R.PP: "PrioPlus", R.PHYS: "Physical"}
 TYPES = ("ResNet", "VGG")
 
 
+def mean_iterations(g: R.Grid, variant: str, model: str) -> float:
+    """Iterations per job of one model type under ``variant``, mean over the type's jobs and
+    the seeds."""
+    its = [int((r.extra.get("iterations") or {}).get(t, 0))
+           for r in g.runs(R.F12C_A, variant) for t in R.F12C_MODELS[model]]
+    return sum(its) / len(its) if its else math.nan
+
+
 def baseline_readings(g: R.Grid) -> dict[str, float]:
     """The baseline's iterations per job and all-reduce time, per model type."""
     runs = g.runs(R.F12C_A, R.SWIFT_FLAT)
     out = {}
     for m in TYPES:
         tags = R.F12C_MODELS[m]
-        its = [int((r.extra.get("iterations") or {}).get(t, 0)) for r in runs for t in tags]
         times = []
         for r in runs:
             f = r.flows
@@ -130,7 +137,7 @@ def baseline_readings(g: R.Grid) -> dict[str, float]:
             for (_, s), fl in iters.items():
                 if len(fl) == 3 and all(d for _, d in fl):  # a completed iteration (3 workers)
                     times.append(max(e for e, _ in fl) - s)
-        out[f"base {m} it."] = sum(its) / len(its) if its else math.nan
+        out[f"base {m} it."] = mean_iterations(g, R.SWIFT_FLAT, m)
         out[f"base {m} all-reduce µs"] = sum(times) / len(times) if times else math.nan
     return out
 

@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import math
 import random
 import re
 import sys
@@ -104,9 +103,7 @@ def iterations(g: R.Grid) -> dict[str, float]:
     out = {}
     for name, v in (("base", R.SWIFT_FLAT), ("PrioPlus", R.PP), ("Physical", R.PHYS)):
         for m in HB.TYPES:
-            its = [int((r.extra.get("iterations") or {}).get(t, 0))
-                   for r in g.runs(R.F12C_A, v) for t in R.F12C_MODELS[m]]
-            out[f"{name} {m} it."] = sum(its) / len(its) if its else math.nan
+            out[f"{name} {m} it."] = HB.mean_iterations(g, v, m)
     return out
 
 
