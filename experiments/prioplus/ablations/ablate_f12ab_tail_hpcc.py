@@ -290,6 +290,17 @@ def readings(runs: list[R.RunResult], point: str, variant: str) -> dict[str, tup
     return out
 
 
+def print_pp_vs_phys(runs: list[R.RunResult]) -> None:
+    """H7's breakdown at 40 %: per level, then PrioPlus − Physical at p99 per traffic pattern."""
+    print("\n".join(level_table(runs, "40%", [(R.PP, "PrioPlus"), (R.PHYS, "Physical")])))
+    print()
+    for tag in ("coflow", "file_request"):
+        sp = {v: speedups_by_tag(runs, "40%", v, tag) for v in (R.PP, R.PHYS)}
+        print(f"- {tag} only: p99 PrioPlus − Physical high / low / all " + " / ".join(
+            f"{sp[R.PP]['p99'][x] - sp[R.PHYS]['p99'][x]:+.3f}" for x in ("high", "low", "all")))
+    print()
+
+
 def decompose(key: str) -> None:
     s = next(x for x in STUDIES if x.key == key)
     runs: list[R.RunResult] = []
@@ -297,13 +308,7 @@ def decompose(key: str) -> None:
         runs += AC.load(AC.BY_KEY[k])
     print(f"\n### {s.check}: breakdown of the table line ({len(runs)} runs)\n")
     if key == "H7":
-        print("\n".join(level_table(runs, "40%", [(R.PP, "PrioPlus"), (R.PHYS, "Physical")])))
-        print()
-        for tag in ("coflow", "file_request"):
-            sp = {v: speedups_by_tag(runs, "40%", v, tag) for v in (R.PP, R.PHYS)}
-            print(f"- {tag} only: p99 PrioPlus − Physical high / low / all " + " / ".join(
-                f"{sp[R.PP]['p99'][x] - sp[R.PHYS]['p99'][x]:+.3f}" for x in ("high", "low", "all")))
-        print()
+        print_pp_vs_phys(runs)
         print("\n".join(file_ideal(runs, "40%", [(R.PP, "PrioPlus+Swift"), (R.PHYS, "Physical+Swift")])))
         print()
         print("\n".join(retx_table(runs, "40%", R.PHYS, "Physical")))
@@ -313,13 +318,7 @@ def decompose(key: str) -> None:
         # the RTO line (its runs simulated by the study, or here if not stored yet)
         rto = [r for k in s.lines[1].cells for r in AC.load(AC.BY_KEY[k])]
         print(f"\n{s.lines[1].label}:\n")
-        print("\n".join(level_table(rto, "40%", [(R.PP, "PrioPlus"), (R.PHYS, "Physical")])))
-        print()
-        for tag in ("coflow", "file_request"):
-            sp = {v: speedups_by_tag(rto, "40%", v, tag) for v in (R.PP, R.PHYS)}
-            print(f"- {tag} only: p99 PrioPlus − Physical high / low / all " + " / ".join(
-                f"{sp[R.PP]['p99'][x] - sp[R.PHYS]['p99'][x]:+.3f}" for x in ("high", "low", "all")))
-        print()
+        print_pp_vs_phys(rto)
         print("\n".join(stragglers(rto, "40%", [(R.PHYS, "Physical+Swift, RTO_min 1 s")])))
     elif key == "H12":
         print("\n".join(level_table(runs, "70%", [(R.PP, "PrioPlus"), (R.HPCC, "HPCC")])))
