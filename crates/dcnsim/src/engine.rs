@@ -52,6 +52,9 @@ pub enum Event {
     /// Reply packet `h`, held by its receiving host (`noise::NoiseAt::Receiver`), goes to
     /// the host's NIC.
     ReplyHeld(u32),
+    /// A switch checks whether to renew the PAUSE it sent (an encoded `PfcFrame`) before it
+    /// runs out (`switch.pfc.dynamic.resume = "offset_or_expiry"`; checked lazily).
+    PfcRecheck(u32),
 }
 
 impl Event {
@@ -76,6 +79,7 @@ impl Event {
             Event::Fault(i) => (13, i),
             Event::VoqRelease(f) => (14, f),
             Event::ReplyHeld(h) => (15, h),
+            Event::PfcRecheck(v) => (16, v),
         };
         kind << 32 | payload as u64
     }

@@ -170,5 +170,5 @@ pub(super) fn shared_buffer(
         }
         pool.push(buffer - aside);
     }
-    Ok(SharedBuffer::new(switch_of, pool, d.alpha_shift, d.reserve.0, d.resume_offset.0))
+    Ok(SharedBuffer::new(switch_of, pool, d.alpha_shift, d.reserve.0, d.resume_offset.0, d.resume))
 }

@@ -57,10 +57,25 @@
 //! each pauses, which a fixed `xoff` cannot show. As in the artefact, a queue's condition
 //! is checked when its own bytes arrive or leave, not when another queue moves `T`.
 //!
+//! How a pause ends (`DynamicResume`). By default (`OffsetOrEmpty`, the rule of the HPCC
+//! simulator's switch MMU) a queue also resumes once its pool share is 0, so a queue that
+//! drains always resumes. The PrioPlus artefact's switches (`OffsetOrExpiry`) have no such
+//! clause: a queue resumes only at `share + resume_offset <= T`, so once the free pool is
+//! under `2^shift × resume_offset` (12 KiB at α = 1/4) an emptied queue cannot resume by
+//! departures. Its PAUSE then ends as 802.1Qbb's do: it holds for 65535 quanta of 512 bit
+//! times at the upstream port's rate (335.5 µs at 100 Gb/s), and shortly before that the
+//! switch sends another PAUSE if the queue still should be paused (headroom in use or
+//! share above `T`); otherwise the pause runs out. That rule also pauses only at a share
+//! strictly above `T`. docs/models/pfc.md, "How a pause ends".
+//!
 //! Simplifications, each on purpose: a frame is sent as soon as the reverse port finishes
 //! the packet it is serialising (802.1Qbb lets MAC control frames jump the queue) and its
-//! 64 bytes do not take bandwidth from data; PAUSE holds until RESUME (a quanta of 0xFFFF
-//! refreshed while the count stays high is equivalent); no pause-duration timer.
+//! 64 bytes do not take bandwidth from data; except under `DynamicResume::OffsetOrExpiry`,
+//! PAUSE holds until RESUME (a quanta of 0xFFFF refreshed while the count stays high is
+//! equivalent). Under `OffsetOrExpiry` the switch's renewal is checked one link latency
+//! before the pause would run out (the artefact checks two latencies before and sends a
+//! PAUSE that takes one to arrive), and a pause that runs out is delivered as a RESUME
+//! arriving then; a renewal sends no frame (the upstream stays paused without a gap).
 
 use serde::{Deserialize, Serialize};
 
@@ -81,6 +96,35 @@ pub enum ClassChange {
     /// standard remedy (module header).
     PerGlobalHop,
 }
+
+/// `switch.pfc.dynamic.resume` (module header, "How a pause ends").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DynamicResume {
+    /// Resume when the headroom is empty and the pool share is 0 or `resume_offset` below
+    /// the threshold; PAUSE holds until RESUME (the HPCC simulator's switch MMU).
+    #[default]
+    OffsetOrEmpty,
+    /// The PrioPlus artefact's switches: resume only at `resume_offset` below the
+    /// threshold, pause above it (not at it), and a PAUSE lasts 65535 quanta unless the
+    /// switch renews it.
+    OffsetOrExpiry,
+}
+
+/// What a pause's renewal check found (`Pfc::recheck`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Recheck {
+    /// The pause ended since (or was renewed for another time): nothing to do.
+    Stale,
+    /// The queue still should be paused: check again one pause duration later.
+    Renew,
+    /// The pause runs out: deliver this RESUME.
+    Expire(PfcFrame),
+}
+
+/// A PAUSE's duration in bytes of the upstream port's line: 65535 quanta of 512 bits, the
+/// most 802.1Qbb allows and what the PrioPlus artefact's switches send.
+pub const PAUSE_QUANTA_BYTES: u32 = 65_535 * 512 / 8;
 
 /// Data packets (the port's data queue).
 pub const DATA: usize = 0;
@@ -167,15 +211,26 @@ pub struct SharedBuffer {
     reserve: u64,
     /// A paused queue resumes once its pool share is this far below the threshold.
     resume_offset: u64,
+    resume: DynamicResume,
     /// Per (port, class): pool bytes, headroom bytes (the rest of the count is reserve).
     in_pool: Vec<u64>,
     in_headroom: Vec<u64>,
+    /// `OffsetOrExpiry`, per (port, class): when the pause in force is due its renewal
+    /// check (the one `Event::PfcRecheck` that is not stale).
+    recheck_at: Vec<Time>,
 }
 
 impl SharedBuffer {
     /// `switch_of[p]`: the switch port p's link enters (ports into hosts: any value, they
     /// carry no thresholds); `pool[s]`: switch s's pool in bytes.
-    pub fn new(switch_of: Vec<u32>, pool: Vec<u64>, shift: u32, reserve: u64, resume_offset: u64) -> SharedBuffer {
+    pub fn new(
+        switch_of: Vec<u32>,
+        pool: Vec<u64>,
+        shift: u32,
+        reserve: u64,
+        resume_offset: u64,
+        resume: DynamicResume,
+    ) -> SharedBuffer {
         let switches = pool.len();
         SharedBuffer {
             switch_of,
@@ -184,9 +239,28 @@ impl SharedBuffer {
             shift,
             reserve,
             resume_offset,
+            resume,
             in_pool: Vec::new(),
             in_headroom: Vec::new(),
+            recheck_at: Vec::new(),
         }
+    }
+
+    /// Whether queue `slot` of switch `s` should be paused: headroom in use, or a pool
+    /// share at the threshold (above it under `OffsetOrExpiry`).
+    #[inline]
+    fn over(&self, slot: usize, s: usize) -> bool {
+        let (share, t) = (self.in_pool[slot], self.threshold(s));
+        self.in_headroom[slot] > 0 || if self.resume == DynamicResume::OffsetOrExpiry { share > t } else { share >= t }
+    }
+
+    /// Whether paused queue `slot` of switch `s` may resume (module header).
+    #[inline]
+    fn may_resume(&self, slot: usize, s: usize) -> bool {
+        let share = self.in_pool[slot];
+        self.in_headroom[slot] == 0
+            && ((share == 0 && self.resume == DynamicResume::OffsetOrEmpty)
+                || share + self.resume_offset <= self.threshold(s))
     }
 
     /// The pool share a queue of switch `s` may hold now.
@@ -332,6 +406,9 @@ impl Pfc {
         assert_eq!(shared.switch_of.len(), self.thresholds.len(), "a switch per port");
         shared.in_pool = vec![0; self.ingress_bytes.len()];
         shared.in_headroom = vec![0; self.ingress_bytes.len()];
+        if shared.resume == DynamicResume::OffsetOrExpiry {
+            shared.recheck_at = vec![Time::ZERO; self.ingress_bytes.len()];
+        }
         self.shared = Some(shared);
         self
     }
@@ -439,8 +516,7 @@ impl Pfc {
                     }
                 }
             }
-            let over = sb.in_headroom[slot] > 0 || sb.in_pool[slot] >= sb.threshold(s);
-            if over && self.pause_sent[i] & bit == 0 {
+            if sb.over(slot, s) && self.pause_sent[i] & bit == 0 {
                 self.pause_sent[i] |= bit;
                 return Some(PfcFrame { port: ingress, class: class as u8, pause: true });
             }
@@ -479,9 +555,7 @@ impl Pfc {
             let from_pool = sb.in_pool[slot].min(size - from_headroom);
             sb.in_pool[slot] -= from_pool;
             sb.used[s] -= from_pool;
-            let share = sb.in_pool[slot];
-            let below = sb.in_headroom[slot] == 0 && (share == 0 || share + sb.resume_offset <= sb.threshold(s));
-            if self.pause_sent[i] & bit != 0 && below {
+            if self.pause_sent[i] & bit != 0 && sb.may_resume(slot, s) {
                 self.pause_sent[i] &= !bit;
                 return Some(PfcFrame { port: ingress, class: class as u8, pause: false });
             }
@@ -493,6 +567,37 @@ impl Pfc {
             return Some(PfcFrame { port: ingress, class: class as u8, pause: false });
         }
         None
+    }
+
+    /// Whether a PAUSE sent now runs out unless renewed (`DynamicResume::OffsetOrExpiry`).
+    pub fn pauses_expire(&self) -> bool {
+        self.shared.as_ref().is_some_and(|sb| sb.resume == DynamicResume::OffsetOrExpiry)
+    }
+
+    /// `OffsetOrExpiry`: the pause of (`port`, `class`) just sent is due its renewal check
+    /// at `at`; an earlier check still pending becomes stale.
+    pub fn arm_recheck(&mut self, port: u32, class: u8, at: Time) {
+        let slot = port as usize * self.classes + class as usize;
+        if let Some(sb) = self.shared.as_mut() {
+            sb.recheck_at[slot] = at;
+        }
+    }
+
+    /// `OffsetOrExpiry`: the renewal check of the pause of (`port`, `class`) scheduled for
+    /// `now`. Renews it while the queue should still be paused (the caller schedules the
+    /// next check one pause duration on, `arm_recheck`), else ends it.
+    pub fn recheck(&mut self, port: u32, class: u8, now: Time) -> Recheck {
+        let (i, bit) = (port as usize, 1u64 << class);
+        let slot = i * self.classes + class as usize;
+        let Some(sb) = self.shared.as_mut() else { return Recheck::Stale };
+        if self.pause_sent[i] & bit == 0 || sb.recheck_at[slot] != now {
+            return Recheck::Stale;
+        }
+        if sb.over(slot, sb.switch_of[i] as usize) {
+            return Recheck::Renew;
+        }
+        self.pause_sent[i] &= !bit;
+        Recheck::Expire(PfcFrame { port, class, pause: false })
     }
 
     /// When a frame for `port` that is ready at `ready` (the reverse port's current packet
@@ -774,8 +879,12 @@ mod tests {
     /// A pool of 100 kB, α = 1/4, 4,000 B reserved (four 1,000 B packets: none is split
     /// between reserve and pool), two switches of two links each.
     fn dynamic(headroom: u64) -> Pfc {
+        dynamic_with(headroom, DynamicResume::OffsetOrEmpty)
+    }
+
+    fn dynamic_with(headroom: u64, resume: DynamicResume) -> Pfc {
         let th = Some(PfcThresholds { xoff: 0, xon: 0, headroom });
-        let shared = SharedBuffer::new(vec![0, 0, 1, 1], vec![100_000, 100_000], 2, 4_000, 3_072);
+        let shared = SharedBuffer::new(vec![0, 0, 1, 1], vec![100_000, 100_000], 2, 4_000, 3_072, resume);
         Pfc::new(1 << DATA, 0, vec![th; 4]).with_shared_buffer(shared)
     }
 
@@ -856,6 +965,48 @@ mod tests {
         }
         assert_eq!(straddle.shared_split(2, DATA), Some((500, 0)));
         assert_eq!(straddle.shared_buffer().unwrap().used(1), 500);
+    }
+
+    /// The PrioPlus artefact's rule. With under 12 KiB of the pool free (T below the 3 KiB
+    /// resume offset at α = 1/4), a queue that drains does not resume by its departures; its
+    /// pause is renewed while it has headroom in use and runs out once it has none. The
+    /// default rule resumes it as its pool share reaches 0. Pools of 14,000 B; thresholds
+    /// T = (14,000 − pool bytes in use) / 4, worked by hand in the comments.
+    #[test]
+    fn offset_or_expiry_keeps_a_drained_queue_paused_until_its_pause_runs_out() {
+        let resume_frame = PfcFrame { port: 0, class: DATA as u8, pause: false };
+        for resume in [DynamicResume::OffsetOrEmpty, DynamicResume::OffsetOrExpiry] {
+            let th = Some(PfcThresholds { xoff: 0, xon: 0, headroom: 50_000 });
+            let shared = SharedBuffer::new(vec![0, 0, 1, 1], vec![14_000, 14_000], 2, 4_000, 3_072, resume);
+            let mut pfc = Pfc::new(1 << DATA, 0, vec![th; 4]).with_shared_buffer(shared);
+            // Port 1: 4 packets of reserve, then 1, 2, 3 kB of pool against T = 3,500,
+            // 3,250, 3,000; at 3 kB, T = 2,750: paused (3,000 ≥ and > 2,750).
+            assert_eq!(pauses_at(&mut pfc, 1, 100, 7), Some(6));
+            // Port 0: reserve, then 1 kB (T 2,500 after), 2 kB (T 2,250), and the next
+            // packet (3 kB > 2,250) goes to headroom: paused.
+            assert_eq!(pauses_at(&mut pfc, 0, 0, 7), Some(6));
+            assert_eq!(pfc.shared_split(0, DATA), Some((2_000, 1_000)));
+            let expire = resume == DynamicResume::OffsetOrExpiry;
+            assert_eq!(pfc.pauses_expire(), expire);
+            if expire {
+                pfc.arm_recheck(0, DATA as u8, Time::from_us(335));
+                assert_eq!(pfc.recheck(0, DATA as u8, Time::from_us(334)), Recheck::Stale, "not the armed time");
+                assert_eq!(pfc.recheck(0, DATA as u8, Time::from_us(335)), Recheck::Renew, "headroom in use");
+            }
+            // Departures: headroom first (share 2 kB, T 2,250), then the pool (1 kB, T 2,500;
+            // 0, T 2,750), then the reserve. 0 + 3,072 > 2,750: only the default rule resumes.
+            let frames: Vec<_> = (0..7u32).map(|h| pfc.depart(h, 1_000)).collect();
+            let mut want = vec![None; 7];
+            if !expire {
+                want[2] = Some(resume_frame);
+            }
+            assert_eq!(frames, want, "{resume:?}");
+            if expire {
+                pfc.arm_recheck(0, DATA as u8, Time::from_us(670));
+                assert_eq!(pfc.recheck(0, DATA as u8, Time::from_us(670)), Recheck::Expire(resume_frame));
+                assert_eq!(pfc.recheck(0, DATA as u8, Time::from_us(670)), Recheck::Stale, "ended once");
+            }
+        }
     }
 
     #[test]

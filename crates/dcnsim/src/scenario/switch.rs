@@ -214,6 +214,12 @@ pub struct PfcDynamicCfg {
     /// headroom costs no buffer (the paper's ideal "Physical*" switch).
     #[serde(default = "default_true")]
     pub carve_headroom: bool,
+    /// How a pause ends: `"offset_or_empty"` (a queue also resumes when its pool share is
+    /// 0; the HPCC simulator's MMU) or `"offset_or_expiry"` (the PrioPlus artefact's: only
+    /// `resume_offset` below the threshold, else the PAUSE's 65535 quanta run out unless
+    /// renewed; `net/pfc.rs`, docs/models/pfc.md).
+    #[serde(default)]
+    pub resume: crate::net::pfc::DynamicResume,
 }
 
 pub(super) fn default_alpha_shift() -> u32 {

@@ -16,7 +16,7 @@ use self::invariants::invariant;
 use crate::engine::{Event, EventQueue, NodeStreams, Rng};
 use crate::laps::{Outstanding, PathTable};
 use crate::lb::PathPolicy;
-use crate::net::pfc::{self, Pfc, PfcFrame};
+use crate::net::pfc::{self, Pfc, PfcFrame, Recheck, PAUSE_QUANTA_BYTES};
 use crate::net::{flags, Aqm, MarkDecision, MarkPoint, Packet, PacketArena, PacketKind, Port};
 use crate::observe::Observer;
 use crate::routing::Routing;
@@ -397,6 +397,7 @@ impl Simulation {
             },
             Event::Sample => self.sample(),
             Event::Pfc(v) => self.pfc_frame_arrives(PfcFrame::decode(v)),
+            Event::PfcRecheck(v) => self.pfc_recheck(PfcFrame::decode(v)),
             Event::Probe(f) => self.probe_fired(f),
             Event::Pull(host) => self.pull_tick(host),
             Event::PathRto(path) => self.path_rto_fired(path),

@@ -520,10 +520,36 @@ impl Simulation {
         // The frame goes to the upstream port, across the link: to another thread's share
         // when the link crosses shares.
         let upstream = &self.ports[frame.port as usize];
+        if frame.pause && pfc.pauses_expire() {
+            // The pause runs out a full pause after it reaches the upstream; the switch
+            // checks one link latency before, so that a RESUME it sends then arrives as
+            // the pause ends (net/pfc.rs, "How a pause ends").
+            let recheck = at + upstream.serialization(PAUSE_QUANTA_BYTES) - latency;
+            pfc.arm_recheck(frame.port, frame.class, recheck);
+            self.events.schedule(recheck, Event::PfcRecheck(frame.encode()));
+        }
         if upstream.remote {
             return self.schedule_across(upstream.node, at, Event::Pfc(frame.encode()));
         }
         self.events.schedule(at, Event::Pfc(frame.encode()));
+    }
+
+    /// `switch.pfc.dynamic.resume = "offset_or_expiry"`: the switch's check before the
+    /// PAUSE it sent for `frame` runs out (net/pfc.rs, "How a pause ends").
+    #[cold]
+    #[inline(never)]
+    pub(super) fn pfc_recheck(&mut self, frame: PfcFrame) {
+        let now = self.now();
+        let Some(pfc) = self.pfc.as_mut() else { return };
+        match pfc.recheck(frame.port, frame.class, now) {
+            Recheck::Stale => {}
+            Recheck::Renew => {
+                let next = now + self.ports[frame.port as usize].serialization(PAUSE_QUANTA_BYTES);
+                pfc.arm_recheck(frame.port, frame.class, next);
+                self.events.schedule(next, Event::PfcRecheck(frame.encode()));
+            }
+            Recheck::Expire(resume) => self.send_pfc_frame(resume),
+        }
     }
 
     #[cold]

@@ -572,6 +572,51 @@ fn dynamic_threshold_shares_the_pool_among_congested_ingress_queues() {
     assert!(peaks[0] > peaks[1], "2:1 holds more per queue than 4:1: {peaks:?}");
 }
 
+/// How a pause ends (net/pfc.rs, docs/models/pfc.md). A 4:1 incast on the star with a
+/// pool of 12,000 B (buffer less 6 × (4,096 reserve + 37,416 headroom)): the threshold
+/// T = (pool − in use) / 4 never exceeds 3,000 B, below the 3 KiB resume offset. Under the
+/// PrioPlus artefact's rule (`"offset_or_expiry"`) no queue can then resume by departures;
+/// each PAUSE runs out after 65535 quanta of 512 bit times, 335.5392 µs at 100 Gb/s (plus
+/// the 64 B frame's 5.12 ns and at most one packet the reverse port is sending, 0.33 µs),
+/// since the queue has drained by then and nothing renews it. Under the default rule the
+/// queues resume as they empty: every pause is far shorter. No rule drops a packet.
+#[test]
+fn under_the_artefact_rule_a_pause_that_cannot_resume_runs_out_after_65535_quanta() {
+    let headroom = 25_064 + 3 * MTU + 64;
+    let buffer = 12_000 + 6 * (4096 + headroom);
+    let full_pause_us = 65_535.0 * 512.0 / 100e9 * 1e6;
+    let mut longest = Vec::new();
+    for resume in ["offset_or_empty", "offset_or_expiry"] {
+        let (toml, flows) = dynamic_incast(4, &format!("{{ buffer = \"{buffer}B\", resume = \"{resume}\" }}"));
+        let toml = toml.replace("duration = \"5ms\"", "duration = \"40ms\"").replace("2MB", "200KB");
+        let flows = flows.replace("2MB", "200KB");
+        let mut s = sim_with_files(&toml, &[("flows.csv", &flows)]);
+        s.run();
+        assert_eq!((s.counters.drops, s.flows_finished()), (0, 4), "{resume}");
+        let pfc = s.pfc.as_ref().unwrap();
+        assert_eq!(pfc.shared_buffer().unwrap().pool(0), 12_000);
+        let mut since = std::collections::HashMap::new();
+        let mut pauses_us = Vec::new();
+        for e in &pfc.events {
+            if e.pause {
+                since.insert((e.port, e.class), e.time);
+            } else {
+                let start = since.remove(&(e.port, e.class)).expect("a RESUME follows a PAUSE");
+                pauses_us.push((e.time - start).as_secs_f64() * 1e6);
+            }
+        }
+        assert!(since.is_empty() && pauses_us.len() >= 4, "{resume}: {} pauses", pauses_us.len());
+        let max = pauses_us.iter().cloned().fold(0.0, f64::max);
+        let min = pauses_us.iter().cloned().fold(f64::MAX, f64::min);
+        eprintln!("{resume}: {} pauses, {min:.4} to {max:.4} µs", pauses_us.len());
+        if resume == "offset_or_expiry" {
+            assert!(min >= full_pause_us && max <= full_pause_us + 0.34, "{min} .. {max} µs");
+        }
+        longest.push(max);
+    }
+    assert!(longest[0] < full_pause_us / 10.0, "the default rule resumes as queues drain: {longest:?}");
+}
+
 /// The pool is the buffer less, per link into the switch and per lossless class in use,
 /// the 4 KiB reserve and (carved) the headroom: with per-priority PFC over 4 priority
 /// queues that is 4 classes per link (the unused `DATA` class sets nothing aside). On the
@@ -652,6 +697,12 @@ fn bad_dynamic_threshold_input_names_the_field() {
     let shift = toml.replace("\"100KB\"", "\"1MB\", alpha_shift = 40");
     let e = build_with_files(&shift, &f).err().expect("alpha_shift 40").0;
     assert!(e.starts_with("switch.pfc.dynamic.alpha_shift"), "{e}");
+    let rule = toml.replace("\"100KB\"", "\"1MB\", resume = \"never\"");
+    let e = build_with_files(&rule, &f).err().expect("resume = never").0;
+    assert!(
+        e.starts_with("switch.pfc.dynamic.resume") && e.contains("offset_or_empty") && e.contains("offset_or_expiry"),
+        "{e}"
+    );
 }
 
 /// A lossless dragonfly whose flows are sprayed over minimal and Valiant paths (LAPS with
