@@ -1,7 +1,7 @@
 """H4: replay one switch's packets to measure how often the PrioPlus artefact's PFC resume rule
 would have held a pause that ours lifts (h4_pfc.md, "The resume rule").
 
-Our rule (docs/models/pfc.md, ``net/pfc.rs`` ``depart``): a paused ingress queue resumes once
+Our rule (docs/models/pfc.md, ``net/pfc/mod.rs`` ``depart``): a paused ingress queue resumes once
 its headroom is empty and its pool share is 0 **or** at least ``resume_offset`` (3 KiB)
 below the threshold T = (pool − pool in use) / 4. The artefact's (``DcbPfcMmuQueue::
 CheckShouldSendResume`` with the dynamic threshold) has no "share is 0" clause: with T below
@@ -129,7 +129,7 @@ def replay(n: int, seed: int, rank: int = 0) -> dict[str, Any]:
         q = (ingress[(f, k)], level[f])
         r0, p0, h0 = res.get(q, 0), inpool.get(q, 0), hdr.get(q, 0)
         if ev_ == "enqueue":
-            # net/pfc.rs arrive: the reserve first; what it cannot take goes to the pool if the
+            # net/pfc/mod.rs arrive: the reserve first; what it cannot take goes to the pool if the
             # queue's share stays within T, else the whole packet goes to headroom.
             if r0 + size <= 4096:
                 r0 += size
@@ -147,7 +147,7 @@ def replay(n: int, seed: int, rank: int = 0) -> dict[str, Any]:
                 paused.add(q)
                 ours_pause += 1
         else:
-            # net/pfc.rs depart: headroom first, then pool, the rest from the reserve.
+            # net/pfc/mod.rs depart: headroom first, then pool, the rest from the reserve.
             from_h = min(h0, size)
             from_p = min(p0, size - from_h)
             h0 -= from_h

@@ -254,9 +254,9 @@ fn build_one(scenario: &Scenario, base_dir: &Path) -> Result<Simulation, Scenari
     let pfc = match s.switch.pfc.as_ref().filter(|p| p.enabled) {
         Some(c) => {
             let pfc = build_pfc(c, &ports, n_hosts, s.switch.buffer.0, s.topology.mtu.0, priority_queues)?;
-            // ACKs in the data queues travel, and pause, with their data (net/pfc.rs).
+            // ACKs in the data queues travel, and pause, with their data (net/pfc/mod.rs).
             let pfc = if s.switch.ack_priority { pfc } else { pfc.with_control_in_data_classes() };
-            // Class change (net/pfc.rs): which links move a packet one class up, by the
+            // Class change (net/pfc/mod.rs): which links move a packet one class up, by the
             // upstream port that sends over them (two ports per cable, as built above).
             use crate::net::pfc::ClassChange;
             let raises: Vec<bool> = match c.class_change {

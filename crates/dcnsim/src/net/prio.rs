@@ -8,9 +8,9 @@
 //! sends), or deficit round robin weighted per queue. The "ideal physical" mode is simply
 //! as many queues as the scenario has levels.
 //!
-//! With per-priority PFC (`net/pfc.rs`) a paused queue is passed over: `pop` serves only
+//! With per-priority PFC (`net/pfc/mod.rs`) a paused queue is passed over: `pop` serves only
 //! the queues its `eligible` mask allows. PFC's thresholds are fixed per ingress link and
-//! queue, or come from the dynamic-threshold shared buffer (`net/pfc.rs`,
+//! queue, or come from the dynamic-threshold shared buffer (`net/pfc/mod.rs`,
 //! docs/models/pfc.md); the output queues here share the port's buffer without one.
 
 use std::collections::VecDeque;

@@ -125,7 +125,7 @@ pub struct SwitchCfg {
     /// runs NSCC in `nscc_htsim` mode, else the arrival (`docs/models/trimming.md`).
     #[serde(default)]
     pub trim_victim: TrimVictim,
-    /// Priority flow control; absent: off (`net/pfc.rs`).
+    /// Priority flow control; absent: off (`net/pfc/mod.rs`).
     #[serde(default)]
     pub pfc: Option<PfcCfg>,
 }
@@ -173,7 +173,7 @@ pub struct PfcCfg {
     /// `xoff` and paused alone. Off: every level shares one data class.
     #[serde(default)]
     pub per_priority: bool,
-    /// The deadlock remedy (`net/pfc.rs`, docs/models/pfc.md): `"per_hop"` moves a data
+    /// The deadlock remedy (`net/pfc/mod.rs`, docs/models/pfc.md): `"per_hop"` moves a data
     /// packet one lossless class (priority queue) up at every switch it reaches from
     /// another switch, so no cycle of pauses can close; `"per_global_hop"` does it only
     /// over a dragonfly's global links (the class change at the Valiant group); both need
@@ -181,7 +181,7 @@ pub struct PfcCfg {
     #[serde(default)]
     pub class_change: crate::net::pfc::ClassChange,
     /// Pause by dynamic threshold over one buffer per switch that its lossless ingress
-    /// queues share (`net/pfc.rs`, `docs/models/pfc.md`), instead of a fixed `xoff` /
+    /// queues share (`net/pfc/mod.rs`, `docs/models/pfc.md`), instead of a fixed `xoff` /
     /// `xon` per link. `headroom` keeps its meaning (per queue).
     #[serde(default)]
     pub dynamic: Option<PfcDynamicCfg>,
@@ -217,7 +217,7 @@ pub struct PfcDynamicCfg {
     /// How a pause ends: `"offset_or_empty"` (a queue also resumes when its pool share is
     /// 0; the HPCC simulator's MMU) or `"offset_or_expiry"` (the PrioPlus artefact's: only
     /// `resume_offset` below the threshold, else the PAUSE's 65535 quanta run out unless
-    /// renewed; `net/pfc.rs`, docs/models/pfc.md).
+    /// renewed; `net/pfc/mod.rs`, docs/models/pfc.md).
     #[serde(default)]
     pub resume: crate::net::pfc::DynamicResume,
 }

@@ -18,7 +18,7 @@
 //!   class's share): at every enqueue (`enqueue`), and at each recount for every port,
 //!   where a port's byte occupancy must also equal the bytes of the packets it holds.
 //!   Lossless (PFC) packets are exempt: their room is the ingress headroom, not the
-//!   output buffer (`net/pfc.rs`).
+//!   output buffer (`net/pfc/mod.rs`).
 //! - **Time.** Simulated time never goes backwards: each popped event is at or after the
 //!   previous one.
 //! - **PFC.** A packet of a lossless class is never dropped (`discard`).

@@ -472,7 +472,7 @@ impl Simulation {
 
     /// PFC: packet `h` entered a switch over port `ingress` and will leave by `egress`;
     /// count it in its class, and PAUSE the upstream port if the count crossed `xoff`.
-    /// A class change (net/pfc.rs) then moves it one class up when `egress` is a link that
+    /// A class change (net/pfc/mod.rs) then moves it one class up when `egress` is a link that
     /// raises it: it waits in the egress queue of its new class, which the next switch
     /// counts and pauses, while this switch uncounts it from the class it arrived in.
     #[cold]
@@ -523,7 +523,7 @@ impl Simulation {
         if frame.pause && pfc.pauses_expire() {
             // The pause runs out a full pause after it reaches the upstream; the switch
             // checks one link latency before, so that a RESUME it sends then arrives as
-            // the pause ends (net/pfc.rs, "How a pause ends").
+            // the pause ends (net/pfc/mod.rs, "How a pause ends").
             let recheck = at + upstream.serialization(PAUSE_QUANTA_BYTES) - latency;
             pfc.arm_recheck(frame.port, frame.class, recheck);
             self.events.schedule(recheck, Event::PfcRecheck(frame.encode()));
@@ -535,7 +535,7 @@ impl Simulation {
     }
 
     /// `switch.pfc.dynamic.resume = "offset_or_expiry"`: the switch's check before the
-    /// PAUSE it sent for `frame` runs out (net/pfc.rs, "How a pause ends").
+    /// PAUSE it sent for `frame` runs out (net/pfc/mod.rs, "How a pause ends").
     #[cold]
     #[inline(never)]
     pub(super) fn pfc_recheck(&mut self, frame: PfcFrame) {

@@ -16,7 +16,7 @@ impl Simulation {
         for (q, port) in self.ports.iter().enumerate() {
             for h in port.waiting() {
                 // Counted in class `held_class` at ingress `a`; waiting in `class` at q (a
-                // class change makes them differ: net/pfc.rs).
+                // class change makes them differ: net/pfc/mod.rs).
                 let Some((a, held_class)) = pfc.held_at(h) else { continue };
                 let class = pfc.class_of(self.arena.get(h));
                 if !pfc.pause_in_force(a, held_class) {

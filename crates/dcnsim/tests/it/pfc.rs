@@ -1,4 +1,4 @@
-//! PFC (`[switch.pfc]`, `net/pfc.rs`) acceptance checks from issue 4 and the SMaRTT
+//! PFC (`[switch.pfc]`, `net/pfc/mod.rs`) acceptance checks from issue 4 and the SMaRTT
 //! paper's RoCEv2 baseline (docs/models/pfc.md): a lossless incast drops nothing and pauses its senders, and the
 //! classic PFC victim: head-of-line blocking spreads a congested port's pauses to a flow
 //! whose own path is uncongested (DCQCN paper §2). Senders use `cc = "none"` (line rate,
@@ -259,7 +259,7 @@ fn bad_pfc_input_names_the_field() {
 
 /// ACKs at the data's priority (`switch.ack_priority = false` with per-priority PFC; the
 /// PrioPlus paper's App. A.3 "PrioPlus*" and its artefact's Physical schemes;
-/// net/pfc.rs). Star of 3 hosts at 100 Gbps, two strict-priority queues, each level
+/// net/pfc/mod.rs). Star of 3 hosts at 100 Gbps, two strict-priority queues, each level
 /// lossless. A level-1 Swift flow runs 0 → 1 throughout; host 2 sends host 0 four level-2
 /// bursts of 1.25 MB (100 µs at line rate each) at 200, 400, 600 and 800 µs, so the
 /// switch's port to host 0, which carries the level-1 flow's ACKs, is fully taken by
@@ -572,7 +572,7 @@ fn dynamic_threshold_shares_the_pool_among_congested_ingress_queues() {
     assert!(peaks[0] > peaks[1], "2:1 holds more per queue than 4:1: {peaks:?}");
 }
 
-/// How a pause ends (net/pfc.rs, docs/models/pfc.md). A 4:1 incast on the star with a
+/// How a pause ends (net/pfc/mod.rs, docs/models/pfc.md). A 4:1 incast on the star with a
 /// pool of 12,000 B (buffer less 6 × (4,096 reserve + 37,416 headroom)): the threshold
 /// T = (pool − in use) / 4 never exceeds 3,000 B, below the 3 KiB resume offset. Under the
 /// PrioPlus artefact's rule (`"offset_or_expiry"`) no queue can then resume by departures;
