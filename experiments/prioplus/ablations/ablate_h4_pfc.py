@@ -60,7 +60,7 @@ RESERVE = 4096  # [switch.pfc.dynamic] reserve, the artefact's ReserveSize 4 KiB
 HEADROOM = M.HEADROOM  # 37.5 KB per lossless queue and port, the artefact's 3 x rate x delay
 BUFFER = M.SWITCH_BUFFER  # 2.64 MB: 4.4 MB/Tbps x 0.6 Tbps, the artefact's bufferBandwidthRatio
 ARTEFACT_QUEUES = 32  # the artefact's numQueuePerPort in its Fig. 11 configs; numLosslessQueue = N
-PRIORITY_BASE = 2  # the core's class of priority queue q is PRIORITY_BASE + q (net/pfc.rs)
+PRIORITY_BASE = 2  # the core's class of priority queue q is PRIORITY_BASE + q (net/pfc/mod.rs)
 N_HOSTS = 54
 STUCK_AT = 7  # queues of one switch paused at once from which the artefact's N = 8 pool can run dry
 
@@ -128,6 +128,11 @@ LINES = [
          "empty", lambda n: _buffer(n) + ('switch.pfc.dynamic.resume_offset="100MB"',),
          "resume_offset beyond any threshold: longer pauses (drained to the 4 KiB reserve), a dose of "
          "pause time, not the artefact's rule"),
+    Line("artefact_rule", "the artefact's pool and its resume rule: resume only 3 KiB below the threshold, "
+         "else the PAUSE runs out after 65535 quanta (335.5 µs) unless renewed",
+         lambda n: _buffer(n) + ('switch.pfc.dynamic.resume="offset_or_expiry"',),
+         "`switch.pfc.dynamic.resume = \"offset_or_expiry\"` (docs/models/pfc.md, \"How a pause ends\"): "
+         "the artefact's switches to the rule, which dcnsim could not run when this note was first written"),
     Line("pool_4k_at_8", "the artefact's pool at N ≤ 6; at N = 8 a pool of 4 KiB", lambda n: _buffer(n) if n < 8 else (
         f'switch.pfc.dynamic.buffer="{BUFFER - pool_ours(8) + 4096}B"',),
          "the limit of headroom eating the buffer: at N = 8 a queue pauses one packet past its 4 KiB reserve"),
