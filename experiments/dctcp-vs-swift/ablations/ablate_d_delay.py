@@ -1,7 +1,7 @@
 """DCTCP's delay at scale under `ns3_study` (C7 at scale, bearing on C5/C6): why our D delay
 sits near one packet per flow (E5/2500: 25.9 ms) where the study's is 9.4 ms.
 
-ablations/d_delay_at_scale.md holds this script's output and what it shows. Three parts:
+ablations/d_delay_at_scale.md holds this script's output and what it shows. Four parts:
 
 1. `analytic`: the hotspot queue that N flows at a window floor of w packets give
    (N·w − BDP packets, 12.432 µs per 1554 B packet at 1 Gbps), against the study's D delay,
@@ -12,15 +12,21 @@ ablations/d_delay_at_scale.md holds this script's output and what it shows. Thre
    how many flows send, how many sit in a stall (no data sent for >= 300 ms while the flow
    still has data to send later: an RTO wait, since an active flow sends at least once per
    RTT, < 40 ms here), the hotspot queue, and the delay that queue predicts.
-3. `ablate`: E5/2500 D with one setting changed per row, measured the same way.
+3. `ablate`: E5/2500 D with one setting changed per row, measured the same way (among them the
+   ns-3 facts the profile can express: a 15-segment first window, ns-3's data-retries limit).
+4. `ns3`: ns-3.43's path after an RTO (two lost segments repaired per 1 s round, see
+   d_delay_at_scale.md), which dcnsim cannot run, applied by arithmetic (`repair_model`) to each
+   flow's losses in the first ON second, measured by running the harness's cells to 3.2 s.
 
     PYTHONPATH=python python experiments/dctcp-vs-swift/ablations/ablate_d_delay.py          # all
     PYTHONPATH=python python experiments/dctcp-vs-swift/ablations/ablate_d_delay.py analytic
     PYTHONPATH=python python experiments/dctcp-vs-swift/ablations/ablate_d_delay.py measure ablate timeline
+    PYTHONPATH=python python experiments/dctcp-vs-swift/ablations/ablate_d_delay.py ns3
 
-Each run's summary is kept in ablations/raw/d_delay.jsonl (git-ignored; a run already there is
-not rerun; delete the file to rerun). A run with the sampler takes 2-4 s; all of them
-(60 runs) about 4 minutes on one shared core.
+Each run's summary is kept in ablations/raw/d_delay.jsonl, the first-burst losses of part 4 in
+raw/d_delay_burst.jsonl (both git-ignored; a run already there is not rerun; delete the file to
+rerun). A run with the sampler takes 2-4 s; all of them (66 runs, and 30 runs to 3.2 s) about
+5 minutes on one shared core.
 """
 
 from __future__ import annotations
@@ -256,6 +262,10 @@ ABLATE = [
            ("transport.initial_window=1",)),
     A.Case("no fast retransmit (dupack threshold 10^6): holes repaired by RTO only (a probe)", "E5", "2500",
            "D250", ("transport.dupack_threshold=1000000",)),
+    A.Case("initial window 15 packets (a probe: ns-3 sends the 15,000 B first window as 15 segments of the "
+           "application's 1000 B writes)", "E5", "2500", "D250", ("transport.initial_window=15",)),
+    A.Case("a flow gives up after 7 timeouts in a row (ns-3's DataRetries = 6; our default 15)", "E5", "2500",
+           "D250", ("faults.give_up_after=7",)),
 ]
 
 
@@ -353,14 +363,127 @@ def timeline(out, c: A.Case | None = None, seed: int = 1) -> None:
             print("| " + " | ".join(str(x) for x in row) + " |", file=out)
 
 
+# ---------------------------------------------------------------------------------------
+# 8. The ns-3.43 post-timeout path as arithmetic on our flows' first-burst losses
+
+RAW_BURST = A.HERE / "raw" / "d_delay_burst.jsonl"
+BURST_END_S = 3.2             # the first ON second starts at 3.0 s; its synchronised loss is over by 3.2 s
+SEG_BUF = 131072 / 1500       # the 128 KiB send buffer in 1500 B segments (87.4)
+LINE_PPS = 1e9 / (PKT_BYTES * 8)
+K_PKTS, BUFFER_PKTS = 350, 2766
+ON = ((3.0, 4.0), (5.0, 6.0))  # the ON seconds of the 7 s runs (sources stop at 6 s)
+
+
+def burst_losses(c: A.Case, seed: int) -> dict:
+    """The harness's cell run only to BURST_END_S: each flow's data packets dropped and sent so far."""
+    spec, root = load_scenario(A.EXP_DIR / R.EXPERIMENTS[c.exp].toml, A.overrides(c, seed))
+    sim = core().Simulation(scenario_json(spec), str(root))
+    sim.run_until(int(BURST_END_S * 1e12))
+    f = sim.flows()
+    return {"lost": [int(x) for x in f["drops"]], "sent": [int(x) for x in f["tx_packets"]]}
+
+
+def repair_model(lost, per_round: float, rto_s: float = 1.0, t_end: float = 17.0, dt: float = 1e-3) -> dict:
+    """Flow states and delay if every flow that lost L packets in the first burst sits out
+    ceil(L / per_round) RTO rounds of rto_s from 3.0 s (per_round = inf: one RTO repairs all),
+    then sends at one packet per RTT until its data is gone. While ON, a sending flow's buffer
+    stays full (SEG_BUF segments); after an ON second it drains at its share of the link. The
+    link is full whenever a flow sends; the hotspot queue is one packet per sending flow less one
+    BDP, and at least K (DCTCP's queue when few flows send, each above one packet), at most the buffer."""
+    lost = np.asarray(lost, dtype=float)
+    rounds = np.where(lost > 0, np.ceil(lost / per_round) if np.isfinite(per_round) else 1.0, 0.0)
+    resume = 3.0 + rounds * rto_s
+    left = np.full(len(lost), SEG_BUF)
+    bdp, d0 = bdp_packets(), unloaded_one_way_us()
+    pkts = delay = idle = 0.0
+    for step in range(int(round((t_end - 3.0) / dt))):
+        t = 3.0 + step * dt
+        has_data = left > 0
+        active = has_data & (resume <= t)
+        n = int(active.sum())
+        if n == 0:
+            continue
+        q = min(max(n - bdp, K_PKTS), BUFFER_PKTS)
+        sent = LINE_PPS * dt
+        if not any(a <= t < b for a, b in ON):
+            left[active] = np.maximum(left[active] - sent / n, 0.0)
+        pkts += sent
+        delay += sent * (d0 + q * T_PKT_US)
+        idle += sent * (1 - n / int(has_data.sum()))
+    return {"delay_ms": delay / pkts / 1e3, "idle": idle / pkts}
+
+
+BURST_CELLS = [A.Case("the harness's cell", "E5", p, "D250") for p in ("1500", "2000", "2500", "3000")] + [
+    A.Case("the harness's cell", "E6", p, "D250") for p in ("2000", "2500")] + [
+    A.Case("initial window 15 packets (probe)", "E5", p, "D250", ("transport.initial_window=15",))
+    for p in ("1500", "2000", "2500", "3000")]
+
+
+def ns3_path(out) -> None:
+    done = A._done(RAW_BURST)
+    print("\n## 8. The ns-3.43 post-timeout path, as arithmetic on our flows' first-burst losses\n", file=out)
+    print(f"Mean over seeds 1-{SEEDS}. Lost = data packets each flow lost by {BURST_END_S} s (the harness's cell "
+          "run to that instant: the first ON second's synchronised loss). Model (`repair_model`): a flow that "
+          "lost L packets sits out ceil(L/2) rounds of 1 s from 3.0 s (ns-3: two lost segments repaired per RTO "
+          "round while marks persist), or one round (one RTO repairs everything: our DCTCP, as a check of the "
+          "model), then sends one packet per RTT until its 128 KiB is gone (refilled while ON); the hotspot "
+          "queue is one packet per sending flow less one BDP, at least K = 350, at most the buffer.\n", file=out)
+    print("| cell | change | lost per flow by 3.2 s | flows with a loss | rounds per flow (ceil(L/2)) "
+          "| idle, 2 per round | delay, 2 per round [ms] | idle, all in one round | delay, all in one round [ms] "
+          "| ours, measured [ms] | study [ms] |", file=out)
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |", file=out)
+    measured = _done()
+    for c in BURST_CELLS:
+        res = [A.result(c, s, done, raw=RAW_BURST, runner=burst_losses) for s in range(1, SEEDS + 1)]
+        lost = [np.asarray(r["lost"], dtype=float) for r in res]
+        two = [repair_model(x, 2.0) for x in lost]
+        one = [repair_model(x, float("inf")) for x in lost]
+        ours = [A.key(c, s) in measured and float(measured[A.key(c, s)]["delay_ms"]) for s in range(1, SEEDS + 1)]
+        ours_s = f"{statistics.mean(ours):.2f}" if all(ours) else "-"
+        mean = lambda xs: statistics.mean(float(x) for x in xs)  # noqa: E731
+        print(f"| {c.exp}/{c.point}/{c.variant} | {c.label} | {mean(x.mean() for x in lost):.1f} | "
+              f"{mean((x > 0).mean() for x in lost):.0%} | {mean(np.ceil(x / 2).mean() for x in lost):.2f} | "
+              f"{mean(m['idle'] for m in two):.0%} | {mean(m['delay_ms'] for m in two):.1f} | "
+              f"{mean(m['idle'] for m in one):.0%} | {mean(m['delay_ms'] for m in one):.1f} | {ours_s} | "
+              f"{R.study_value(c.exp, c.point, 'D', 'delay_ms'):.1f} |", file=out, flush=True)
+    print("\nHow the estimate depends on the packets repaired per round (the harness's cells, the same "
+          "losses; ns-3's PRR gives 2, its classic recovery 1):\n", file=out)
+    rates = (1.0, 2.0, 3.0, 4.0)
+    print("| cell | " + " | ".join(f"delay, {r:.0f} per round [ms]" for r in rates) + " | study [ms] |", file=out)
+    print("| --- | " + " | ".join("---:" for _ in rates) + " | ---: |", file=out)
+    for c in BURST_CELLS:
+        if c.extra:
+            continue
+        lost = [np.asarray(A.result(c, s, done, raw=RAW_BURST, runner=burst_losses)["lost"], dtype=float)
+                for s in range(1, SEEDS + 1)]
+        cells = [statistics.mean(repair_model(x, r)["delay_ms"] for x in lost) for r in rates]
+        print(f"| {c.exp}/{c.point}/{c.variant} | " + " | ".join(f"{d:.1f}" for d in cells) +
+              f" | {R.study_value(c.exp, c.point, 'D', 'delay_ms'):.1f} |", file=out, flush=True)
+    # The model against part 3's min RTO 2 s probe: same first-burst losses, one round of 2 s.
+    probe = ABLATE[1]
+    base = A.Case("", probe.exp, probe.point, probe.variant)
+    lost = [np.asarray(A.result(base, s, done, raw=RAW_BURST, runner=burst_losses)["lost"], dtype=float)
+            for s in range(1, SEEDS + 1)]
+    model = statistics.mean(repair_model(x, float("inf"), rto_s=2.0)["delay_ms"] for x in lost)
+    got = [float(measured[A.key(probe, s)]["delay_ms"]) for s in range(1, SEEDS + 1) if A.key(probe, s) in measured]
+    late = [float(measured[A.key(c0, s)]["hotspot_drops"]) - float(measured[A.key(c0, s)]["burst_drops"])
+            for c0 in (ABLATE[0], probe) for s in range(1, SEEDS + 1) if A.key(c0, s) in measured]
+    if len(got) == SEEDS and len(late) == 2 * SEEDS:
+        print(f"\nModel check against part 3's min RTO 2 s probe ({probe.exp}/{probe.point}, one round of 2 s on the "
+              f"same first-burst losses): {model:.1f} ms against {statistics.mean(got):.2f} measured. Hotspot drops "
+              f"after 3.2 s per run: {statistics.mean(late[:SEEDS]):.0f} in the harness's cell, "
+              f"{statistics.mean(late[SEEDS:]):.0f} in the probe.", file=out)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("parts", nargs="*", help="analytic, measure, ablate, estimate, c2, c9, timeline (default: all)")
+    ap.add_argument("parts", nargs="*",
+                    help="analytic, measure, ablate, estimate, c2, c9, timeline, ns3 (default: all)")
     a = ap.parse_args()
-    parts = a.parts or ["analytic", "measure", "ablate", "estimate", "c2", "c9", "timeline"]
+    parts = a.parts or ["analytic", "measure", "ablate", "estimate", "c2", "c9", "timeline", "ns3"]
     for p in parts:
         {"analytic": analytic, "measure": measure, "ablate": ablate, "estimate": estimate, "c2": c2, "c9": c9,
-         "timeline": timeline}[p](sys.stdout)
+         "timeline": timeline, "ns3": ns3_path}[p](sys.stdout)
 
 
 if __name__ == "__main__":
