@@ -1,7 +1,7 @@
 """DCTCP's delay at scale under `ns3_study` (C7 at scale, bearing on C5/C6): why our D delay
 sits near one packet per flow (E5/2500: 25.9 ms) where the study's is 9.4 ms.
 
-ablations/d_delay_at_scale.md holds this script's output and what it shows. Four parts:
+ablations/d_delay_at_scale.md holds this script's output and what it shows. Five parts:
 
 1. `analytic`: the hotspot queue that N flows at a window floor of w packets give
    (N·w − BDP packets, 12.432 µs per 1554 B packet at 1 Gbps), against the study's D delay,
@@ -15,13 +15,15 @@ ablations/d_delay_at_scale.md holds this script's output and what it shows. Four
 3. `ablate`: E5/2500 D with one setting changed per row, measured the same way (among them the
    ns-3 facts the profile can express: a 15-segment first window, ns-3's data-retries limit).
 4. `ns3`: ns-3.43's path after an RTO (two lost segments repaired per 1 s round, see
-   d_delay_at_scale.md), which dcnsim cannot run, applied by arithmetic (`repair_model`) to each
+   d_delay_at_scale.md), as arithmetic: applied by arithmetic (`repair_model`) to each
    flow's losses in the first ON second, measured by running the harness's cells to 3.2 s.
+5. `cwr_prr`: that path run, now that DCTCP has it (`transport.dctcp.after_timeout =
+   "cwr_prr"`, docs/models/dctcp.md), on the D cells at scale.
 
     PYTHONPATH=python python experiments/dctcp-vs-swift/ablations/ablate_d_delay.py          # all
     PYTHONPATH=python python experiments/dctcp-vs-swift/ablations/ablate_d_delay.py analytic
     PYTHONPATH=python python experiments/dctcp-vs-swift/ablations/ablate_d_delay.py measure ablate timeline
-    PYTHONPATH=python python experiments/dctcp-vs-swift/ablations/ablate_d_delay.py ns3
+    PYTHONPATH=python python experiments/dctcp-vs-swift/ablations/ablate_d_delay.py ns3 cwr_prr
 
 Each run's summary is kept in ablations/raw/d_delay.jsonl, the first-burst losses of part 4 in
 raw/d_delay_burst.jsonl (both git-ignored; a run already there is not rerun; delete the file to
@@ -475,15 +477,35 @@ def ns3_path(out) -> None:
               f"{statistics.mean(late[SEEDS:]):.0f} in the probe.", file=out)
 
 
+PRR_CELLS = [(e, p) for e, p in (("E5", "1500"), ("E5", "2000"), ("E5", "2500"), ("E5", "3000"),
+                                 ("E6", "2000"), ("E6", "2500"))]
+
+
+def cwr_prr(out) -> None:
+    """Part 9: the ns-3 post-timeout path of part 8, run (`transport.dctcp.after_timeout =
+    "cwr_prr"`, docs/models/dctcp.md, "After a timeout") on the D cells at scale."""
+    print("\n## 9. The ns-3 post-timeout path, run: `transport.dctcp.after_timeout = \"cwr_prr\"`\n", file=out)
+    print(f"Mean over seeds 1-{SEEDS}; columns as in part 2. Each cell: the harness's, then the same with "
+          "DCTCP's ns-3 path after a timeout (the first echo on an advancing ACK enters CWR with proportional "
+          "rate reduction and no floor: two lost packets repaired per timeout round while marks persist). "
+          "The study's delay is in the last column of part 8.\n", file=out)
+    rows = []
+    for e, p in PRR_CELLS:
+        rows.append((A.Case("the harness's cell", e, p, "D250"), SEEDS))
+        rows.append((A.Case("DCTCP after a timeout: ns-3's CWR with PRR (`cwr_prr`)", e, p, "D250",
+                            ('transport.dctcp.after_timeout="cwr_prr"',)), SEEDS))
+    table(rows, out)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("parts", nargs="*",
-                    help="analytic, measure, ablate, estimate, c2, c9, timeline, ns3 (default: all)")
+                    help="analytic, measure, ablate, estimate, c2, c9, timeline, ns3, cwr_prr (default: all)")
     a = ap.parse_args()
-    parts = a.parts or ["analytic", "measure", "ablate", "estimate", "c2", "c9", "timeline", "ns3"]
+    parts = a.parts or ["analytic", "measure", "ablate", "estimate", "c2", "c9", "timeline", "ns3", "cwr_prr"]
     for p in parts:
         {"analytic": analytic, "measure": measure, "ablate": ablate, "estimate": estimate, "c2": c2, "c9": c9,
-         "timeline": timeline, "ns3": ns3_path}[p](sys.stdout)
+         "timeline": timeline, "ns3": ns3_path, "cwr_prr": cwr_prr}[p](sys.stdout)
 
 
 if __name__ == "__main__":

@@ -40,6 +40,24 @@ pub enum LossResponse {
     Alpha,
 }
 
+/// What DCTCP does after a retransmission timeout (`dctcp.after_timeout`;
+/// docs/models/dctcp.md, "After a timeout").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AfterTimeout {
+    /// Slow start from one packet; ECN echoes on data sent before the timeout do not cut
+    /// (Linux's Loss state).
+    #[default]
+    SlowStart,
+    /// The ns-3 TCP stack's path (the DCTCP-vs-Swift study's build): one packet, then the
+    /// first echo on an ACK that advances the cumulative ACK enters CWR with a threshold of
+    /// (1 − α/2) × the window, no floor, and proportional rate reduction (RFC 6937)
+    /// forces one packet out; after that the window stays under one packet free and
+    /// nothing is sent, even with nothing in flight, until the next timeout. While
+    /// marks persist each timeout round repairs two lost packets.
+    CwrPrr,
+}
+
 /// DCTCP parameters; defaults from the DCTCP paper and RFC 8257.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -56,6 +74,8 @@ pub struct DctcpParams {
     pub variant: DctcpVariant,
     /// The rate-based variant's parameters (`[transport.dctcp.rate]`).
     pub rate: DctcpRateParams,
+    /// What follows a retransmission timeout (`AfterTimeout`).
+    pub after_timeout: AfterTimeout,
 }
 
 impl Default for DctcpParams {
@@ -67,6 +87,7 @@ impl Default for DctcpParams {
             min_cwnd_pkts: 2,
             variant: DctcpVariant::Window,
             rate: DctcpRateParams::default(),
+            after_timeout: AfterTimeout::SlowStart,
         }
     }
 }
@@ -367,6 +388,31 @@ pub struct Dctcp {
     /// After an RTO (Loss state) ECE on data sent before the timeout does not cut, while
     /// slow start proceeds.
     loss_until: u32,
+    /// `AfterTimeout::CwrPrr`: the proportional rate reduction of a CWR entered after a
+    /// timeout, while it lasts.
+    prr: Option<Prr>,
+    /// `AfterTimeout::CwrPrr`: in the Loss state until the cumulative ACK reaches this
+    /// (everything outstanding at the timeout repaired).
+    loss_recover: Option<u32>,
+    /// `AfterTimeout::CwrPrr`: the last cumulative ACK (an echo enters CWR only on an ACK
+    /// that advances it).
+    last_cum_ack: u32,
+}
+
+/// RFC 6937's state for one reduction (conservative reduction bound).
+#[derive(Clone, Copy, Debug)]
+struct Prr {
+    ssthresh: u64,
+    /// Bytes in flight when the reduction began (RecoverFS).
+    flight_at_entry: u64,
+    /// Bytes in flight just after the entering ACK: with the ACKs' in-flight figures, what
+    /// was sent since follows from conservation (sent = in flight now − this + delivered).
+    flight_after_entry: u64,
+    delivered: u64,
+    /// The window last granted; `cwnd()` reports 0 when it leaves less than a packet free
+    /// with nothing in flight.
+    window: u64,
+    in_flight: u64,
 }
 
 impl Dctcp {
@@ -381,6 +427,9 @@ impl Dctcp {
             reduced: false,
             recover: 0,
             loss_until: 0,
+            prr: None,
+            loss_recover: None,
+            last_cum_ack: 0,
         }
     }
 
@@ -418,6 +467,68 @@ impl Dctcp {
         self.p.min_cwnd_pkts as u64 * self.mss
     }
 
+    /// `AfterTimeout::CwrPrr`'s part of an ACK; true when it handled the ACK whole.
+    fn prr_on_ack(&mut self, a: &AckSample) -> bool {
+        let advanced = a.cum_ack > self.last_cum_ack;
+        self.last_cum_ack = self.last_cum_ack.max(a.cum_ack);
+        if let Some(prr) = self.prr.as_mut() {
+            // CWR lasts until everything sent before it is acknowledged (`recover` is the
+            // next PSN at entry). Ending it there, not one packet later, matters here: with
+            // nothing new sent and a window under one packet the flow would otherwise wait
+            // with nothing in flight and no timer.
+            if a.cum_ack < self.recover {
+                // RFC 6937, conservative reduction bound. Sent since entry, by conservation
+                // of the bytes in flight.
+                let sent = (a.in_flight_before + prr.delivered).saturating_sub(prr.flight_after_entry);
+                prr.delivered += a.newly_acked;
+                let quota = if a.in_flight > prr.ssthresh {
+                    let due =
+                        (prr.delivered as u128 * prr.ssthresh as u128).div_ceil(prr.flight_at_entry.max(1) as u128);
+                    (due as u64).saturating_sub(sent)
+                } else {
+                    (prr.ssthresh - a.in_flight).min(prr.delivered.saturating_sub(sent).max(a.newly_acked))
+                };
+                prr.window = a.in_flight + quota;
+                prr.in_flight = a.in_flight;
+                return true;
+            }
+            // CWR ends: the window is the threshold, at least the floor (a window under one
+            // packet would leave the flow with nothing in flight and no timer; dcnsim's
+            // assumption, docs/models/dctcp.md).
+            self.cwnd = prr.ssthresh.max(self.min_cwnd());
+            self.ssthresh = self.cwnd;
+            self.prr = None;
+            self.reduced = false;
+        }
+        let Some(loss_recover) = self.loss_recover else { return false };
+        if a.cum_ack >= loss_recover {
+            self.loss_recover = None;
+            return false;
+        }
+        if a.ece && !advanced {
+            // ns-3 enters CWR only on an ACK that advances the cumulative ACK; in the Loss
+            // state an echo on any other ACK changes nothing.
+            return true;
+        }
+        if !a.ece {
+            return false;
+        }
+        // An echo in the Loss state: CWR with proportional rate reduction, which sends one
+        // packet at once whatever the threshold.
+        let ssthresh = (self.cwnd as f64 * (1.0 - self.marks.alpha / 2.0)) as u64;
+        self.reduced = true;
+        self.recover = a.snd_nxt;
+        self.prr = Some(Prr {
+            ssthresh,
+            flight_at_entry: a.in_flight_before,
+            flight_after_entry: a.in_flight,
+            delivered: a.newly_acked,
+            window: a.in_flight + self.mss,
+            in_flight: a.in_flight,
+        });
+        true
+    }
+
     fn cut(&mut self, factor: f64, snd_nxt: u32) {
         self.ssthresh = ((self.cwnd as f64 * factor) as u64).max(self.min_cwnd());
         self.cwnd = self.ssthresh;
@@ -441,6 +552,9 @@ impl CongestionControl for Dctcp {
 
     fn on_ack(&mut self, a: &AckSample) {
         self.marks.on_ack(a);
+        if self.p.after_timeout == AfterTimeout::CwrPrr && self.prr_on_ack(a) {
+            return;
+        }
         let mut just_exited = false;
         if self.reduced {
             // The window of the cut is PSNs below `recover`: an ACK up to exactly `recover`
@@ -479,6 +593,11 @@ impl CongestionControl for Dctcp {
         if self.reduced && cum_ack <= self.recover {
             return;
         }
+        if self.loss_recover.is_some() {
+            // `AfterTimeout::CwrPrr`: ns-3 acts on duplicate ACKs only in its Open and
+            // Disorder states, not in Loss.
+            return;
+        }
         let factor = match self.p.loss_response {
             LossResponse::Halve => 0.5,
             LossResponse::Alpha => 1.0 - self.marks.alpha / 2.0,
@@ -495,11 +614,30 @@ impl CongestionControl for Dctcp {
         self.cwnd = self.mss;
         self.reduced = false;
         self.recover = snd_nxt;
-        self.loss_until = snd_nxt;
+        if self.p.after_timeout == AfterTimeout::CwrPrr {
+            // ns-3 counts the echoes at once and keeps the Loss state until all that was
+            // outstanding is repaired.
+            self.prr = None;
+            self.loss_recover = Some(snd_nxt);
+        } else {
+            self.loss_until = snd_nxt;
+        }
     }
 
     fn cwnd(&self) -> u64 {
-        self.cwnd
+        match &self.prr {
+            // Less than a packet free: nothing leaves, even with nothing in flight (ns-3's
+            // sender sends no segment through such a window); 0 tells the transport so.
+            Some(prr) if prr.window < prr.in_flight + self.mss => {
+                if prr.in_flight == 0 {
+                    0
+                } else {
+                    prr.window
+                }
+            }
+            Some(prr) => prr.window,
+            None => self.cwnd,
+        }
     }
 
     fn observe(&self, out: &mut dyn FnMut(&'static str, f64)) {
@@ -592,6 +730,50 @@ mod tests {
             c.on_ack(&a);
         }
         assert!(c.cwnd() >= 10 * MSS, "slow start stalled at {} MSS", c.cwnd() / MSS);
+    }
+
+    /// `after_timeout = "cwr_prr"` (docs/models/dctcp.md, "After a timeout"), worked from
+    /// RFC 6937 by hand: a flow with α = 1 times out with 100 packets outstanding (PSNs
+    /// 0–99, all lost). The retransmission of PSN 0 is acknowledged with an echo: CWR with
+    /// ssthresh = (1 − 1/2) × 1 packet = 750 B, and PRR's first quota is one packet. Its
+    /// ACK (PSN 1, echo, nothing in flight): quota = min(750 − 0, max(2 × 1500 − 1500,
+    /// 1500)) = 750 B, under one packet, so nothing may leave, even with nothing in flight.
+    /// The next timeout starts over with one packet: two lost packets a round. Under the
+    /// default the same ACKs slow-start.
+    #[test]
+    fn cwr_prr_after_a_timeout_repairs_two_packets_a_round() {
+        let ns3 = DctcpParams { alpha_init: 1.0, after_timeout: AfterTimeout::CwrPrr, ..Default::default() };
+        let mut c = Dctcp::new(&ns3, MSS, 10 * MSS);
+        let mut slow_start = Dctcp::new(&DctcpParams::default(), MSS, 10 * MSS);
+        for round in 0..3u32 {
+            let first = 2 * round;
+            for cc in [&mut c, &mut slow_start] {
+                cc.on_timeout(Time::ZERO, 100);
+                assert_eq!(cc.cwnd(), MSS, "one packet after a timeout");
+            }
+            for (k, cc) in [&mut c, &mut slow_start].into_iter().enumerate() {
+                let mut a = ack(first + 1, 100, true);
+                a.in_flight_before = MSS;
+                a.in_flight = 0;
+                cc.on_ack(&a);
+                if k == 0 {
+                    assert_eq!(cc.cwnd(), MSS, "round {round}: PRR's forced packet");
+                }
+                let mut a = ack(first + 2, 100, true);
+                a.in_flight_before = MSS;
+                a.in_flight = 0;
+                cc.on_ack(&a);
+            }
+            assert_eq!(c.cwnd(), 0, "round {round}: 750 B free, under one packet: nothing leaves");
+            assert!(slow_start.cwnd() >= 2 * MSS, "the default slow-starts: {}", slow_start.cwnd());
+        }
+        // Once everything outstanding at the timeout is acknowledged, the Loss state and
+        // CWR end: the window is the floor (2 packets), and grows again only when used.
+        let mut a = ack(100, 100, false);
+        a.in_flight_before = 0;
+        a.in_flight = 0;
+        c.on_ack(&a);
+        assert_eq!(c.cwnd(), 2 * MSS);
     }
 
     /// D2TCP: 100 Gbps, 12 µs base RTT (BDP 150 kB), a 1 MB flow of priority 8 of 8
