@@ -106,6 +106,7 @@ def test_ns3_study_overrides_reach_every_scenario():
         assert sw["buffer"] == 4_298_364
         assert sw["ecn"]["kmin"] == sw["ecn"]["kmax"] == 543_900 and sw["ecn"]["mark_if"] == ">="
         assert t["dctcp"]["loss_response"] == "alpha" and t["dctcp"]["min_cwnd_pkts"] == 1
+        assert t["dctcp"]["after_timeout"] == "cwr_prr"  # ns-3's path after a timeout
         s = t["swift"]
         assert (s["rtt_resolution"], s["ai"], s["beta"], s["max_mdf"]) == ("1ms", 2, 4, 1)
         assert s["max_cwnd_pkts"] == 40  # 60000 B / 1500 B
@@ -124,6 +125,7 @@ def test_ns3_study_overrides_reach_every_scenario():
     paper = dvs.build_cells(["E3"], 3, True, dvs.experiments_dir(), "test")
     assert all(c.profile == "paper" and c.spec["transport"]["lb"] == "ecmp" for c in paper)
     assert all(c.spec["switch"]["buffer"] == 2666 * 1554 for c in paper)
+    assert all(c.spec["transport"].get("dctcp", {}).get("after_timeout", "slow_start") == "slow_start" for c in paper)
     assert not {c.key for c in paper} & {c.key for c in cells}
 
 

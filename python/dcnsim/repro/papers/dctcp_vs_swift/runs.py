@@ -221,6 +221,7 @@ PROFILES: dict[str, Profile] = {p.name: p for p in [
         'switch.ecn.mark_if=">="',
         'transport.dctcp.loss_response="alpha"',
         "transport.dctcp.min_cwnd_pkts=1",
+        'transport.dctcp.after_timeout="cwr_prr"',
         "transport.swift.rtt_resolution=1ms",
         "transport.swift.ai=2",
         "transport.swift.beta=4",
@@ -231,7 +232,7 @@ PROFILES: dict[str, Profile] = {p.name: p for p in [
         "the study's ns-3 build: RTT samples in whole ms (below 1 ms: 1 µs), min RTO 1 s (doubling up to 60 s), "
         "one fixed path per destination, per-packet ACKs, the 100-packet NIC ring folded into each port (K = 250 "
         "+ 100 packets marked at ≥, 2666 + 100 packets of buffer), DCTCP cutting by (1 − α/2) on loss with a "
-        "1-packet floor; Swift with ai 2, β 4, max_mdf 1, min_cwnd 2000 B, max_cwnd 60000 B (1500 B MSS)"),
+        "1-packet floor and ns-3's CWR with PRR after a timeout; Swift with ai 2, β 4, max_mdf 1, min_cwnd 2000 B, max_cwnd 60000 B (1500 B MSS)"),
 ]}
 
 
