@@ -156,6 +156,62 @@ def test_coflow_speedups_ratio_of_means_mean_of_ratios_and_tail():
     assert math.isnan(empty["means"]["all"])
 
 
+def test_coflow_speedups_overall_pools_every_coflow_of_every_level():
+    """``overall`` is one ratio over every coflow of every level and seed (the paper's "overall
+    CCT speedup ratio", §6.2), not the mean of the levels' speedups (``all``). By hand:
+
+    - level 2: one coflow (seed 1), baseline 10, scheme 5: ratio of means 2;
+    - level 1: three coflows (seed 1: 30 → 60; seed 2: 30 → 60 and 40 → 60), plus one the
+      baseline never finished (left out): ratio of means 100 / 180 = 5/9;
+    - ``all`` (mean of the levels) = (2 + 5/9) / 2 = 23/18 ≈ 1.278;
+    - ``overall``: baseline 10 + 30 + 30 + 40 = 110 over the scheme's 5 + 60 + 60 + 60 = 185,
+      = 22/37 ≈ 0.595: the three slow level-1 coflows outweigh the one fast level-2 one;
+    - ``overall`` mean of ratios: (2 + 1/2 + 1/2 + 2/3) / 4 = 11/12;
+    - ``overall`` p99: the baseline's [10, 30, 30, 40] at position 3 · 0.99 = 2.97 gives
+      30 + 0.97 · 10 = 39.7, the scheme's [5, 60, 60, 60] gives 60: 39.7 / 60."""
+    base = [[("c", 0, 2, 10.0), ("c", 1, 1, 30.0)], [("c", 0, 1, 30.0), ("f", 1, 1, 40.0), ("f", 2, 1, NAN)]]
+    scheme = [[("c", 0, 2, 5.0), ("c", 1, 1, 60.0)], [("c", 0, 1, 60.0), ("f", 1, 1, 60.0), ("f", 2, 1, 60.0)]]
+    sp = rp.coflow_speedups(base, scheme, levels=(1, 2))
+    assert sp["means"][2] == pytest.approx(2.0) and sp["means"][1] == pytest.approx(5 / 9)
+    assert sp["means"]["all"] == pytest.approx(23 / 18)
+    assert sp["means"]["overall"] == pytest.approx(22 / 37)
+    assert sp["ratios"]["overall"] == pytest.approx(11 / 12)
+    assert sp["p99"]["overall"] == pytest.approx(39.7 / 60)
+    assert sp["count"]["overall"] == 4
+    assert math.isnan(rp.coflow_speedups([[]], [[]], levels=(1, 2))["means"]["overall"])
+
+
+def _f12ab_grid_40(ccts: dict[str, list[tuple[str, int, int, float]]]):
+    """A quick F12AB grid whose 40 % runs (seed 1) carry the given CCT rows per variant."""
+    cells_ = [c for c in rp.build_cells(["F12AB"], 1, True, rp.experiments_dir(), "test") if c.point == "40%"]
+    return rp.Grid(rp.EXPERIMENTS["F12AB"], [rp.RunResult(c, {"extra": {"ccts": [list(x) for x in ccts[c.variant]]}})
+                                             for c in cells_])
+
+
+def test_ac16_and_h5_judge_the_pooled_overall_and_show_the_mean_of_levels():
+    """AC16 and H5 read the paper's "all" as the pooled overall speedup. By hand, one seed,
+    Swift without priorities: a level-8 coflow of 10 µs and three level-1 coflows of 30 µs
+    (sum 100).
+
+    - PrioPlus: 20 and 30, 30, 30 (sum 110): levels 0.5 and 1.0, mean 0.75; pooled 100/110.
+    - Physical: 5 and 40, 40, 40 (sum 125): levels 2.0 and 0.75, mean 1.375; pooled 100/125.
+    - PrioPlus − Physical: pooled 10/11 − 4/5 = 6/55 ≈ +0.109, within +0.12 ± 0.08 (holds);
+      the mean of the levels gives 0.75 − 1.375 = −0.625 (shown, not judged).
+    - Mean of ratios: pooled (0.5 + 3) / 4 − (2 + 2.25) / 4 = −0.1875; per level as above, −0.625."""
+    base = [("coflow", 0, 8, 10.0)] + [("coflow", g, 1, 30.0) for g in (1, 2, 3)]
+    pp = [("coflow", 0, 8, 20.0)] + [("coflow", g, 1, 30.0) for g in (1, 2, 3)]
+    phys = [("coflow", 0, 8, 5.0)] + [("coflow", g, 1, 40.0) for g in (1, 2, 3)]
+    grid = _f12ab_grid_40({rp.SWIFT_FLAT: base, rp.PP: pp, rp.PHYS: phys})
+    hi, lo, ov, al = rp.f12ab_diff(grid, "40%", kinds=("high", "low", "overall", "all"))
+    assert (hi, lo) == (pytest.approx(0.5 - 2.0), pytest.approx(1.0 - 0.75))
+    assert ov == pytest.approx(6 / 55) and al == pytest.approx(-0.625)
+    ac16 = [c for c in rp.checks_f12ab(grid) if "40%" in c.name]
+    assert len(ac16) == 1 and ac16[0].status == "holds"
+    assert ac16[0].ours == "+0.109 (mean of levels -0.625); -0.188 (mean of levels -0.625)"
+    h5 = [h for h in rp.headlines({"F12AB": grid}) if h.id == "H5"]
+    assert h5[0].ours.startswith("overall +10.9 % (mean of levels -62.5 %)")
+
+
 def test_f12ab_cells_split_the_load_between_coflows_and_file_requests():
     exp_dir = rp.experiments_dir()
     full = {(c.point, c.variant, c.seed): c.spec for c in rp.build_cells(["F12AB"], 9, False, exp_dir, "test")}

@@ -8,8 +8,10 @@ prints:
 
 - the paper's "all" against two readings of ours (the PrioPlus paper, §6.2: "the average CCT
   speedup ratios for the high four and low four priorities, as well as the overall CCT
-  speedup ratio"): the harness's mean over the 8 levels' speedups, and one ratio over every
-  coflow of every level pooled ("overall"), for H5, H6, H7, H12 and H13;
+  speedup ratio"): the mean over the 8 levels' speedups (the harness's reading until
+  2026-11-27, still printed beside it), and one ratio over every coflow of every level pooled
+  ("overall", ``metrics.coflow_speedups``; the harness's reading since), for H5, H6, H7, H12
+  and H13;
 - per level and per pattern (coflows, file requests), the 70 % mean speedups of PrioPlus,
   Physical, HPCC and Physical w/o CC over Swift without priorities, and each level's share of
   PrioPlus − Physical.
@@ -87,13 +89,10 @@ PAPER_ALL = [
 def overall(runs: list[R.RunResult], point: str, variant: str) -> dict[str, float]:
     """The scheme's speedup over Swift without priorities with every coflow of every level and
     seed pooled: ``means`` the baseline's mean CCT over the scheme's, ``p99`` their 99th
-    percentiles (the same coflows, finished in both)."""
-    base = T.pooled_groups(runs, point, R.SWIFT_FLAT)
-    g = T.pooled_groups(runs, point, variant)
-    xs = [(base[k]["cct"], g[k]["cct"]) for k in base
-          if k in g and math.isfinite(base[k]["cct"]) and math.isfinite(g[k]["cct"])]
-    return {"means": sum(b for b, _ in xs) / sum(s for _, s in xs),
-            "p99": T.q99([b for b, _ in xs]) / T.q99([s for _, s in xs])}
+    percentiles (the same coflows, finished in both). The harness's reading
+    (``metrics.coflow_speedups``' ``overall``, through ``checks.f12ab_speedups``)."""
+    sp = C.f12ab_speedups(R.Grid(R.EXPERIMENTS["F12AB"], runs), point)[variant]
+    return {k: sp[k]["overall"] for k in ("means", "p99")}
 
 
 def compare(a: float, b: Any, relative: bool) -> float:
@@ -106,8 +105,8 @@ def compare(a: float, b: Any, relative: bool) -> float:
 
 def all_readings(runs: list[R.RunResult]) -> list[str]:
     head = ["check", "reading", "paper high / low / all", "mean of high and low (paper)",
-            "ours: high / low (level-averaged)", "ours: all, mean of the 8 levels (the harness)",
-            "ours: all, every coflow pooled"]
+            "ours: high / low (level-averaged)", "ours: all, mean of the 8 levels",
+            "ours: all, every coflow pooled (the harness)"]
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for check, point, v, ref, reading, paper in PAPER_ALL:
         sp = C.f12ab_speedups(R.Grid(R.EXPERIMENTS["F12AB"], runs), point)

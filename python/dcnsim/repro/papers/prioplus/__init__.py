@@ -25,7 +25,8 @@ docs/reproductions/prioplus-paper.md. This harness runs
 - F12AB (Fig. 12a/b; AC16, H5-H7): coflows (FB2010-like MapReduce shuffles) and file
   requests (20 senders to 1) at a 1:1 load ratio, 8 size-based levels each, on the
   artefact's 320-host 5-pod fat tree at 40 % and 70 % load; CCT speedup per level over
-  Swift without priorities, averaged over the high 4, the low 4 and all levels.
+  Swift without priorities, averaged over the high 4 and the low 4 levels, and overall
+  (every coflow of every level pooled: the paper's "overall CCT speedup ratio").
 
 Results: ``table.md`` (also printed), ``runs.csv`` and PNG figures. The modules:
 ``metrics`` (buffer model, metric functions, the run summary), ``runs`` (experiments,

@@ -272,8 +272,14 @@ def coflow_speedups(base: Sequence[Sequence[tuple[str, int, int, float]]],
     - ``p99``: the 99th-percentile CCT of the baseline over the scheme's (tail, Fig. 15).
 
     Each reading also has ``high`` (mean over the top half of ``levels``), ``low`` (the
-    bottom half) and ``all``. A coflow unfinished in either run is left out (NaN CCT);
-    a level with no coflow in both is NaN and left out of the averages."""
+    bottom half) and ``all`` (the mean over every level: the mean of ``high`` and ``low``),
+    and ``overall``: the same reading over every coflow of every level and seed pooled
+    (for ``means`` the baseline's mean CCT over all of them / the scheme's). ``overall`` is
+    the paper's "overall CCT speedup ratio" (PrioPlus paper §6.2), which its own labels
+    show is not the mean of the high 4 and the low 4 (Fig. 18, App. A.2;
+    docs/reproductions/prioplus-paper.md, "decision" under the coflow figures). A coflow
+    unfinished in either run is left out (NaN CCT); a level with no coflow in both is NaN
+    and left out of the averages."""
     pairs: dict[int, list[tuple[float, float]]] = {p: [] for p in levels}
     for b_rows, s_rows in zip(base, scheme):
         s_by = {(t, g): c for t, g, _, c in s_rows}
@@ -284,20 +290,29 @@ def coflow_speedups(base: Sequence[Sequence[tuple[str, int, int, float]]],
     out: dict[str, dict[Any, float]] = {"means": {}, "ratios": {}, "p99": {}, "count": {}}
     for p, xs in pairs.items():
         out["count"][p] = float(len(xs))
-        if not xs:
-            for k in ("means", "ratios", "p99"):
-                out[k][p] = math.nan
-            continue
-        out["means"][p] = sum(b for b, _ in xs) / sum(s for _, s in xs)
-        out["ratios"][p] = sum(b / s for b, s in xs) / len(xs)
-        out["p99"][p] = quantile([b for b, _ in xs], 0.99) / quantile([s for _, s in xs], 0.99)
+        for k, v in _cct_readings(xs).items():
+            out[k][p] = v
     ordered = sorted(levels, reverse=True)
     half = len(ordered) // 2
     for k in ("means", "ratios", "p99"):
         for name, ls in (("high", ordered[:half]), ("low", ordered[half:]), ("all", ordered)):
             vals = [out[k][p] for p in ls if math.isfinite(out[k][p])]
             out[k][name] = sum(vals) / len(vals) if vals else math.nan
+    pooled = [x for xs in pairs.values() for x in xs]
+    out["count"]["overall"] = float(len(pooled))
+    for k, v in _cct_readings(pooled).items():
+        out[k]["overall"] = v
     return out
+
+
+def _cct_readings(xs: Sequence[tuple[float, float]]) -> dict[str, float]:
+    """The three readings of :func:`coflow_speedups` over (baseline CCT, scheme CCT) pairs;
+    NaN for none."""
+    if not xs:
+        return {"means": math.nan, "ratios": math.nan, "p99": math.nan}
+    return {"means": sum(b for b, _ in xs) / sum(s for _, s in xs),
+            "ratios": sum(b / s for b, s in xs) / len(xs),
+            "p99": quantile([b for b, _ in xs], 0.99) / quantile([s for _, s in xs], 0.99)}
 
 
 # ---------------------------------------------------------------------------------------
