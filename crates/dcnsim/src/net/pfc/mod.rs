@@ -697,9 +697,17 @@ impl Pfc {
     }
 
     /// Whether the switch at the far end of port `p` holds `class` paused with no RESUME
-    /// sent yet (a paused port whose RESUME is on its way is about to move).
+    /// sent yet (a paused port whose RESUME is on its way is about to move). Under
+    /// `DynamicResume::OffsetOrExpiry` a pause the switch would not renew runs out, so it
+    /// counts only while the queue still should be paused.
     pub fn pause_in_force(&self, p: u32, class: usize) -> bool {
-        self.paused[p as usize] & self.pause_sent[p as usize] & (1 << class) != 0
+        let held = self.paused[p as usize] & self.pause_sent[p as usize] & (1 << class) != 0;
+        match self.shared.as_ref() {
+            Some(sb) if held && sb.resume == DynamicResume::OffsetOrExpiry => {
+                sb.over(p as usize * self.classes + class, sb.switch_of[p as usize] as usize)
+            }
+            _ => held,
+        }
     }
 
     /// Classes per port (`node` = port × classes + class in `stuck_nodes`).
