@@ -1,7 +1,8 @@
 """DCTCP's delay at scale under `ns3_study` (C7 at scale, bearing on C5/C6): why our D delay
-sits near one packet per flow (E5/2500: 25.9 ms) where the study's is 9.4 ms.
+sits near one packet per flow (E5/2500: 25.9 ms) where the study's is 9.4 ms; and the Swift
+side of the checks that still fail (C2, C3, C5, C9; part 10 of the .md).
 
-ablations/d_delay_at_scale.md holds this script's output and what it shows. Five parts:
+ablations/d_delay_at_scale.md holds this script's output and what it shows. Six parts:
 
 1. `analytic`: the hotspot queue that N flows at a window floor of w packets give
    (N·w − BDP packets, 12.432 µs per 1554 B packet at 1 Gbps), against the study's D delay,
@@ -19,16 +20,20 @@ ablations/d_delay_at_scale.md holds this script's output and what it shows. Five
    flow's losses in the first ON second, measured by running the harness's cells to 3.2 s.
 5. `cwr_prr`: that path run, now that DCTCP has it (`transport.dctcp.after_timeout =
    "cwr_prr"`, docs/models/dctcp.md), on the D cells at scale.
+6. `swift` (part 10): the Swift side. The study's Swift recovery, as far as the options
+   express it, on E1 at the 0.25 s target (C2); E2's 0 B point (C3); E3's D, Sb and Se
+   under the current profile (C9); E5/2500's S25 against Sb (C5).
 
     PYTHONPATH=python python experiments/dctcp-vs-swift/ablations/ablate_d_delay.py          # all
     PYTHONPATH=python python experiments/dctcp-vs-swift/ablations/ablate_d_delay.py analytic
     PYTHONPATH=python python experiments/dctcp-vs-swift/ablations/ablate_d_delay.py measure ablate timeline
     PYTHONPATH=python python experiments/dctcp-vs-swift/ablations/ablate_d_delay.py ns3 cwr_prr
+    PYTHONPATH=python python experiments/dctcp-vs-swift/ablations/ablate_d_delay.py swift
 
 Each run's summary is kept in ablations/raw/d_delay.jsonl, the first-burst losses of part 4 in
 raw/d_delay_burst.jsonl (both git-ignored; a run already there is not rerun; delete the file to
-rerun). A run with the sampler takes 2-4 s; all of them (66 runs, and 30 runs to 3.2 s) about
-5 minutes on one shared core.
+rerun). A run with the sampler takes 2-4 s (an E5 run about 8 s); all of them (66 runs, and 30
+runs to 3.2 s) about 5 minutes on one shared core, and part 10's 87 further runs about 4 minutes.
 """
 
 from __future__ import annotations
@@ -497,15 +502,137 @@ def cwr_prr(out) -> None:
     table(rows, out)
 
 
+# ---------------------------------------------------------------------------------------
+# 10. The Swift side: the study's Swift recovery against the profile's (C2, C3, C5)
+
+# The study's Swift (its ns-3 code, docs/reproductions/dctcp-vs-swift-paper.md, "Profiles"):
+# a fast recovery cuts by max_mdf only when its decrease clock allows, and that clock is
+# restarted by every ACK that leaves the window unchanged, so a flow held at max_cwnd (E1's
+# 0.25 s target: every ACK clamps) never cuts on entry; either way ns-3 sets the window to
+# max(2 MSS, in flight / 2) when recovery ends. A timeout takes the window to min_cwnd. The
+# profile cuts to min_cwnd on every loss. The lines below express what the options can:
+# no cut on a loss, or a halving (the exit value), a timeout still to min_cwnd
+# (retx_reset_threshold = 1: every timeout resets the window, as the study's zeroing cut
+# does once its clock allows, which after a 1 s wait it always does). At a 0.25 s target no
+# delay-driven decrease happens (the delay never reaches it), so max_mdf acts only on losses
+# and timeouts there.
+NO_LOSS_CUT = ("transport.swift.max_mdf=0.000001", "transport.swift.retx_reset_threshold=1")
+HALVE_LOSS = ("transport.swift.max_mdf=0.5", "transport.swift.retx_reset_threshold=1")
+SWIFT_LINES = [
+    ("reset after 3 timeouts in a row (the study's ReTxThreshold; the profile keeps 5)",
+     ("transport.swift.retx_reset_threshold=3",)),
+    ("no cut on a fast recovery (the study's flows at max_cwnd: its clock blocks the cut); a timeout "
+     "to min_cwnd", NO_LOSS_CUT),
+    ("halving on a fast recovery (ns-3's exit at in flight / 2); a timeout to min_cwnd", HALVE_LOSS),
+    ("halving on a fast recovery, a timeout to min_cwnd, every window paced (ns-3's pacing)",
+     (*HALVE_LOSS, "transport.pacing=true")),
+]
+SWIFT_E1 = [A.Case("the harness's cell", "E1", "0.25", "Swift"),
+            *(A.Case(label, "E1", "0.25", "Swift", extra) for label, extra in SWIFT_LINES)]
+# E2's 0 B point: the study's window of 0 B sends nothing (ns-3 sends no segment through a
+# window below one segment, and no timer re-arms with nothing sent); a window of 1e-12 packet
+# is the nearest the options come: one more packet after the cut, then a pacing gap of
+# srtt / 1e-12 (the pacing rate's floor of 1 bit/s: 12,432 s a packet), i.e. none.
+SWIFT_E2 = [A.Case("the harness's cell (0.001 packet, paced below 1)", "E2", "0", "Swift"),
+            A.Case("a window of 1e-12 packet: the flow stops (the study's 0 B)", "E2", "0", "Swift",
+                   ("transport.swift.min_cwnd_pkts=0.000000000001",)),
+            A.Case("the harness's cell", "E2", "2000", "Swift"),
+            A.Case("the harness's cell", "E2", "5000", "Swift")]
+
+
+def swift_side(out) -> None:
+    """Part 10: the study's Swift recovery, as far as the options express it (see SWIFT_LINES)."""
+    study = R.study_value("E1", "0.25", "Swift", "delay_ms")
+    print("\n## 10. The Swift side: the study's Swift recovery (C2 at the 0.25 s target, C3's 0 B point)\n",
+          file=out)
+    print(f"Mean over seeds 1-{SEEDS}; columns as in part 2. E1/0.25: the study has {study:.1f} ms, "
+          f"{R.study_value('E1', '0.25', 'Swift', 'thr_kbps'):.0f} Kbps, "
+          f"{R.study_value('E1', '0.25', 'Swift', 'loss_pct'):.2f} % loss.\n", file=out)
+    table([(c, SEEDS) for c in SWIFT_E1], out)
+    recovery_freeze(out)
+    print(f"\nE2 (target = minimum RTT; the study: 0 B {R.study_value('E2', '0', 'Swift', 'delay_ms'):.2f} ms, "
+          f"2000 B {R.study_value('E2', '2000', 'Swift', 'delay_ms'):.2f} ms, "
+          f"5000 B {R.study_value('E2', '5000', 'Swift', 'delay_ms'):.2f} ms):\n", file=out)
+    table([(c, SEEDS) for c in SWIFT_E2], out)
+    print("\nC9 (E3): DCTCP's cells now that the profile takes ns-3's path after a timeout (`cwr_prr`, since "
+          "acf8db4; the table's D predates it), beside Sb's:\n", file=out)
+    table([(A.Case("the harness's cell", "E3", p, v), SEEDS) for p in C9_POINTS for v in ("D250", "Sb", "Se")], out)
+    print("\nC5 at scale (E5/2500): S25 against Sb, and Sb's delay against its stalled share (min RTO 2 s: a "
+          "probe, as in part 3):\n", file=out)
+    table([(c, SEEDS) for c in C5_CELLS], out)
+
+
+C5_CELLS = [A.Case("the harness's cell", "E5", "2500", "S25"), A.Case("the harness's cell", "E5", "2500", "Sb"),
+            A.Case("min RTO 2 s (not 1 s): every RTO wait twice as long (a probe)", "E5", "2500", "Sb",
+                   ("transport.rto_min=2s",)),
+            A.Case("the harness's cell", "E5", "2500", "D250")]
+
+
+C9_POINTS = ("250", "500", "750", "1000", "1500", "2000")
+RAW_CC = A.HERE / "raw" / "d_delay_swift_cc.jsonl"
+
+
+def swift_counts(c: A.Case, seed: int) -> dict:
+    """The harness's cell run with Swift's own counters sampled (`observe.metrics = ["cc"]`):
+    per flow, the decreases on a loss (fast recovery), on a timeout and on delay, and the
+    packets it lost."""
+    obs = [f'observe.interval="{INTERVAL_MS}ms"', 'observe.flows="all"', 'observe.metrics=["cc"]']
+    spec, root = load_scenario(A.EXP_DIR / R.EXPERIMENTS[c.exp].toml, [*A.overrides(c, seed), *obs])
+    sim = core().Simulation(scenario_json(spec), str(root))
+    while not sim.run_until(sim.now_ps + 10**12):
+        pass
+    ts = {k: _decode(v) for k, v in sim.timeseries().items()}
+    metric, ids, val = ts["metric"], ts["id"].astype(int), ts["value"].astype(float)
+    out = {}
+    for name in ("loss_md", "timeout_md", "delay_md"):
+        sel = metric == f"cc.{name}"
+        last = np.zeros(len(sim.flows()["id"]))
+        np.maximum.at(last, ids[sel], val[sel])         # the counters only grow
+        out[name] = float(last.mean())
+    out["drops_per_flow"] = float(np.mean(sim.flows()["drops"]))
+    return out
+
+
+def recovery_freeze(out) -> None:
+    """Arithmetic: the study's window held at min_cwnd through a fast recovery (ns-3 calls no
+    window increase in Recovery), against the window our senders hold."""
+    done = _done()
+    cc_done = A._done(RAW_CC)
+    base = SWIFT_E1[0]
+    res = [result(base, s, done) for s in range(1, SEEDS + 1)]
+    cc = [A.result(base, s, cc_done, raw=RAW_CC, runner=swift_counts) for s in range(1, SEEDS + 1)]
+    mean = lambda rs, k: statistics.mean(float(r[k]) for r in rs)  # noqa: E731
+    study = R.study_value("E1", "0.25", "Swift", "delay_ms")
+    q = (study * 1e3 - unloaded_one_way_us(4)) / T_PKT_US
+    senders, w_out = mean(res, "sending_pw"), mean(res, "cwnd_sending_pw")
+    w_need = q / senders
+    f_need = (w_out - w_need) / (w_out - 1.0)
+    rtt_s = mean(res, "delay_ms") / 1e3
+    f_max = mean(res, "drops_per_flow") * rtt_s / mean(res, "active_s_per_flow")
+    print(f"\nSwift's own counters in the harness's E1/0.25 cell (mean over seeds 1-{SEEDS}, per flow): "
+          f"{mean(cc, 'loss_md'):.1f} decreases on a loss (fast recovery), {mean(cc, 'timeout_md'):.1f} on a "
+          f"timeout, {mean(cc, 'delay_md'):.1f} on delay; {mean(cc, 'drops_per_flow'):.1f} packets lost.\n", file=out)
+    print("| quantity | value |\n| --- | ---: |", file=out)
+    print(f"| the study's hotspot queue (its {study:.1f} ms) [pkts] | {q:.0f} |", file=out)
+    print(f"| our senders (flows sending, packet-weighted) | {senders:.0f} |", file=out)
+    print(f"| window each would hold for the study's queue [pkts] | {w_need:.1f} |", file=out)
+    print(f"| window our senders hold [pkts] | {w_out:.1f} |", file=out)
+    print(f"| share of sending time at 1 packet that brings {w_out:.1f} down to {w_need:.1f} | "
+          f"{f_need:.0%} |", file=out)
+    print(f"| most of it a fast-recovery freeze can cover: every lost packet repaired in fast recovery, one "
+          f"per RTT ({mean(res, 'drops_per_flow'):.0f} × {rtt_s * 1e3:.1f} ms over "
+          f"{mean(res, 'active_s_per_flow'):.2f} s of sending) | {f_max:.0%} |", file=out)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("parts", nargs="*",
-                    help="analytic, measure, ablate, estimate, c2, c9, timeline, ns3, cwr_prr (default: all)")
+                    help="analytic, measure, ablate, estimate, c2, c9, timeline, ns3, cwr_prr, swift (default: all)")
     a = ap.parse_args()
-    parts = a.parts or ["analytic", "measure", "ablate", "estimate", "c2", "c9", "timeline", "ns3", "cwr_prr"]
+    parts = a.parts or ["analytic", "measure", "ablate", "estimate", "c2", "c9", "timeline", "ns3", "cwr_prr", "swift"]
     for p in parts:
         {"analytic": analytic, "measure": measure, "ablate": ablate, "estimate": estimate, "c2": c2, "c9": c9,
-         "timeline": timeline, "ns3": ns3_path, "cwr_prr": cwr_prr}[p](sys.stdout)
+         "timeline": timeline, "ns3": ns3_path, "cwr_prr": cwr_prr, "swift": swift_side}[p](sys.stdout)
 
 
 if __name__ == "__main__":
