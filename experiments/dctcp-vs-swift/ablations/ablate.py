@@ -21,7 +21,6 @@ about 320 runs, take about 16 minutes on one core.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import statistics
 import sys
@@ -30,7 +29,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from dcnsim._scenario import load_scenario
-from dcnsim.repro.core import simulate
+from dcnsim.repro.core import core_fingerprint, run_key, simulate
 from dcnsim.repro.papers.dctcp_vs_swift import runs as R
 
 HERE = Path(__file__).resolve().parent
@@ -221,7 +220,14 @@ CHECKS: dict[str, Check] = {
 
 
 def key(c: Case, seed: int) -> str:
-    return hashlib.sha1(json.dumps([c.exp, c.point, c.variant, list(c.extra), seed]).encode()).hexdigest()[:16]
+    """A stored run's key: the resolved scenario (the harness's profile included) and the
+    compiled core, as the harness's own cache keys them (`run_key`), so a changed profile or a
+    rebuilt core never reuses a stale run."""
+    spec, _ = load_scenario(EXP_DIR / R.EXPERIMENTS[c.exp].toml, overrides(c, seed))
+    return run_key(spec, _CORE)
+
+
+_CORE = core_fingerprint()
 
 
 RAW = HERE / "raw" / "runs.jsonl"

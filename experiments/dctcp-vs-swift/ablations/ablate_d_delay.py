@@ -490,15 +490,17 @@ def cwr_prr(out) -> None:
     """Part 9: the ns-3 post-timeout path of part 8, run (`transport.dctcp.after_timeout =
     "cwr_prr"`, docs/models/dctcp.md, "After a timeout") on the D cells at scale."""
     print("\n## 9. The ns-3 post-timeout path, run: `transport.dctcp.after_timeout = \"cwr_prr\"`\n", file=out)
-    print(f"Mean over seeds 1-{SEEDS}; columns as in part 2. Each cell: the harness's, then the same with "
-          "DCTCP's ns-3 path after a timeout (the first echo on an advancing ACK enters CWR with proportional "
-          "rate reduction and no floor: two lost packets repaired per timeout round while marks persist). "
-          "The study's delay is in the last column of part 8.\n", file=out)
+    print(f"Mean over seeds 1-{SEEDS}; columns as in part 2. Each cell: the profile as it was before acf8db4 "
+          "(DCTCP slow-starts after a timeout), then the harness's cell, which since acf8db4 takes DCTCP's ns-3 "
+          "path after a timeout (the first echo on an advancing ACK enters CWR with proportional rate reduction "
+          "and no floor: two lost packets repaired per timeout round while marks persist). The study's delay is "
+          "in the last column of part 8.\n", file=out)
     rows = []
     for e, p in PRR_CELLS:
-        rows.append((A.Case("the harness's cell", e, p, "D250"), SEEDS))
-        rows.append((A.Case("DCTCP after a timeout: ns-3's CWR with PRR (`cwr_prr`)", e, p, "D250",
-                            ('transport.dctcp.after_timeout="cwr_prr"',)), SEEDS))
+        rows.append((A.Case("the profile before acf8db4: DCTCP slow-starts after a timeout (`slow_start`)", e, p,
+                            "D250", ('transport.dctcp.after_timeout="slow_start"',)), SEEDS))
+        rows.append((A.Case("the harness's cell: ns-3's CWR with PRR after a timeout (`cwr_prr`)", e, p, "D250"),
+                     SEEDS))
     table(rows, out)
 
 
