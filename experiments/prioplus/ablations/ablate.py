@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 from dcnsim._scenario import load_scenario
-from dcnsim.repro.core import simulate
+from dcnsim.repro.core import core_fingerprint, simulate
 from dcnsim.repro.papers.prioplus import runs as R
 from dcnsim.repro.papers.prioplus.metrics import (BUCKETS_F11, BUCKETS_F14, GROUPS_F14, KB, bucket_stats,
                                                   f14_level_cells, level_of)
@@ -133,7 +133,12 @@ def check_base(row: Row, seed: int) -> None:
 
 
 def digest(spec: Any, columns: tuple[str, ...] = COLUMNS) -> str:
-    return hashlib.sha256(json.dumps([spec, columns], sort_keys=True, default=str).encode()).hexdigest()[:16]
+    """A stored run's key: the scenario, the flow-table columns kept and the compiled core, so
+    a rebuilt core never reuses a run made by another."""
+    return hashlib.sha256(json.dumps([spec, columns, _CORE], sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+_CORE = core_fingerprint()
 
 
 def read_cached(path: Path, sha: str) -> Optional[dict[str, Any]]:
