@@ -517,17 +517,15 @@ impl Simulation {
         let (ready, serialization, latency) = (reverse.busy_until.max(now), reverse.serialization(64), reverse.latency);
         let pfc = self.pfc.as_mut().expect("PFC frames come from PFC");
         let at = pfc.frame_departs(frame.port, ready, serialization) + serialization + latency;
-        // The frame goes to the upstream port, across the link: to another thread's share
-        // when the link crosses shares.
-        let upstream = &self.ports[frame.port as usize];
         if frame.pause && pfc.pauses_expire() {
             // The pause runs out a full pause after it reaches the upstream; the switch
             // checks one link latency before, so that a RESUME it sends then arrives as
             // the pause ends (net/pfc/mod.rs, "How a pause ends").
-            let recheck = at + upstream.serialization(PAUSE_QUANTA_BYTES) - latency;
-            pfc.arm_recheck(frame.port, frame.class, recheck);
-            self.events.schedule(recheck, Event::PfcRecheck(frame.encode()));
+            self.schedule_pause_recheck(frame, at - latency);
         }
+        // The frame goes to the upstream port, across the link: to another thread's share
+        // when the link crosses shares.
+        let upstream = &self.ports[frame.port as usize];
         if upstream.remote {
             return self.schedule_across(upstream.node, at, Event::Pfc(frame.encode()));
         }
@@ -543,13 +541,19 @@ impl Simulation {
         let Some(pfc) = self.pfc.as_mut() else { return };
         match pfc.recheck(frame.port, frame.class, now) {
             Recheck::Stale => {}
-            Recheck::Renew => {
-                let next = now + self.ports[frame.port as usize].serialization(PAUSE_QUANTA_BYTES);
-                pfc.arm_recheck(frame.port, frame.class, next);
-                self.events.schedule(next, Event::PfcRecheck(frame.encode()));
-            }
+            Recheck::Renew => self.schedule_pause_recheck(frame, now),
             Recheck::Expire(resume) => self.send_pfc_frame(resume),
         }
+    }
+
+    /// The next check of the pause `frame` (one pause duration at the upstream port's
+    /// rate after `from`), which makes any earlier one stale.
+    fn schedule_pause_recheck(&mut self, frame: PfcFrame, from: Time) {
+        let at = from + self.ports[frame.port as usize].serialization(PAUSE_QUANTA_BYTES);
+        if let Some(pfc) = self.pfc.as_mut() {
+            pfc.arm_recheck(frame.port, frame.class, at);
+        }
+        self.events.schedule(at, Event::PfcRecheck(frame.encode()));
     }
 
     #[cold]
