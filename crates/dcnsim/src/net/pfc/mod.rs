@@ -248,10 +248,16 @@ impl SharedBuffer {
 
     /// Whether queue `slot` of switch `s` should be paused: headroom in use, or a pool
     /// share at the threshold (above it under `OffsetOrExpiry`).
+    /// `DynamicResume::OffsetOrExpiry`: pauses run out unless renewed.
+    #[inline]
+    fn pauses_expire(&self) -> bool {
+        self.resume == DynamicResume::OffsetOrExpiry
+    }
+
     #[inline]
     fn over(&self, slot: usize, s: usize) -> bool {
         let (share, t) = (self.in_pool[slot], self.threshold(s));
-        self.in_headroom[slot] > 0 || if self.resume == DynamicResume::OffsetOrExpiry { share > t } else { share >= t }
+        self.in_headroom[slot] > 0 || if self.pauses_expire() { share > t } else { share >= t }
     }
 
     /// Whether paused queue `slot` of switch `s` may resume (module header).
@@ -259,8 +265,7 @@ impl SharedBuffer {
     fn may_resume(&self, slot: usize, s: usize) -> bool {
         let share = self.in_pool[slot];
         self.in_headroom[slot] == 0
-            && ((share == 0 && self.resume == DynamicResume::OffsetOrEmpty)
-                || share + self.resume_offset <= self.threshold(s))
+            && ((share == 0 && !self.pauses_expire()) || share + self.resume_offset <= self.threshold(s))
     }
 
     /// The pool share a queue of switch `s` may hold now.
@@ -406,7 +411,7 @@ impl Pfc {
         assert_eq!(shared.switch_of.len(), self.thresholds.len(), "a switch per port");
         shared.in_pool = vec![0; self.ingress_bytes.len()];
         shared.in_headroom = vec![0; self.ingress_bytes.len()];
-        if shared.resume == DynamicResume::OffsetOrExpiry {
+        if shared.pauses_expire() {
             shared.recheck_at = vec![Time::ZERO; self.ingress_bytes.len()];
         }
         self.shared = Some(shared);
@@ -571,7 +576,7 @@ impl Pfc {
 
     /// Whether a PAUSE sent now runs out unless renewed (`DynamicResume::OffsetOrExpiry`).
     pub fn pauses_expire(&self) -> bool {
-        self.shared.as_ref().is_some_and(|sb| sb.resume == DynamicResume::OffsetOrExpiry)
+        self.shared.as_ref().is_some_and(SharedBuffer::pauses_expire)
     }
 
     /// `OffsetOrExpiry`: the pause of (`port`, `class`) just sent is due its renewal check
@@ -703,7 +708,7 @@ impl Pfc {
     pub fn pause_in_force(&self, p: u32, class: usize) -> bool {
         let held = self.paused[p as usize] & self.pause_sent[p as usize] & (1 << class) != 0;
         match self.shared.as_ref() {
-            Some(sb) if held && sb.resume == DynamicResume::OffsetOrExpiry => {
+            Some(sb) if held && sb.pauses_expire() => {
                 sb.over(p as usize * self.classes + class, sb.switch_of[p as usize] as usize)
             }
             _ => held,
