@@ -385,15 +385,14 @@ pub struct Dctcp {
     /// In CWR/recovery until the cumulative ACK reaches `recover`: no cut, no growth.
     reduced: bool,
     recover: u32,
-    /// After an RTO (Loss state) ECE on data sent before the timeout does not cut, while
-    /// slow start proceeds.
+    /// The Loss state after an RTO lasts until the cumulative ACK reaches this (everything
+    /// outstanding at the timeout repaired). Under `AfterTimeout::SlowStart` an echo on
+    /// data sent before the timeout does not cut meanwhile, while slow start proceeds;
+    /// under `CwrPrr` an echo there enters CWR with proportional rate reduction.
     loss_until: u32,
     /// `AfterTimeout::CwrPrr`: the proportional rate reduction of a CWR entered after a
     /// timeout, while it lasts.
     prr: Option<Prr>,
-    /// `AfterTimeout::CwrPrr`: in the Loss state until the cumulative ACK reaches this
-    /// (everything outstanding at the timeout repaired).
-    loss_recover: Option<u32>,
     /// `AfterTimeout::CwrPrr`: the last cumulative ACK (an echo enters CWR only on an ACK
     /// that advances it).
     last_cum_ack: u32,
@@ -429,7 +428,6 @@ impl Dctcp {
             recover: 0,
             loss_until: 0,
             prr: None,
-            loss_recover: None,
             last_cum_ack: 0,
         }
     }
@@ -503,15 +501,10 @@ impl Dctcp {
             if a.cum_ack == self.recover {
                 // This ACK covers only data sent before the reduction: its echo belongs to
                 // the same episode and does not cut again (as on the default path).
-                if self.loss_recover.is_some_and(|r| a.cum_ack >= r) {
-                    self.loss_recover = None;
-                }
                 return true;
             }
         }
-        let Some(loss_recover) = self.loss_recover else { return false };
-        if a.cum_ack >= loss_recover {
-            self.loss_recover = None;
+        if a.cum_ack >= self.loss_until {
             return false;
         }
         if a.ece && !advanced {
@@ -602,9 +595,8 @@ impl CongestionControl for Dctcp {
         if self.reduced && cum_ack <= self.recover {
             return;
         }
-        if self.loss_recover.is_some() {
-            // `AfterTimeout::CwrPrr`: ns-3 acts on duplicate ACKs only in its Open and
-            // Disorder states, not in Loss.
+        if self.p.after_timeout == AfterTimeout::CwrPrr && cum_ack < self.loss_until {
+            // ns-3 acts on duplicate ACKs only in its Open and Disorder states, not in Loss.
             return;
         }
         let factor = match self.p.loss_response {
@@ -623,14 +615,8 @@ impl CongestionControl for Dctcp {
         self.cwnd = self.mss;
         self.reduced = false;
         self.recover = snd_nxt;
-        if self.p.after_timeout == AfterTimeout::CwrPrr {
-            // ns-3 counts the echoes at once and keeps the Loss state until all that was
-            // outstanding is repaired.
-            self.prr = None;
-            self.loss_recover = Some(snd_nxt);
-        } else {
-            self.loss_until = snd_nxt;
-        }
+        self.loss_until = snd_nxt;
+        self.prr = None;
     }
 
     fn cwnd(&self) -> u64 {
