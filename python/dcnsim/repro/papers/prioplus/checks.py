@@ -477,8 +477,8 @@ def f12ab_diff(g: Optional[Grid], point: str, reading: str = "means",
 
 # The coflow figures' "all" is the paper's "overall CCT speedup ratio" (§6.2): ours pools every
 # coflow of every level (``coflow_speedups``'s ``overall``); the mean of the 8 levels' speedups
-# (``all``) is printed beside it. High 4 / low 4 stay level averages (docs/reproductions/
-# prioplus-paper.md, the decision on the coflow figures' "all").
+# (``all``) is printed beside it. High 4 / low 4 stay level averages
+# (docs/reproductions/prioplus-paper.md, the decision on the coflow figures' "all").
 OVERALL_AND_LEVELS = ("overall", "all")
 
 
