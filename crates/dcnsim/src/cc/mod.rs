@@ -148,6 +148,8 @@ pub struct LossEvent<'a> {
     pub now: Time,
     pub cum_ack: u32,
     pub snd_nxt: u32,
+    /// Wire bytes in flight once these losses left the count (RFC 6675's pipe).
+    pub in_flight: u64,
     /// PSNs declared lost on this ACK, ascending.
     pub newly_lost: &'a [u32],
     /// For the newly lost PSNs, the maximal runs (lo, hi inclusive) of consecutive PSNs
@@ -319,7 +321,14 @@ pub trait CongestionControl: Send {
     fn on_nack(&mut self, n: &NackSample) {
         let lost = [n.psn];
         let runs = [(n.psn, n.psn)];
-        self.on_loss(&LossEvent { now: n.now, cum_ack: n.cum_ack, snd_nxt: n.snd_nxt, newly_lost: &lost, runs: &runs });
+        self.on_loss(&LossEvent {
+            now: n.now,
+            cum_ack: n.cum_ack,
+            snd_nxt: n.snd_nxt,
+            in_flight: n.in_flight,
+            newly_lost: &lost,
+            runs: &runs,
+        });
     }
     /// How long a hole must stay unfilled before it counts as lost (reordering tolerance).
     fn reorder_window(&self) -> ReorderWindow {
@@ -441,5 +450,5 @@ pub(crate) fn test_info(mtu: u64, initial_window: u64, base_rtt: Time, hops: u32
 /// A loss event for unit tests.
 #[cfg(test)]
 pub(crate) fn test_loss(cum_ack: u32, snd_nxt: u32) -> LossEvent<'static> {
-    LossEvent { now: Time::ZERO, cum_ack, snd_nxt, newly_lost: &[], runs: &[] }
+    LossEvent { now: Time::ZERO, cum_ack, snd_nxt, in_flight: 0, newly_lost: &[], runs: &[] }
 }

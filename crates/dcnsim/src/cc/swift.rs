@@ -124,6 +124,43 @@ pub enum TargetMode {
     MinRtt,
 }
 
+/// When the decrease clock (`t_last_decrease`) restarts, and what "once per RTT" measures
+/// (`SwiftParams::last_decrease_update`; docs/models/swift.md, "Once per RTT").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LastDecreaseUpdate {
+    /// Only when an update left the window strictly smaller; a decrease waits one smoothed
+    /// RTT after the last one (an erratum to Algorithm 1's `<=`, see `Swift::finish`).
+    #[default]
+    Lt,
+    /// Algorithm 1 as written, as the DCTCP-vs-Swift study's ns-3 Swift runs it: the clock
+    /// restarts whenever an update leaves the window at most its old value (a decrease, a
+    /// decrease the clock blocked, an increase clamped at `max_cwnd_pkts`), and a decrease
+    /// waits one RTT sample (the latest; on an ACK, that ACK's) after it. A flow whose ACKs
+    /// arrive less than an RTT apart after a blocked decrease, or at `max_cwnd_pkts`, never
+    /// decreases.
+    Le,
+}
+
+/// What a loss detected from selective ACKs starts (`SwiftParams::recovery`;
+/// docs/models/swift.md, "Loss").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Recovery {
+    /// Swift's: every loss cuts by `max_mdf` (at most once per RTT); the next ACKs act as usual.
+    #[default]
+    Swift,
+    /// ns-3's classic recovery around Swift's cut (the DCTCP-vs-Swift study's build): the
+    /// first loss of an episode remembers ssthresh = max(2, packets in flight / 2), cuts by
+    /// `max_mdf` if the decrease clock allows, and sets the recovery point (the next new PSN);
+    /// until the cumulative ACK reaches it no ACK increases the window (delay-driven decreases
+    /// still apply) and further losses do nothing; the ACK that reaches it sets the window to
+    /// ssthresh, then runs Swift's update. A timeout ends the episode without that exit and
+    /// keeps Swift's timeout cut; until everything outstanding at the timeout is acknowledged
+    /// (ns-3's Loss state) a loss starts no episode and does not cut.
+    Ns3Classic,
+}
+
 /// Parameters of the Swift family. Defaults: the Swift paper and the htsim Swift the MSwift
 /// paper builds on (docs/models/swift.md).
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -181,6 +218,13 @@ pub struct SwiftParams {
     /// the DCTCP-vs-Swift study's ns-3 build, whose timestamps are whole milliseconds
     /// (docs/reproductions/dctcp-vs-swift-paper.md, `ns3_study` profile). Absent: exact.
     pub rtt_resolution: Option<TimeVal>,
+    /// `"lt"` (default): the decrease clock restarts on a real decrease and a decrease waits
+    /// one smoothed RTT; `"le"`: Algorithm 1's literal clock, as the DCTCP-vs-Swift study's
+    /// ns-3 Swift (see `LastDecreaseUpdate`).
+    pub last_decrease_update: LastDecreaseUpdate,
+    /// `"swift"` (default): every loss cuts, once per RTT; `"ns3_classic"`: ns-3's classic
+    /// recovery around the cut, as the DCTCP-vs-Swift study's build (see `Recovery`).
+    pub recovery: Recovery,
 }
 
 impl Default for SwiftParams {
@@ -208,6 +252,8 @@ impl Default for SwiftParams {
             history: History::Auto,
             percentile: 50,
             rtt_resolution: None,
+            last_decrease_update: LastDecreaseUpdate::Lt,
+            recovery: Recovery::Swift,
         }
     }
 }
@@ -264,10 +310,19 @@ pub struct Swift {
     fs_beta: f64,
     cwnd: f64,
     srtt: Option<Time>,
+    /// The latest RTT sample as measured (`LastDecreaseUpdate::Le`'s "once per RTT").
+    last_rtt: Option<Time>,
     /// The path's unloaded RTT: the "once per RTT" of a decrease before any RTT sample.
     unloaded_rtt: Time,
     t_last_decrease: Time,
     retransmit_cnt: u32,
+    /// `Recovery::Ns3Classic`: the recovery point (the next new PSN at the episode's first
+    /// loss) while an episode lasts, and the window it ends at (packets).
+    recover: Option<u32>,
+    ssthresh: f64,
+    /// `Recovery::Ns3Classic`: ns-3's Loss state after a timeout lasts until the cumulative
+    /// ACK reaches this (the next new PSN at the timeout).
+    loss_until: u32,
     /// LSwift/MSwift: the highest PSN of the last loss run already answered.
     handled_through: Option<u32>,
     window: Option<PercentileWindow>,
@@ -315,9 +370,13 @@ impl Swift {
             fs_beta: -fs_alpha / p.fs_max_cwnd.sqrt(),
             cwnd: (info.initial_window as f64 / info.mtu as f64).clamp(p.min_cwnd_pkts, p.max_cwnd_pkts),
             srtt: None,
+            last_rtt: None,
             unloaded_rtt: info.base_rtt,
             t_last_decrease: Time::ZERO,
             retransmit_cnt: 0,
+            recover: None,
+            ssthresh: 0.0,
+            loss_until: 0,
             handled_through: None,
             window,
             last_decision_delay: Time::ZERO,
@@ -381,9 +440,14 @@ impl Swift {
     /// the first round trip (a trimmed first burst) must cut once, not once per packet,
     /// which took a 276-packet window to the 0.001-packet floor in 4 µs (24 NACKs) and
     /// left the flow pacing one packet per 28 ms (SMaRTT E15, issue 4).
-    /// (`t_last_decrease` zero: no decrease yet.)
-    fn can_decrease(&self, now: Time) -> bool {
-        self.t_last_decrease == Time::ZERO || now >= self.t_last_decrease + self.srtt.unwrap_or(self.unloaded_rtt)
+    /// (`t_last_decrease` zero: no decrease yet.) The RTT is the smoothed one, or under
+    /// `LastDecreaseUpdate::Le` the latest sample (`sample`: the ACK's own, when there is one).
+    fn can_decrease(&self, now: Time, sample: Option<Time>) -> bool {
+        let rtt = match self.p.last_decrease_update {
+            LastDecreaseUpdate::Lt => self.srtt,
+            LastDecreaseUpdate::Le => sample.or(self.last_rtt),
+        };
+        self.t_last_decrease == Time::ZERO || now >= self.t_last_decrease + rtt.unwrap_or(self.unloaded_rtt)
     }
 
     /// Clamps the window; records a decrease. `gate` is the RTT estimate the decision was
@@ -404,11 +468,14 @@ impl Swift {
         // Strictly smaller: an ACK that could not decrease must not restart the clock
         // (an erratum to Algorithm 1's `<=`; docs/reproductions/dctcp-vs-swift-paper.md,
         // "Swift's decrease clock", and docs/reproductions/mswift-paper.md, "LSwift reading").
+        // `LastDecreaseUpdate::Le` keeps Algorithm 1's `<=`.
         if self.cwnd < before {
             if let (Some(srtt), true) = (gate, self.t_last_decrease > Time::ZERO) {
                 let gap = (now - self.t_last_decrease).as_secs_f64() / srtt.as_secs_f64();
                 self.min_decrease_gap_rtts = self.min_decrease_gap_rtts.min(gap);
             }
+            self.t_last_decrease = now;
+        } else if self.cwnd == before && self.p.last_decrease_update == LastDecreaseUpdate::Le {
             self.t_last_decrease = now;
         }
     }
@@ -465,17 +532,30 @@ impl CongestionControl for Swift {
     }
 
     fn on_ack(&mut self, a: &AckSample) {
-        // Gate on the RTT estimate from before this sample (as htsim's Swift does).
+        // Gate on the RTT estimate from before this sample (as htsim's Swift does); under
+        // `LastDecreaseUpdate::Le` on this ACK's sample (ns-3 takes it before the update).
         let gate = self.srtt;
-        let can_decrease = self.can_decrease(a.now);
         let rtt = self.measured(a.rtt);
+        let can_decrease = self.can_decrease(a.now, (rtt > Time::ZERO).then_some(rtt));
         if rtt > Time::ZERO {
             self.srtt = Some(match self.srtt {
                 None => rtt,
                 Some(s) => Time((7 * s.0 + rtt.0) / 8),
             });
+            self.last_rtt = Some(rtt);
         }
         self.retransmit_cnt = 0;
+        // `Recovery::Ns3Classic`: the ACK that reaches the recovery point ends the episode at
+        // ssthresh, then runs the update; before it, no increase.
+        let mut in_recovery = false;
+        if let Some(recover) = self.recover {
+            if a.cum_ack >= recover {
+                self.cwnd = self.ssthresh;
+                self.recover = None;
+            } else {
+                in_recovery = true;
+            }
+        }
         let before = self.cwnd;
         let acked = a.newly_acked as f64 / self.mtu as f64;
         self.track_min_rtt(rtt);
@@ -483,6 +563,10 @@ impl CongestionControl for Swift {
         let delay = self.decision_delay(rtt);
         self.last_decision_delay = delay;
         if delay < target {
+            if in_recovery {
+                // ns-3 runs no window update in Recovery: nothing changes, the clock included.
+                return;
+            }
             self.cwnd += if self.cwnd >= 1.0 { self.p.ai * acked / self.cwnd } else { self.p.ai * acked };
         } else if can_decrease {
             let d = delay.as_secs_f64();
@@ -496,8 +580,17 @@ impl CongestionControl for Swift {
     fn on_loss(&mut self, ev: &LossEvent) {
         self.loss_events += 1;
         self.retransmit_cnt = 0;
+        if self.p.recovery == Recovery::Ns3Classic {
+            // ns-3 enters recovery from its Open and Disorder states only: not while an
+            // episode lasts, nor in the Loss state after a timeout.
+            if self.recover.is_some() || ev.cum_ack < self.loss_until {
+                return;
+            }
+            self.recover = Some(ev.snd_nxt);
+            self.ssthresh = (ev.in_flight as f64 / self.mtu as f64 / 2.0).max(2.0);
+        }
         let before = self.cwnd;
-        let can_decrease = self.can_decrease(ev.now);
+        let can_decrease = self.can_decrease(ev.now, None);
         let congestion = match (self.variant, self.p.loss_evidence) {
             (Variant::Swift, _) => true,
             (_, LossEvidence::Declared) => self.long_new_run(ev.runs),
@@ -515,19 +608,24 @@ impl CongestionControl for Swift {
             return;
         }
         let before = self.cwnd;
-        if self.long_new_run(runs) && self.can_decrease(now) {
+        if self.long_new_run(runs) && self.can_decrease(now, None) {
             self.cwnd *= 1.0 - self.p.max_mdf;
             self.loss_md += 1;
         }
         self.finish(before, now, self.srtt);
     }
 
-    fn on_timeout(&mut self, now: Time, _snd_nxt: u32) {
+    fn on_timeout(&mut self, now: Time, snd_nxt: u32) {
         self.retransmit_cnt += 1;
+        if self.p.recovery == Recovery::Ns3Classic {
+            // ns-3's RTO: the Loss state, which ends a recovery episode without its exit.
+            self.recover = None;
+            self.loss_until = snd_nxt;
+        }
         let before = self.cwnd;
         if self.retransmit_cnt >= self.p.retx_reset_threshold {
             self.cwnd = self.p.min_cwnd_pkts;
-        } else if self.can_decrease(now) {
+        } else if self.can_decrease(now, None) {
             self.cwnd *= 1.0 - self.p.max_mdf;
         }
         self.timeout_md += 1;

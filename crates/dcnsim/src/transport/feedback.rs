@@ -208,6 +208,7 @@ impl Flow {
                 now,
                 cum_ack: s.cum_acked,
                 snd_nxt: s.next_new,
+                in_flight: s.window_in_flight(),
                 newly_lost: &s.newly_lost,
                 runs: &s.runs,
             });

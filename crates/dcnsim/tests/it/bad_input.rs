@@ -165,6 +165,10 @@ fn swift_reordering_and_target_options_name_their_allowed_values() {
     assert_mentions(&m, &["reorder_wait", "auto", "rack"]);
     let m = build_err(&with("[transport]\ncc = \"swift\"\nswift = { target_mode = \"median\" }\n"));
     assert_mentions(&m, &["target_mode", "formula", "min_rtt"]);
+    let m = build_err(&with("[transport]\ncc = \"swift\"\nswift = { last_decrease_update = \"leq\" }\n"));
+    assert_mentions(&m, &["last_decrease_update", "lt", "le"]);
+    let m = build_err(&with("[transport]\ncc = \"swift\"\nswift = { recovery = \"reno\" }\n"));
+    assert_mentions(&m, &["recovery", "swift", "ns3_classic"]);
 }
 
 #[test]

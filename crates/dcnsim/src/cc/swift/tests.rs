@@ -210,7 +210,7 @@ fn a9_repeated_timeouts_reset_the_window() {
 }
 
 fn loss(now: Time, runs: &[(u32, u32)]) -> LossEvent<'_> {
-    LossEvent { now, cum_ack: 0, snd_nxt: 100, newly_lost: &[], runs }
+    LossEvent { now, cum_ack: 0, snd_nxt: 100, in_flight: 0, newly_lost: &[], runs }
 }
 
 /// With confirmed evidence, declared holes never cut; a confirmed run of `loss_run`
@@ -264,4 +264,148 @@ fn mswift_ignores_a_minority_of_slow_samples() {
     assert_eq!(m.delay_md, 0);
     assert!(m.cwnd_pkts() > 40.0);
     assert!(swift_cuts.delay_md > 10 && swift_cuts.cwnd_pkts() < 40.0);
+}
+
+/// The DCTCP-vs-Swift study's Swift in packets of 1500 B (docs/reproductions/dctcp-vs-swift-paper.md,
+/// "Profiles"): ai 2, β 4, max_mdf 1, windows 2000 B to 60000 B, here with a 0.25 s target, so
+/// every ACK asks for an increase.
+fn study(last_decrease_update: LastDecreaseUpdate, recovery: Recovery) -> SwiftParams {
+    SwiftParams {
+        ai: 2.0,
+        beta: 4.0,
+        max_mdf: 1.0,
+        min_cwnd_pkts: 2000.0 / 1500.0,
+        max_cwnd_pkts: 40.0,
+        last_decrease_update,
+        recovery,
+        ..fixed(250_000)
+    }
+}
+
+fn loss_at(now: Time, cum_ack: u32, snd_nxt: u32, in_flight_pkts: u64) -> LossEvent<'static> {
+    LossEvent { now, cum_ack, snd_nxt, in_flight: in_flight_pkts * MTU, newly_lost: &[], runs: &[] }
+}
+
+fn ack_cum(now: Time, cum_ack: u32, snd_nxt: u32) -> AckSample {
+    AckSample { now, rtt: Time::from_ms(1), ..test_ack(cum_ack, snd_nxt, MTU, false) }
+}
+
+/// `last_decrease_update = "le"`: a flow at max_cwnd (40 packets) gets an ACK every 25 µs,
+/// 1/40 of its 1 ms RTT, for 2 ms. Each one's increase is clamped back to 40, which restarts
+/// the clock, so a loss 25 µs after the last ACK finds the clock 25 µs old, under the 1 ms
+/// sample: no cut, and the blocked cut restarts the clock again (a second loss 0.5 ms later is
+/// blocked too). Once 1 ms passes with no update, a loss cuts: 40 × (1 − max_mdf) = 0, clamped
+/// to 2000 B. Under "lt" (the default) the clock never started, so the first loss cuts.
+#[test]
+fn le_clock_at_max_cwnd_blocks_the_loss_cut() {
+    let mut s = swift(study(LastDecreaseUpdate::Le, Recovery::Swift), 40.0);
+    let mut lt = swift(study(LastDecreaseUpdate::Lt, Recovery::Swift), 40.0);
+    for i in 1..=80u64 {
+        let a = ack_cum(Time::from_us(25 * i), i as u32, 200);
+        s.on_ack(&a);
+        lt.on_ack(&a);
+    }
+    assert_eq!(s.cwnd_pkts(), 40.0);
+    assert_eq!(s.t_last_decrease, Time::from_us(2000), "the clamped increase restarted the clock");
+    assert_eq!(lt.t_last_decrease, Time::ZERO, "lt: no decrease, no clock");
+    s.on_loss(&loss_at(Time::from_us(2025), 80, 200, 119));
+    lt.on_loss(&loss_at(Time::from_us(2025), 80, 200, 119));
+    assert_eq!(s.cwnd_pkts(), 40.0, "le: 25 us since the last update, under the 1 ms sample: no cut");
+    assert_eq!(s.loss_md, 0);
+    assert!((lt.cwnd_pkts() - 2000.0 / 1500.0).abs() < 1e-12, "lt: the loss cuts to min_cwnd");
+    s.on_loss(&loss_at(Time::from_us(2525), 80, 200, 118));
+    assert_eq!(s.cwnd_pkts(), 40.0, "the blocked cut restarted the clock at 2025 us");
+    s.on_loss(&loss_at(Time::from_us(3525), 80, 200, 117));
+    assert!((s.cwnd_pkts() - 2000.0 / 1500.0).abs() < 1e-12, "1 ms after the last update: cut to min_cwnd");
+    assert_eq!(s.loss_md, 1);
+}
+
+/// `recovery = "ns3_classic"` with the "le" clock, worked by hand. A flow at max_cwnd (40
+/// packets, ACKs 25 µs apart, PSNs 0-139 sent) loses PSN 100: the loss finds 40 in flight less
+/// the lost one, so ssthresh = max(2, 39 / 2) = 19.5 packets, and the recovery point is PSN 140.
+/// The clock blocks the cut (W stays 40). Through the recovery the ACKs, all below the target,
+/// increase nothing, and a second loss starts nothing. The ACK that brings the cumulative ACK
+/// to 140 sets W = 19.5, then runs Swift's update: + ai × 1 packet / W = 2 / 19.5, so
+/// W = 19.5 + 0.102564... = 19.602564. The next ACK adds 2 / 19.602564 as usual.
+#[test]
+fn ns3_classic_recovery_ends_at_half_the_flight() {
+    let mut s = swift(study(LastDecreaseUpdate::Le, Recovery::Ns3Classic), 40.0);
+    for i in 1..=80u64 {
+        s.on_ack(&ack_cum(Time::from_us(25 * i), 100, 140));
+    }
+    s.on_loss(&loss_at(Time::from_us(2025), 100, 140, 39));
+    assert_eq!((s.recover, s.ssthresh), (Some(140), 19.5));
+    assert_eq!(s.cwnd_pkts(), 40.0, "le: the clock blocks the cut");
+    for i in 1..=20u64 {
+        s.on_ack(&ack_cum(Time::from_us(2025 + 25 * i), 100, 140));
+    }
+    s.on_loss(&loss_at(Time::from_us(2600), 100, 140, 30));
+    s.on_ack(&ack_cum(Time::from_us(3100), 139, 140));
+    assert_eq!(s.cwnd_pkts(), 40.0, "no increase in recovery");
+    assert_eq!((s.recover, s.ssthresh), (Some(140), 19.5), "a loss in recovery starts nothing");
+    s.on_ack(&ack_cum(Time::from_us(3125), 140, 140));
+    assert_eq!(s.recover, None);
+    assert!((s.cwnd_pkts() - (19.5 + 2.0 / 19.5)).abs() < 1e-12, "{}", s.cwnd_pkts());
+    assert!((s.cwnd_pkts() - 19.602564).abs() < 1e-6);
+    let w = s.cwnd_pkts();
+    s.on_ack(&ack_cum(Time::from_us(3150), 141, 160));
+    assert!((s.cwnd_pkts() - (w + 2.0 / w)).abs() < 1e-12);
+}
+
+/// `recovery = "ns3_classic"` with the default clock: the first loss (20 in flight, one lost:
+/// ssthresh = 19 / 2 = 9.5) cuts to min_cwnd (2000 B), which holds through the recovery
+/// (the default path would add 2 / 1.333 = 1.5 packets on the next ACK), and the recovery point
+/// sets 9.5 + 2 / 9.5. A delay above the target still decreases in recovery. A timeout ends
+/// the episode without the exit, and until the cumulative ACK reaches the next new PSN at the
+/// timeout (ns-3's Loss state) a loss neither starts an episode nor cuts.
+#[test]
+fn ns3_classic_holds_the_cut_window_and_timeouts_end_the_episode() {
+    let min = 2000.0 / 1500.0;
+    let mut s = swift(study(LastDecreaseUpdate::Lt, Recovery::Ns3Classic), 20.0);
+    let mut swift_path = swift(study(LastDecreaseUpdate::Lt, Recovery::Swift), 20.0);
+    s.on_loss(&loss_at(Time::from_ms(1), 10, 30, 19));
+    swift_path.on_loss(&loss_at(Time::from_ms(1), 10, 30, 19));
+    assert!((s.cwnd_pkts() - min).abs() < 1e-12);
+    s.on_ack(&ack_cum(Time::from_us(1100), 11, 30));
+    swift_path.on_ack(&ack_cum(Time::from_us(1100), 11, 30));
+    assert!((s.cwnd_pkts() - min).abs() < 1e-12, "held at min_cwnd in recovery");
+    assert!((swift_path.cwnd_pkts() - (min + 1.5)).abs() < 1e-12, "swift: 1.333 + 2 / 1.333");
+    s.on_ack(&ack_cum(Time::from_ms(3), 30, 30));
+    assert!((s.cwnd_pkts() - (9.5 + 2.0 / 9.5)).abs() < 1e-12, "{}", s.cwnd_pkts());
+
+    // A delay above the target decreases in recovery: a target of 0.5 ms against 1 ms samples.
+    let mut d = swift(
+        SwiftParams {
+            fixed_target: Some(TimeVal(Time::from_us(500))),
+            ..study(LastDecreaseUpdate::Lt, Recovery::Ns3Classic)
+        },
+        20.0,
+    );
+    d.t_last_decrease = Time::from_us(1);
+    d.srtt = Some(Time::from_ms(1));
+    d.on_loss(&loss_at(Time::from_us(2), 10, 30, 19));
+    assert_eq!(d.cwnd_pkts(), 20.0, "the clock (1 ms) blocks the loss cut");
+    d.on_ack(&ack_cum(Time::from_ms(2), 11, 30));
+    assert!((d.cwnd_pkts() - min).abs() < 1e-12, "1 - 4 × 0.5 / 1 < 0: a delay cut to min_cwnd");
+
+    // A timeout in recovery: no exit at ssthresh; Swift's timeout cut as usual.
+    let mut t = swift(study(LastDecreaseUpdate::Lt, Recovery::Ns3Classic), 20.0);
+    t.on_loss(&loss_at(Time::from_ms(1), 10, 30, 19));
+    t.on_timeout(Time::from_ms(1001), 35);
+    assert_eq!(t.recover, None);
+    t.on_ack(&ack_cum(Time::from_ms(1002), 31, 36));
+    assert!((t.cwnd_pkts() - (min + 1.5)).abs() < 1e-12, "no exit at 9.5: Swift's increase from min_cwnd");
+    t.on_loss(&loss_at(Time::from_ms(1003), 32, 36, 3));
+    assert_eq!(t.recover, None, "the Loss state: no episode before the cumulative ACK reaches 35");
+    assert_eq!(t.loss_md, 1, "and no cut");
+    t.on_ack(&ack_cum(Time::from_ms(1004), 35, 40));
+    t.on_loss(&loss_at(Time::from_ms(1005), 35, 40, 4));
+    assert_eq!((t.recover, t.ssthresh), (Some(40), 2.0), "out of Loss: an episode, ssthresh max(2, 4 / 2)");
+}
+
+/// Both options default to today's behaviour.
+#[test]
+fn clock_and_recovery_default_to_swift() {
+    let p = SwiftParams::default();
+    assert_eq!((p.last_decrease_update, p.recovery), (LastDecreaseUpdate::Lt, Recovery::Swift));
 }
