@@ -289,13 +289,13 @@ RECOUNT_EXPS = ("E1", "E2", "E3", "E5", "E6")
 RECOUNT_FACTS = ("C2", "C3", "C5 S25 has the highest loss and delay (E3", "C6", "C7", "C9")
 
 
-def recount(change: tuple[str, ...], label: str, out, seeds: int = 1) -> None:
+def recount(change: tuple[str, ...], label: str, out, seeds: int = 1, raw: Path = RAW) -> None:
     """Every cell of RECOUNT_EXPS at seeds 1..seeds, as the harness builds it and with
     ``change`` on the Swift cells (DCTCP's cells are the same run), evaluated by the
-    harness's own checks (checks.ordering_facts)."""
+    harness's own checks (checks.ordering_facts). Runs are kept in ``raw``."""
     from dcnsim.repro.papers.dctcp_vs_swift.checks import ordering_facts
 
-    done = _done()
+    done = _done(raw)
     facts = {}
     for tag, extra in (("the harness's cells", ()), (label, change)):
         grids = {}
@@ -306,7 +306,7 @@ def recount(change: tuple[str, ...], label: str, out, seeds: int = 1) -> None:
                 for v in R.variants(e, PROFILE):
                     for seed in range(1, seeds + 1):
                         c = Case(tag, key_, p.label, v, extra if v in SWIFTS else ())
-                        r = result(c, seed, done)
+                        r = result(c, seed, done, raw=raw)
                         cell = R.Cell(key_, p.label, v, seed, {}, profile=PROFILE.name)
                         results.append(R.RunResult(cell, {}, {m: float(r[m]) for m in R.METRICS}))
             grids[key_] = R.Grid(e, results)

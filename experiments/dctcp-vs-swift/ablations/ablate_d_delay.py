@@ -23,17 +23,23 @@ ablations/d_delay_at_scale.md holds this script's output and what it shows. Six 
 6. `swift` (part 10): the Swift side. The study's Swift recovery, as far as the options
    express it, on E1 at the 0.25 s target (C2); E2's 0 B point (C3); E3's D, Sb and Se
    under the current profile (C9); E5/2500's S25 against Sb (C5).
+7. `swift_ns3` (part 11): the study's Swift clock and recovery, run now that Swift has them
+   (`transport.swift.last_decrease_update = "le"`, `transport.swift.recovery = "ns3_classic"`,
+   docs/models/swift.md), alone and together, on the cells of C2, C3, C5 and C6; then every
+   check recounted with each option and with both (seed 1, `ablate.py`'s recount).
 
     PYTHONPATH=python python experiments/dctcp-vs-swift/ablations/ablate_d_delay.py          # all
     PYTHONPATH=python python experiments/dctcp-vs-swift/ablations/ablate_d_delay.py analytic
     PYTHONPATH=python python experiments/dctcp-vs-swift/ablations/ablate_d_delay.py measure ablate timeline
     PYTHONPATH=python python experiments/dctcp-vs-swift/ablations/ablate_d_delay.py ns3 cwr_prr
     PYTHONPATH=python python experiments/dctcp-vs-swift/ablations/ablate_d_delay.py swift
+    PYTHONPATH=python python experiments/dctcp-vs-swift/ablations/ablate_d_delay.py swift_ns3
 
 Each run's summary is kept in ablations/raw/d_delay.jsonl, the first-burst losses of part 4 in
 raw/d_delay_burst.jsonl (both git-ignored; a run already there is not rerun; delete the file to
 rerun). A run with the sampler takes 2-4 s (an E5 run about 8 s); all of them (66 runs, and 30
-runs to 3.2 s) about 5 minutes on one shared core, and part 10's 87 further runs about 4 minutes.
+runs to 3.2 s) about 5 minutes on one shared core, part 10's 87 further runs about 4 minutes, and
+part 11's 470 (most of them the seed-1 recounts, kept in raw/d_delay_recount.jsonl) about 16 minutes.
 """
 
 from __future__ import annotations
@@ -626,15 +632,70 @@ def recovery_freeze(out) -> None:
           f"{mean(res, 'active_s_per_flow'):.2f} s of sending) | {f_max:.0%} |", file=out)
 
 
+# ---------------------------------------------------------------------------------------
+# 11. The study's Swift clock and recovery, run (C2, C3, C5, C6)
+
+LE = ('transport.swift.last_decrease_update="le"',)
+NS3_CLASSIC = ('transport.swift.recovery="ns3_classic"',)
+NS3_LINES = [
+    ("the harness's cell", ()),
+    ('the literal decrease clock (`last_decrease_update = "le"`)', LE),
+    ('ns-3\'s classic recovery (`recovery = "ns3_classic"`)', NS3_CLASSIC),
+    ("both", (*LE, *NS3_CLASSIC)),
+]
+# C3 (E2's three points, the 0 B point first), S25 at low flow counts, C2 at the 0.25 s target, C5
+# at scale, and C6 at scale (the study's Se loses 1.5-2 times D's at E5 >= 1500 flows; ours less than D).
+NS3_CELLS = [("E2", "0", "Swift"), ("E2", "2000", "Swift"), ("E2", "5000", "Swift"), ("E3", "100", "S25"),
+             ("E1", "0.25", "Swift"),
+             ("E5", "2500", "Sb"), ("E5", "2500", "S25"), ("E5", "2500", "Se")]
+RAW_RECOUNT = A.HERE / "raw" / "d_delay_recount.jsonl"
+NS3_COUNTED = [("E2", "0", "Swift"), ("E3", "100", "S25"), ("E1", "0.25", "Swift")]
+
+
+def study_line(e: str, point: str, variant: str) -> str:
+    v = {"Swift": "Swift", "Sb": "Sb", "Se": "Se", "S25": "S25", "D250": "D"}[variant]
+    vals = [R.study_value(e, point, v, m) for m in ("thr_kbps", "delay_ms", "loss_pct")]
+    return f"{e}/{point}/{variant}: the study has {vals[0]:.0f} Kbps, {vals[1]:.2f} ms, {vals[2]:.2f} % loss"
+
+
+def swift_ns3(out) -> None:
+    """Part 11: `last_decrease_update = "le"` and `recovery = "ns3_classic"` (docs/models/swift.md)
+    on the cells part 10 left open, alone and together."""
+    print("\n## 11. The study's Swift clock and recovery, run: `transport.swift.last_decrease_update = \"le\"`, "
+          "`transport.swift.recovery = \"ns3_classic\"`\n", file=out)
+    print(f"Mean over seeds 1-{SEEDS}; columns as in part 2. Each cell: the harness's cell (both options off, "
+          "the profile's Swift), each option alone, then both. " +
+          "; ".join(study_line(*c) for c in NS3_CELLS) + ".\n", file=out)
+    rows = [(A.Case(label, e, p, v, extra), SEEDS) for e, p, v in NS3_CELLS for label, extra in NS3_LINES]
+    rows.append((A.Case("the harness's cell (DCTCP: the options are Swift's)", "E5", "2500", "D250"), SEEDS))
+    table(rows, out)
+    cc_done = A._done(RAW_CC)
+    print(f"\nSwift's own counters (mean over seeds 1-{SEEDS}, per flow): decreases on a loss (fast recovery), "
+          "on a timeout and on delay, and packets lost.\n", file=out)
+    print("| cell | change | loss decreases | timeout decreases | delay decreases | packets lost |", file=out)
+    print("| --- | --- | ---: | ---: | ---: | ---: |", file=out)
+    for e, p, v in NS3_COUNTED:
+        for label, extra in NS3_LINES:
+            c = A.Case(label, e, p, v, extra)
+            cc = [A.result(c, s, cc_done, raw=RAW_CC, runner=swift_counts) for s in range(1, SEEDS + 1)]
+            mean = lambda k: statistics.mean(float(r[k]) for r in cc)  # noqa: E731
+            print(f"| {e}/{p}/{v} | {label} | {mean('loss_md'):.1f} | {mean('timeout_md'):.1f} | "
+                  f"{mean('delay_md'):.1f} | {mean('drops_per_flow'):.1f} |", file=out, flush=True)
+    for label, extra in NS3_LINES[1:]:
+        A.recount(extra, label, out, raw=RAW_RECOUNT)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("parts", nargs="*",
-                    help="analytic, measure, ablate, estimate, c2, c9, timeline, ns3, cwr_prr, swift (default: all)")
+                    help="analytic, measure, ablate, estimate, c2, c9, timeline, ns3, cwr_prr, swift, swift_ns3 "
+                    "(default: all)")
     a = ap.parse_args()
-    parts = a.parts or ["analytic", "measure", "ablate", "estimate", "c2", "c9", "timeline", "ns3", "cwr_prr", "swift"]
+    parts = a.parts or ["analytic", "measure", "ablate", "estimate", "c2", "c9", "timeline", "ns3", "cwr_prr", "swift", "swift_ns3"]
     for p in parts:
         {"analytic": analytic, "measure": measure, "ablate": ablate, "estimate": estimate, "c2": c2, "c9": c9,
-         "timeline": timeline, "ns3": ns3_path, "cwr_prr": cwr_prr, "swift": swift_side}[p](sys.stdout)
+         "timeline": timeline, "ns3": ns3_path, "cwr_prr": cwr_prr, "swift": swift_side,
+         "swift_ns3": swift_ns3}[p](sys.stdout)
 
 
 if __name__ == "__main__":
