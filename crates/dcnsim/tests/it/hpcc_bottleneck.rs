@@ -10,26 +10,14 @@
 //! The windows are equal at the fixed point, so equal-RTT flows share evenly.
 
 use crate::common;
+use crate::common::LINE_100G as LINE;
 
 use dcnsim::{Simulation, Time};
-
-/// Bytes per microsecond at 100 Gbps.
-const LINE: f64 = 12_500.0;
 
 fn star(n: u32, extra: &str) -> Simulation {
     common::sim(&format!(
         r#"
-        seed = 3
-        duration = "6ms"
-        [topology]
-        kind = "star"
-        hosts = {hosts}
-        link_rate = "100Gbps"
-        link_latency = "3us"
-        mtu = "1000B"
-        [switch]
-        buffer = "20MB"
-        ecn = {{ enabled = false }}
+        {star}
         [transport]
         cc = "hpcc"
         rto_min = "5ms"
@@ -40,7 +28,7 @@ fn star(n: u32, extra: &str) -> Simulation {
         senders = {n}
         size = "infinite"
         "#,
-        hosts = n + 1,
+        star = common::reference_star("seed = 3\nduration = \"6ms\"", n + 1, "20MB"),
     ))
 }
 

@@ -5,26 +5,14 @@
 //! highest datacenter targets (4 and 32 µs, PrioPlus paper §6.2) and 16 µs.
 
 use crate::common;
+use crate::common::LINE_100G as LINE;
 
 use dcnsim::{Simulation, Time};
-
-/// Bytes per microsecond at 100 Gbps.
-const LINE: f64 = 12_500.0;
 
 fn star(n: u32, target_us: u64) -> Simulation {
     common::sim(&format!(
         r#"
-        seed = 5
-        duration = "20ms"
-        [topology]
-        kind = "star"
-        hosts = {hosts}
-        link_rate = "100Gbps"
-        link_latency = "3us"
-        mtu = "1000B"
-        [switch]
-        buffer = "20MB"
-        ecn = {{ enabled = false }}
+        {star}
         [transport]
         cc = "ledbat"
         rto_min = "5ms"
@@ -36,7 +24,7 @@ fn star(n: u32, target_us: u64) -> Simulation {
         senders = {n}
         size = "infinite"
         "#,
-        hosts = n + 1,
+        star = common::reference_star("seed = 5\nduration = \"20ms\"", n + 1, "20MB"),
     ))
 }
 
@@ -77,17 +65,8 @@ fn ledbat_holds_the_queue_at_its_target() {
 #[test]
 fn prioplus_over_ledbat_preempts_strictly() {
     let mut s = common::sim(
-        r#"
-        seed = 3
-        [topology]
-        kind = "star"
-        hosts = 21
-        link_rate = "100Gbps"
-        link_latency = "3us"
-        mtu = "1000B"
-        [switch]
-        buffer = "20MB"
-        ecn = { enabled = false }
+        &(common::reference_star("seed = 3", 21, "20MB")
+            + r#"
         [transport]
         cc = "prioplus"
         rto_min = "5ms"
@@ -109,7 +88,7 @@ fn prioplus_over_ledbat_preempts_strictly() {
         start = "1ms"
         stop = "3ms"
         priority = 4
-        "#,
+        "#),
     );
     assert_eq!(common::observed(&s.flows[0], "ledbat_underlying"), 1.0);
     let high: Vec<bool> = s.flows.iter().map(|f| f.priority == 4).collect();

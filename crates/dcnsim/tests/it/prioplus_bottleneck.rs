@@ -14,25 +14,14 @@
 //! 0.2 ms for (b) and 0.5 ms for (c) cannot both bind.
 
 use crate::common;
+use crate::common::LINE_100G as LINE;
 
 use dcnsim::{Simulation, Time};
-
-/// Bytes per microsecond at 100 Gbps.
-const LINE: f64 = 12_500.0;
 
 fn star(hosts: u32, prioplus: &str, workloads: &str) -> Simulation {
     common::sim(&format!(
         r#"
-        seed = 3
-        [topology]
-        kind = "star"
-        hosts = {hosts}
-        link_rate = "100Gbps"
-        link_latency = "3us"
-        mtu = "1000B"
-        [switch]
-        buffer = "20MB"
-        ecn = {{ enabled = false }}
+        {star}
         [transport]
         cc = "prioplus"
         rto_min = "5ms"
@@ -40,7 +29,8 @@ fn star(hosts: u32, prioplus: &str, workloads: &str) -> Simulation {
         levels = 8
         {prioplus}
         {workloads}
-        "#
+        "#,
+        star = common::reference_star("seed = 3", hosts, "20MB"),
     ))
 }
 

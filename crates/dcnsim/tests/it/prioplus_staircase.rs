@@ -6,6 +6,7 @@
 //! docs/reproductions/prioplus-paper.md's or follows from arithmetic on the setting; none is read off our own output.
 
 use crate::common;
+use crate::common::LINE_100G as LINE;
 
 use std::sync::{Arc, Mutex};
 
@@ -88,17 +89,8 @@ impl CongestionControl for SteppedWindow {
 #[test]
 fn ac6_dual_rtt_observability() {
     let mut s = common::sim(
-        r#"
-        seed = 1
-        [topology]
-        kind = "star"
-        hosts = 3
-        link_rate = "100Gbps"
-        link_latency = "3us"
-        mtu = "1000B"
-        [switch]
-        buffer = "20MB"
-        ecn = { enabled = false }
+        &(common::reference_star("seed = 1", 3, "20MB")
+            + r#"
         [transport]
         cc = "none"
         [[workload]]
@@ -107,7 +99,7 @@ fn ac6_dual_rtt_observability() {
         senders = 2
         size = "infinite"
         stop = "3ms"
-        "#,
+        "#),
     );
     const OBSERVED_PKTS: u64 = 20;
     const STANDING_PKTS: u64 = 200;
@@ -164,8 +156,6 @@ fn ac6_dual_rtt_observability() {
     assert!((ns(later) - before - PKT_NS).abs() <= tol, "round {}: {:.1} ns", K + 4, ns(later));
 }
 
-/// Bytes per microsecond at 100 Gbps.
-const LINE: f64 = 12_500.0;
 const LEVELS: u32 = 8;
 const FLOWS_PER_LEVEL: u32 = 30;
 /// Schedule granularity (micro-benchmark S1) and the settling time AC8 ignores after each change.
@@ -294,16 +284,7 @@ fn staircase() -> Simulation {
     }
     common::sim(&format!(
         r#"
-        seed = 11
-        [topology]
-        kind = "star"
-        hosts = {hosts}
-        link_rate = "100Gbps"
-        link_latency = "3us"
-        mtu = "1000B"
-        [switch]
-        buffer = "100MB"
-        ecn = {{ enabled = false }}
+        {star}
         [transport]
         cc = "prioplus"
         rto_min = "5ms"
@@ -314,7 +295,7 @@ fn staircase() -> Simulation {
         filter = 1
         {workloads}
         "#,
-        hosts = FLOWS_PER_LEVEL + 1
+        star = common::reference_star("seed = 11", FLOWS_PER_LEVEL + 1, "100MB"),
     ))
 }
 

@@ -22,6 +22,31 @@ pub fn packets_held(s: &Simulation) -> usize {
         .sum()
 }
 
+/// Bytes per microsecond at 100 Gbps, the reference star's line rate.
+pub const LINE_100G: f64 = 12_500.0;
+
+/// The PrioPlus paper's micro-benchmark star (§6.1, docs/reproductions/prioplus-paper.md):
+/// `hosts` hosts on one switch over 100 Gbps, 3 µs links (base RTT ≈ 12 µs), 1 KB packets,
+/// a `buffer` deep enough never to drop, ECN off. `top_level` holds the scenario's
+/// top-level keys (`seed`, `duration`), which TOML wants before the first table; the
+/// caller appends `[transport]` and the workloads.
+pub fn reference_star(top_level: &str, hosts: u32, buffer: &str) -> String {
+    format!(
+        r#"
+        {top_level}
+        [topology]
+        kind = "star"
+        hosts = {hosts}
+        link_rate = "100Gbps"
+        link_latency = "3us"
+        mtu = "1000B"
+        [switch]
+        buffer = "{buffer}"
+        ecn = {{ enabled = false }}
+        "#
+    )
+}
+
 pub fn sim(toml: &str) -> Simulation {
     dcnsim::from_toml(toml, std::path::Path::new(".")).unwrap_or_else(|e| panic!("scenario rejected: {e}"))
 }
