@@ -25,7 +25,7 @@ pub fn packets_held(s: &Simulation) -> usize {
 /// Bytes per microsecond at 100 Gbps, the reference star's line rate.
 pub const LINE_100G: f64 = 12_500.0;
 
-/// The PrioPlus paper's micro-benchmark star (§6.1, docs/reproductions/prioplus-paper.md):
+/// The PrioPlus paper's micro-benchmark tree (§6, "Topology"; the micro-benchmarks of §6.1):
 /// `hosts` hosts on one switch over 100 Gbps, 3 µs links (base RTT ≈ 12 µs), 1 KB packets,
 /// a `buffer` deep enough never to drop, ECN off. `top_level` holds the scenario's
 /// top-level keys (`seed`, `duration`), which TOML wants before the first table; the
