@@ -29,7 +29,8 @@ against (``--harness-cache``) holds the same scenarios under another core's keys
 ``--harness-cache`` its seed-3 runs are printed as one more line, read from the cache only.
 
     PYTHONPATH=python python experiments/prioplus/ablations/ablate_f12ab_pool.py --pools
-    PYTHONPATH=python python experiments/prioplus/ablations/ablate_f12ab_pool.py [--only-lines a,b] [--harness-cache OUT/cache]
+    PYTHONPATH=python python experiments/prioplus/ablations/ablate_f12ab_pool.py \
+        [--only-lines table,apool] [--harness-cache OUT/cache]
 
 Runs are stored under ``raw/f12ab_pool/`` (gzipped JSON, not committed). f12ab_70.md (its last
 section) holds the output.
@@ -39,7 +40,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import math
 import re
 import sys
 from collections import Counter
