@@ -17,6 +17,13 @@ per port, ``[switch.pfc.dynamic]`` defaults, dcnsim's own headroom rule), in two
    ``ablate_checks.f12ab_nocc`` (the level averages) and the pooled overall ratio of
    ``ablate_f12ab_70.overall`` (the harness's "all").
 
+3. H6 / AC16 and H12 (``--h6``): at 70 %, the harness's 3 seeds, the four schemes the checks
+   compare (the baseline, PrioPlus+Swift and HPCC at N = 1, Physical+Swift at N = 8), each with
+   the artefact's pool for its N, and with the resume rule too. Figures: PrioPlus+Swift −
+   Physical+Swift as the pooled overall ratio (AC16) and as the level-averaged high 4 / low 4
+   (H6's split, ``checks.f12ab_diff``), HPCC's CCT over PrioPlus+Swift's (H12, pooled, avg and
+   p99, as ``ablate_f12ab_70.all_readings``), and PAUSE frames per run per scheme.
+
 One ``buffer_per_port`` cannot give every switch kind the artefact's pool: our headroom is
 rate x 2 µs + 3128 B (28,128 B at 100 G, 103,128 B at 400 G), the artefact's 3 x rate x 1 µs
 (37,500 / 150,000 B), and the ToRs mix the two rates. The line's value gives the all-400 G
@@ -31,6 +38,8 @@ against (``--harness-cache``) holds the same scenarios under another core's keys
     PYTHONPATH=python python experiments/prioplus/ablations/ablate_f12ab_pool.py --pools
     PYTHONPATH=python python experiments/prioplus/ablations/ablate_f12ab_pool.py \
         [--only-lines table,apool] [--harness-cache OUT/cache]
+    PYTHONPATH=python python experiments/prioplus/ablations/ablate_f12ab_pool.py --h6 \
+        [--only-lines h6_table,h6_apool,h6_arule] [--harness-cache OUT/cache]
 
 Runs are stored under ``raw/f12ab_pool/`` (gzipped JSON, not committed). f12ab_70.md (its last
 section) holds the output.
@@ -50,6 +59,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import ablate_checks as AC  # noqa: E402  (cells, loader, table printer, H13's figures)
 import ablate_f12ab_70 as F70  # noqa: E402  (the pooled overall ratio)
 from ablate_checks import Cells, Line, Study  # noqa: E402
+from dcnsim.repro.papers.prioplus import checks as C  # noqa: E402
 from dcnsim.repro.papers.prioplus import runs as R  # noqa: E402
 
 AC.RAW = AC.A.RAW / "f12ab_pool"  # after F70's import, which points it at its own folder
@@ -170,6 +180,50 @@ LINES = {
 }
 
 
+# --- Part 3: H6 / AC16 and H12 at 70 %, the harness's 3 seeds, every scheme with its pool ------
+#
+# The checks' four schemes, each with the artefact's pool for its own N (and, as a second line,
+# its resume rule too): the baseline, PrioPlus+Swift and HPCC at N = 1, Physical+Swift at N = 8.
+
+N_OF = {R.SWIFT_FLAT: N_ONE, R.PP: N_ONE, R.PHYS: N_PHYS, R.HPCC: N_ONE}
+H6_SCHEMES = (("swift", R.SWIFT_FLAT), ("pp", R.PP), ("phys", R.PHYS), ("hpcc", R.HPCC))
+H6_CHANGES = (("", lambda n: ()), ("_apool", apool), ("_arule", lambda n: apool(n) + ARULE))
+H6_CELLS = [Cells(f"s70_{k}{suf}", "F12AB", v, ("70%",), change(N_OF[v]))
+            for suf, change in H6_CHANGES for k, v in H6_SCHEMES]
+H6_LINES = {
+    "h6_table": Line("table (3 seeds, this core)", tuple(f"s70_{k}" for k, _ in H6_SCHEMES)),
+    "h6_apool": Line("the artefact's pool, every scheme at its N", tuple(f"s70_{k}_apool" for k, _ in H6_SCHEMES)),
+    "h6_arule": Line("the artefact's pool and resume rule, every scheme",
+                     tuple(f"s70_{k}_arule" for k, _ in H6_SCHEMES)),
+}
+
+
+def h6_h12_figures(g: R.Grid) -> dict[str, float]:
+    """AC16 / H6: PrioPlus+Swift − Physical+Swift, the pooled overall ratio (the harness's
+    "all") and the level-averaged high 4 / low 4; H12: HPCC's CCT over PrioPlus+Swift's − 1
+    (pooled, avg and p99, ``ablate_f12ab_70.compare``); PAUSE frames per run per scheme."""
+    ov = {v: F70.overall(g.results, "70%", v) for v in (R.PP, R.PHYS, R.HPCC)}
+    hi, lo, _ = C.f12ab_diff(g, "70%")
+    out = {"AC16: PP − Phys, all pooled": ov[R.PP]["means"] - ov[R.PHYS]["means"],
+           "H6 high (level avg)": hi, "H6 low (level avg)": lo,
+           "PP all pooled": ov[R.PP]["means"], "Phys all pooled": ov[R.PHYS]["means"],
+           "H12: HPCC avg % worse": F70.compare(ov[R.HPCC]["means"], ov[R.PP]["means"], True) * 100,
+           "H12: HPCC p99 % worse": F70.compare(ov[R.HPCC]["p99"], ov[R.PP]["p99"], True) * 100}
+    for k, v in H6_SCHEMES:
+        rs = [r for r in g.results if r.cell.variant == v]
+        out[f"{k} pauses/run"] = sum(r.stat("pfc_pause_frames") for r in rs) / max(len(rs), 1)
+    return out
+
+
+def h6_study(keys: list[str]) -> Study:
+    return Study("H6", "H6 / AC16, H12", "F12AB 70 %, 3 seeds: PrioPlus+Swift − Physical+Swift and HPCC "
+                 "against PrioPlus+Swift, the artefact's pool for every scheme",
+                 "AC16 +0.21 ± 0.10 overall; H12: HPCC 24 % (avg) / 15 % (p99) worse",
+                 tuple(H6_LINES[k] for k in keys), h6_h12_figures,
+                 lambda f: abs(f["AC16: PP − Phys, all pooled"] - 0.21) <= 0.10,
+                 "AC16 all pooled within +0.21 ± 0.10")
+
+
 def study(keys: list[str]) -> Study:
     return Study("H13", "H13", "F12AB 70 %, seed 3: Physical w/o CC speedup over Swift without priorities",
                  "avg 0.03 / 0.24 / 0.03 (high / low / overall), p99 0.27 / 0.48 / 0.39 (Fig. 18's labels)",
@@ -177,21 +231,21 @@ def study(keys: list[str]) -> Study:
                  lambda f: f["avg all pooled (the harness's all)"] <= 0.05, "avg overall ≤ 0.05")
 
 
-def cache_line(cache: Path) -> None:
-    """The table's seed-3 cells as the harness cache holds them (another core): read only."""
+def cache_line(cache: Path, base: list[Cells], figures=h13_figures, what: str = "seed-3 cells") -> None:
+    """The table's cells (``base``) as the harness cache holds them (another core): read only."""
     AC.HARNESS_CACHE = cache
 
     def refuse(*_a: object, **_k: object) -> dict[str, str]:
         return {"error": "not in the harness cache"}
 
     AC.simulate = refuse  # AC.load simulates a cell it finds nowhere; here that is an error
-    cells = [Cells(f"hc_{c.key}", c.exp, c.variant, c.points, c.change, c.seeds) for c in CELLS[:2]]
+    cells = [Cells(f"hc_{c.key}", c.exp, c.variant, c.points, c.change, c.seeds) for c in base]
     runs = [r for c in cells for r in AC.load(c)]
-    f = h13_figures(R.Grid(R.EXPERIMENTS["F12AB"], runs))
-    print("\n### The same seed-3 cells from the harness cache (its core)\n")
+    f = figures(R.Grid(R.EXPERIMENTS["F12AB"], runs))
+    print(f"\n### The same {what} from the harness cache (its core)\n")
     print("| line | " + " | ".join(f) + " | runs |")
     print("|---|" + "---|" * (len(f) + 1))
-    print("| table (seed 3, the harness cache) | " + " | ".join(AC.fmtv(x) for x in f.values())
+    print(f"| table ({what.split(' cells')[0]}, the harness cache) | " + " | ".join(AC.fmtv(x) for x in f.values())
           + f" | {len(runs)} |")
     print("\n(wall s as stored: " + ", ".join(f"{r.cell.variant} {r.record['wall_seconds']:.0f}" for r in runs) + ")")
 
@@ -199,21 +253,27 @@ def cache_line(cache: Path) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pools", action="store_true", help="part 1 only (no runs)")
-    ap.add_argument("--only-lines", default=",".join(LINES), help="of: " + ", ".join(LINES))
+    ap.add_argument("--h6", action="store_true", help="H6 / AC16 and H12 (part 3), not H13")
+    ap.add_argument("--only-lines", default="", help="of: " + ", ".join([*LINES, *H6_LINES])
+                    + " (default: every line of the study)")
     ap.add_argument("--harness-cache", type=Path, default=None)
     a = ap.parse_args()
     print("### The shared pool per switch, F12AB's fabric (2 MiB per port, 4 KiB reserve, α = 1/4)\n")
     print(pool_table())
     if a.pools:
         return 0
-    AC.STUDIES = [study([k.strip() for k in a.only_lines.split(",") if k.strip()])]
-    AC.BY_KEY = {c.key: c for c in CELLS}
+    keys = [k.strip() for k in a.only_lines.split(",") if k.strip()] or list(H6_LINES if a.h6 else LINES)
+    AC.STUDIES = [h6_study(keys) if a.h6 else study(keys)]
+    AC.BY_KEY = {c.key: c for c in [*CELLS, *H6_CELLS]}
     rc = AC.main([])  # no harness cache: the base cells run on this core
     used = dict.fromkeys(k for ln in AC.STUDIES[0].lines for k in ln.cells)
     print("\n(wall s a run, this machine, as stored: " + ", ".join(
         f"{k} {r.record['wall_seconds']:.0f}" for k in used for r in AC.load(AC.BY_KEY[k])) + ")")
     if a.harness_cache:
-        cache_line(a.harness_cache)
+        if a.h6:
+            cache_line(a.harness_cache, H6_CELLS[:len(H6_SCHEMES)], h6_h12_figures, "3-seed cells")
+        else:
+            cache_line(a.harness_cache, CELLS[:2])
     return rc
 
 
