@@ -193,6 +193,8 @@ H6_CELLS = [Cells(f"s70_{k}{suf}", "F12AB", v, ("70%",), change(N_OF[v]))
 H6_LINES = {
     "h6_table": Line("table (3 seeds, this core)", tuple(f"s70_{k}" for k, _ in H6_SCHEMES)),
     "h6_apool": Line("the artefact's pool, every scheme at its N", tuple(f"s70_{k}_apool" for k, _ in H6_SCHEMES)),
+    "h6_apool_phys": Line("the artefact's pool for Physical+Swift only (the table's other schemes)",
+                          ("s70_swift", "s70_pp", "s70_phys_apool", "s70_hpcc")),
     "h6_arule": Line("the artefact's pool and resume rule, every scheme",
                      tuple(f"s70_{k}_arule" for k, _ in H6_SCHEMES)),
 }
