@@ -208,7 +208,8 @@ impl Flow {
                 now,
                 cum_ack: s.cum_acked,
                 snd_nxt: s.next_new,
-                in_flight: s.window_in_flight(),
+                // The ACK's own figure: `on_ack` cannot change what is in flight.
+                in_flight: sample.in_flight,
                 newly_lost: &s.newly_lost,
                 runs: &s.runs,
             });
