@@ -161,6 +161,21 @@ pub enum Recovery {
     Ns3Classic,
 }
 
+/// Which RTT sets a sub-packet window's pacing gap (`SwiftParams::pacing_rtt`;
+/// docs/models/swift.md). Below one packet of window the sender sends one packet per RTT / W.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PacingRtt {
+    /// The smoothed RTT (Algorithm 1's pacing delay with the sender's RTT estimate). A flow
+    /// whose smoothed RTT grew while strict priority starved it keeps a gap of milliseconds
+    /// until new samples bring the average down.
+    #[default]
+    Smoothed,
+    /// The path's unloaded RTT: the PrioPlus paper's artefact, whose Swift sets a sub-packet
+    /// window's rate to W / BaseBdp of the line rate (docs/reproductions/prioplus-paper.md).
+    Base,
+}
+
 /// Parameters of the Swift family. Defaults: the Swift paper and the htsim Swift the MSwift
 /// paper builds on (docs/models/swift.md).
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -225,6 +240,10 @@ pub struct SwiftParams {
     /// `"swift"` (default): every loss cuts, once per RTT; `"ns3_classic"`: ns-3's classic
     /// recovery around the cut, as the DCTCP-vs-Swift study's build (see `Recovery`).
     pub recovery: Recovery,
+    /// Below one packet of window the sender paces one packet per RTT / W: `"smoothed"`
+    /// (default) divides the smoothed RTT, `"base"` the path's unloaded RTT, as the PrioPlus
+    /// artefact's Swift (see `PacingRtt`).
+    pub pacing_rtt: PacingRtt,
 }
 
 impl Default for SwiftParams {
@@ -254,6 +273,7 @@ impl Default for SwiftParams {
             rtt_resolution: None,
             last_decrease_update: LastDecreaseUpdate::Lt,
             recovery: Recovery::Swift,
+            pacing_rtt: PacingRtt::Smoothed,
         }
     }
 }
@@ -640,7 +660,11 @@ impl CongestionControl for Swift {
         if self.cwnd >= 1.0 {
             return None;
         }
-        let gap = self.srtt?.as_secs_f64() / self.cwnd;
+        let rtt = match self.p.pacing_rtt {
+            PacingRtt::Smoothed => self.srtt?,
+            PacingRtt::Base => self.unloaded_rtt,
+        };
+        let gap = rtt.as_secs_f64() / self.cwnd;
         Some(Rate(((self.mtu * 8) as f64 / gap).floor().max(1.0) as u64))
     }
 

@@ -169,6 +169,8 @@ fn swift_reordering_and_target_options_name_their_allowed_values() {
     assert_mentions(&m, &["last_decrease_update", "lt", "le"]);
     let m = build_err(&with("[transport]\ncc = \"swift\"\nswift = { recovery = \"reno\" }\n"));
     assert_mentions(&m, &["recovery", "swift", "ns3_classic"]);
+    let m = build_err(&with("[transport]\ncc = \"swift\"\nswift = { pacing_rtt = \"latest\" }\n"));
+    assert_mentions(&m, &["pacing_rtt", "smoothed", "base"]);
 }
 
 #[test]

@@ -191,6 +191,26 @@ fn a8_pacing_below_one_packet() {
     assert_eq!(s.pacing_rate(), None, "window mode above one packet");
 }
 
+/// `pacing_rtt = "base"` (the PrioPlus artefact's): below one packet, one packet per unloaded
+/// RTT / W, whatever the smoothed RTT. Unloaded RTT 100 µs, MTU 1500 B: W = 0.25 packet sends
+/// one packet per 400 µs (30 Mb/s), also before any sample and with a starved flow's smoothed
+/// RTT of 6 ms, where the default waits 6 ms / 0.25 = 24 ms; from one packet up, no pacing.
+#[test]
+fn base_pacing_rtt_ignores_the_smoothed_rtt() {
+    let mut s = swift(SwiftParams { pacing_rtt: PacingRtt::Base, ..fixed(1000) }, 0.25);
+    assert_eq!(s.pacing_rate(), Some(Rate(30_000_000)), "before any RTT sample");
+    s.srtt = Some(Time::from_ms(6));
+    assert_eq!(s.pacing_rate(), Some(Rate(30_000_000)), "a starved flow's smoothed RTT of 6 ms");
+    let gap = s.pacing_rate().unwrap().serialization(MTU);
+    assert!(gap >= Time::from_us(400) && gap < Time::from_us(401), "{gap}");
+    s.cwnd = 1.0;
+    assert_eq!(s.pacing_rate(), None, "window mode from one packet");
+    let mut d = swift(fixed(1000), 0.25);
+    d.srtt = Some(Time::from_ms(6));
+    let gap = d.pacing_rate().unwrap().serialization(MTU);
+    assert!(gap >= Time::from_ms(24) && gap < Time::from_us(24_001), "{gap}");
+}
+
 /// A9: after retx_reset_threshold consecutive timeouts the window is min_cwnd; an ACK
 /// resets the count.
 #[test]
