@@ -44,6 +44,7 @@ from dcnsim.repro.papers.prioplus import runs as R  # noqa: E402
 
 DIRECT = ("transport.prioplus.direct_start_levels=6",)
 LS1 = ("transport.prioplus.linear_step=1.0",)
+PHYS_SRTT = ('transport.swift.pacing_rtt="smoothed"',)
 POINTS = tuple(f"R={r}" for r in R.F13_RS)
 
 
@@ -103,6 +104,24 @@ LINES = [
     Line("ls1_fe_target", "the artefact's flow-count estimate", DIRECT + LS1 + ('transport.prioplus.flow_estimate="target"',),
          on="ls1"),
     Line("ls1_slack0", "countdown slack 0, not 2", DIRECT + LS1 + ("transport.prioplus.countdown_slack=0",), on="ls1"),
+    # The reference's pacing (2026-11-28). The artefact's Swift paces a sub-packet window at
+    # W / base RTT, and since 2026-11-28 fig13_noncongestive.toml does too
+    # (`transport.swift.pacing_rtt = "base"`), so the base lines above run that reference.
+    # These lines give Physical+Swift dcnsim's default, the smoothed RTT / W, which every line
+    # measured before that date ran: a level starved under strict priority keeps a smoothed
+    # RTT of milliseconds and sends one packet every 8-11 ms after the levels above it end
+    # (p3's 62 ms at R = 20, seed 1).
+    Line("phys_srtt", "Physical+Swift paced at smoothed RTT / W (the reference before 2026-11-28), the harness's "
+         "PrioPlus runs", (), PHYS_SRTT, on="table"),
+    Line("direct_phys_srtt", "Physical+Swift paced at smoothed RTT / W", DIRECT, PHYS_SRTT),
+    Line("ls1_phys_srtt", "Physical+Swift paced at smoothed RTT / W", DIRECT + LS1, PHYS_SRTT, on="ls1"),
+    Line("ls1_fe_phys_srtt", "the artefact's flow-count estimate, and Physical+Swift paced at smoothed RTT / W",
+         DIRECT + LS1 + ('transport.prioplus.flow_estimate="target"',), PHYS_SRTT, on="ls1"),
+    # B = 30: the lower level's limit gap (the take-over, above) with the artefact's reference.
+    Line("ls1_gap16", "D_limit − D_target = 16 µs, not 31.6 µs (B = 30 only)",
+         DIRECT + LS1 + ('transport.prioplus.limit_gap="16us"',), on="ls1", bs=(30,)),
+    Line("ls1_gap20", "D_limit − D_target = 20 µs, not 31.6 µs (B = 30 only)",
+         DIRECT + LS1 + ('transport.prioplus.limit_gap="20us"',), on="ls1", bs=(30,)),
     Line("ls1_restart", "17 packets (1 BDP) after a probe that sees a non-empty queue, not 1",
          DIRECT + LS1 + ("transport.prioplus.restart_pkts=17",), on="ls1"),
 ]
