@@ -77,6 +77,10 @@ ROWS = [
     ("min window 1 packet", "transport.swift.min_cwnd_pkts=1.0"),
     ("pacing cwnd / SRTT", "transport.pacing=true"),
     ("testbed NIC delay noise (Fig. 7)", NOISE),
+    # 2026-11-28: the scenario's sub-packet pacing (base RTT / W, the artefact's) against
+    # dcnsim's default, and the artefact's decrease gate (the decreasing ACK's own sample)
+    ("sub-packet pacing smoothed RTT / W", 'transport.swift.pacing_rtt="smoothed"'),
+    ("decrease waits the decreasing ACK's RTT", 'transport.swift.last_decrease_update="lt_sample"'),
 ]
 YIELD_BAR = (1000.0, 3000.0)   # Swift ≈ 2 ms ± 50 %
 REFILL_BAR = (1500.0, 4500.0)  # Swift ≈ 3 ms ± 50 %

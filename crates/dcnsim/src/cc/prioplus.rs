@@ -480,8 +480,12 @@ impl PrioPlus {
         };
         let w_ls = step * base_bdp;
         // Swift with target D_target, no flow scaling, W_AI as its AI step; the window
-        // bounds are PrioPlus's (stopping is cwnd = 0, handled here).
+        // bounds are PrioPlus's (stopping is cwnd = 0, handled here). Its decreases wait one
+        // smoothed RTT and it paces by PrioPlus's rule, whatever the scenario gives plain
+        // Swift (`last_decrease_update`, `pacing_rtt`: the baselines' settings).
         let sp = SwiftParams {
+            last_decrease_update: super::swift::LastDecreaseUpdate::Lt,
+            pacing_rtt: super::swift::PacingRtt::Smoothed,
             ai: p.ai_bytes / mtu,
             fixed_target: Some(TimeVal(target)),
             level_targets: None,

@@ -140,6 +140,11 @@ pub enum LastDecreaseUpdate {
     /// arrive less than an RTT apart after a blocked decrease, or at `max_cwnd_pkts`, never
     /// decreases.
     Le,
+    /// As `Lt`, the clock restarts only when the window fell, but the next decrease waits the
+    /// RTT sample of the update that made the last one (the latest sample, at a loss or a
+    /// timeout) rather than the smoothed RTT: the PrioPlus paper's artefact, whose Swift arms
+    /// a timer for the decreasing ACK's delay (docs/reproductions/prioplus-paper.md).
+    LtSample,
 }
 
 /// What a loss detected from selective ACKs starts (`SwiftParams::recovery`;
@@ -235,7 +240,8 @@ pub struct SwiftParams {
     pub rtt_resolution: Option<TimeVal>,
     /// `"lt"` (default): the decrease clock restarts on a real decrease and a decrease waits
     /// one smoothed RTT; `"le"`: Algorithm 1's literal clock, as the DCTCP-vs-Swift study's
-    /// ns-3 Swift (see `LastDecreaseUpdate`).
+    /// ns-3 Swift; `"lt_sample"`: as `"lt"`, waiting the last decrease's RTT sample, as the
+    /// PrioPlus artefact's Swift (see `LastDecreaseUpdate`).
     pub last_decrease_update: LastDecreaseUpdate,
     /// `"swift"` (default): every loss cuts, once per RTT; `"ns3_classic"`: ns-3's classic
     /// recovery around the cut, as the DCTCP-vs-Swift study's build (see `Recovery`).
@@ -334,6 +340,8 @@ pub struct Swift {
     last_rtt: Option<Time>,
     /// The path's unloaded RTT: the "once per RTT" of a decrease before any RTT sample.
     unloaded_rtt: Time,
+    /// `LastDecreaseUpdate::LtSample`: the RTT sample at the last decrease.
+    decrease_wait: Option<Time>,
     t_last_decrease: Time,
     retransmit_cnt: u32,
     /// `Recovery::Ns3Classic`: the recovery point (the next new PSN at the episode's first
@@ -392,6 +400,7 @@ impl Swift {
             srtt: None,
             last_rtt: None,
             unloaded_rtt: info.base_rtt,
+            decrease_wait: None,
             t_last_decrease: Time::ZERO,
             retransmit_cnt: 0,
             recover: None,
@@ -461,11 +470,13 @@ impl Swift {
     /// which took a 276-packet window to the 0.001-packet floor in 4 µs (24 NACKs) and
     /// left the flow pacing one packet per 28 ms (SMaRTT E15, issue 4).
     /// (`t_last_decrease` zero: no decrease yet.) The RTT is the smoothed one, or under
-    /// `LastDecreaseUpdate::Le` the latest sample (`sample`: the ACK's own, when there is one).
+    /// `LastDecreaseUpdate::Le` the latest sample (`sample`: the ACK's own, when there is one),
+    /// under `LtSample` the sample at the last decrease.
     fn can_decrease(&self, now: Time, sample: Option<Time>) -> bool {
         let rtt = match self.p.last_decrease_update {
             LastDecreaseUpdate::Lt => self.srtt,
             LastDecreaseUpdate::Le => sample.or(self.last_rtt),
+            LastDecreaseUpdate::LtSample => self.decrease_wait.or(self.last_rtt),
         };
         self.t_last_decrease == Time::ZERO || now >= self.t_last_decrease + rtt.unwrap_or(self.unloaded_rtt)
     }
@@ -495,6 +506,7 @@ impl Swift {
                 self.min_decrease_gap_rtts = self.min_decrease_gap_rtts.min(gap);
             }
             self.t_last_decrease = now;
+            self.decrease_wait = self.last_rtt;
         } else if self.cwnd == before && self.p.last_decrease_update == LastDecreaseUpdate::Le {
             self.t_last_decrease = now;
         }

@@ -211,6 +211,34 @@ fn base_pacing_rtt_ignores_the_smoothed_rtt() {
     assert!(gap >= Time::from_ms(24) && gap < Time::from_us(24_001), "{gap}");
 }
 
+/// `last_decrease_update = "lt_sample"` (the PrioPlus artefact's): after a decrease the next one
+/// waits that ACK's RTT sample, not the smoothed RTT. Fixed target 20 µs; ten ACKs of 10 µs
+/// (increases) make the smoothed RTT 10 µs; an ACK of 60 µs at 100 µs decreases, and the
+/// smoothed RTT becomes (7·10 + 60)/8 = 16.25 µs. Another 60 µs ACK at 130 µs: "lt" decreases
+/// (30 µs ≥ 16.25 + a bit), "lt_sample" does not (30 < 60); at 161 µs "lt_sample" does.
+#[test]
+fn lt_sample_waits_the_decreasing_acks_rtt() {
+    let run = |clock: LastDecreaseUpdate| {
+        let mut s = swift(SwiftParams { last_decrease_update: clock, ..fixed(20) }, 10.0);
+        for us in 1..=10 {
+            s.on_ack(&ack_at(Time::from_us(us), Time::from_us(10)));
+        }
+        let w0 = s.cwnd;
+        s.on_ack(&ack_at(Time::from_us(100), Time::from_us(60)));
+        let w1 = s.cwnd;
+        assert!(w1 < w0, "{clock:?}: the 60 µs ACK decreases");
+        assert_eq!(s.srtt, Some(Time(16_250_000)));
+        s.on_ack(&ack_at(Time::from_us(130), Time::from_us(60)));
+        let w2 = s.cwnd;
+        s.on_ack(&ack_at(Time::from_us(161), Time::from_us(60)));
+        (w1, w2, s.cwnd)
+    };
+    let (w1, w2, w3) = run(LastDecreaseUpdate::Lt);
+    assert!(w2 < w1 && w3 < w2, "lt: {w1} {w2} {w3}");
+    let (w1, w2, w3) = run(LastDecreaseUpdate::LtSample);
+    assert!(w2 >= w1 && w3 < w2, "lt_sample: {w1} {w2} {w3}");
+}
+
 /// A9: after retx_reset_threshold consecutive timeouts the window is min_cwnd; an ACK
 /// resets the count.
 #[test]
