@@ -45,6 +45,7 @@ from dcnsim.repro.papers.prioplus import runs as R  # noqa: E402
 DIRECT = ("transport.prioplus.direct_start_levels=6",)
 LS1 = ("transport.prioplus.linear_step=1.0",)
 PHYS_SRTT = ('transport.swift.pacing_rtt="smoothed"',)
+PHYS_DEFAULTS = PHYS_SRTT + ('transport.swift.last_decrease_update="lt"',)
 POINTS = tuple(f"R={r}" for r in R.F13_RS)
 
 
@@ -105,18 +106,22 @@ LINES = [
          on="ls1"),
     Line("ls1_slack0", "countdown slack 0, not 2", DIRECT + LS1 + ("transport.prioplus.countdown_slack=0",), on="ls1"),
     # The reference's pacing (2026-11-28). The artefact's Swift paces a sub-packet window at
-    # W / base RTT, and since 2026-11-28 fig13_noncongestive.toml does too
-    # (`transport.swift.pacing_rtt = "base"`), so the base lines above run that reference.
-    # These lines give Physical+Swift dcnsim's default, the smoothed RTT / W, which every line
-    # measured before that date ran: a level starved under strict priority keeps a smoothed
-    # RTT of milliseconds and sends one packet every 8-11 ms after the levels above it end
-    # (p3's 62 ms at R = 20, seed 1).
-    Line("phys_srtt", "Physical+Swift paced at smoothed RTT / W (the reference before 2026-11-28), the harness's "
-         "PrioPlus runs", (), PHYS_SRTT, on="table"),
+    # W / base RTT and waits the decreasing ACK's RTT sample between decreases; since
+    # 2026-11-28 fig13_noncongestive.toml does both (`pacing_rtt = "base"`,
+    # `last_decrease_update = "lt_sample"`), so the base lines above run that reference. The
+    # `*_phys_srtt` lines give Physical+Swift dcnsim's default pacing back, smoothed RTT / W: a
+    # level starved under strict priority keeps a smoothed RTT of milliseconds and sends one
+    # packet every 8-11 ms after the levels above it end (p3's 62 ms at R = 20, seed 1).
+    # `phys_defaults` gives it both defaults: the reference every line before that date ran.
+    Line("phys_srtt", "Physical+Swift paced at smoothed RTT / W, the harness's PrioPlus runs", (), PHYS_SRTT,
+         on="table"),
     Line("direct_phys_srtt", "Physical+Swift paced at smoothed RTT / W", DIRECT, PHYS_SRTT),
     Line("ls1_phys_srtt", "Physical+Swift paced at smoothed RTT / W", DIRECT + LS1, PHYS_SRTT, on="ls1"),
     Line("ls1_fe_phys_srtt", "the artefact's flow-count estimate, and Physical+Swift paced at smoothed RTT / W",
          DIRECT + LS1 + ('transport.prioplus.flow_estimate="target"',), PHYS_SRTT, on="ls1"),
+    Line("phys_defaults", "Physical+Swift with dcnsim's Swift defaults (smoothed-RTT pacing, one smoothed RTT "
+         "between decreases: the reference before 2026-11-28), the harness's PrioPlus runs", (), PHYS_DEFAULTS,
+         on="table"),
     # B = 30: the lower level's limit gap (the take-over, above) with the artefact's reference.
     Line("ls1_gap16", "D_limit − D_target = 16 µs, not 31.6 µs (B = 30 only)",
          DIRECT + LS1 + ('transport.prioplus.limit_gap="16us"',), on="ls1", bs=(30,)),

@@ -4,7 +4,7 @@ mean time to yield stays near ≈ 2 ms.
 
 Each row is the full-size T1 cell (``dcnsim.repro.papers.prioplus.runs.t1_runs``: the same
 scenario file, overrides and seed 1 as ``dcnsim reproduce prioplus --only T1``, so the base
-rows equal the table's cells) with at most one changed setting. Every setting runs for the
+rows equal the table's cells) with one changed setting (the last row: two). Every setting runs for the
 Swift cell and for the PrioPlus+Swift cell of the same staircase (PrioPlus wraps Swift and
 takes some of these settings too, e.g. beta and max_mdf), so the table shows whether a
 setting also keeps PrioPlus's results. Transitions are the harness's (``checks.t1_transitions``).
@@ -77,10 +77,12 @@ ROWS = [
     ("min window 1 packet", "transport.swift.min_cwnd_pkts=1.0"),
     ("pacing cwnd / SRTT", "transport.pacing=true"),
     ("testbed NIC delay noise (Fig. 7)", NOISE),
-    # 2026-11-28: the scenario's sub-packet pacing (base RTT / W, the artefact's) against
-    # dcnsim's default, and the artefact's decrease gate (the decreasing ACK's own sample)
+    # Since 2026-11-28 the scenario file has the artefact's sub-packet pacing (base RTT / W)
+    # and decrease gate (the decreasing ACK's own sample); these put dcnsim's defaults back.
     ("sub-packet pacing smoothed RTT / W", 'transport.swift.pacing_rtt="smoothed"'),
-    ("decrease waits the decreasing ACK's RTT", 'transport.swift.last_decrease_update="lt_sample"'),
+    ("decrease waits one smoothed RTT", 'transport.swift.last_decrease_update="lt"'),
+    ("both dcnsim defaults (the base before 2026-11-28)",
+     ('transport.swift.pacing_rtt="smoothed"', 'transport.swift.last_decrease_update="lt"')),
 ]
 YIELD_BAR = (1000.0, 3000.0)   # Swift ≈ 2 ms ± 50 %
 REFILL_BAR = (1500.0, 4500.0)  # Swift ≈ 3 ms ± 50 %
@@ -127,7 +129,8 @@ def main() -> None:
         if only and name not in only:
             continue
         for variant, label in ((R.T1_SWIFT, "Swift"), (R.PP, "PrioPlus+Swift")):
-            overrides = [*base[variant].overrides, "seed=1"] + ([change] if change else [])
+            changes = [change] if isinstance(change, str) else list(change or ())
+            overrides = [*base[variant].overrides, "seed=1"] + changes
             spec, _ = load_scenario(exp_dir / e.toml, overrides)
             rec = simulate(spec, str(exp_dir), [*R._FLOW_COLUMNS, "id"], R.CAP_US, summarize_cwnd)
             cell = R.Cell.of("T1", base[variant], 1, spec)
@@ -160,7 +163,8 @@ def main() -> None:
             ok = ""
             if label == "Swift":
                 ok = "yes" if (YIELD_BAR[0] <= my <= YIELD_BAR[1] and REFILL_BAR[0] <= mf <= REFILL_BAR[1]) else "no"
-            lines.append(f"| {name}{'' if change is None else ' (`' + change + '`)'} | {label} | {ms(y)} | {ms(f)} | "
+            shown = '' if not changes else ' (' + ', '.join(f'`{c}`' for c in changes) + ')'
+            lines.append(f"| {name}{shown} | {label} | {ms(y)} | {ms(f)} | "
                          f"{one(my)} / {one(mf)} | {ok} | {' / '.join('-' if a != a else f'{a:.0f}-{b:.0f}' for a, b in zip(wmin, wmax))} |")
             print(lines[-1], file=sys.stderr, flush=True)
     (HERE / ("t1_swift_raw.json" if not only else "t1_swift_raw_partial.json")).write_text(
