@@ -142,7 +142,8 @@ pub enum LastDecreaseUpdate {
     Le,
     /// As `Lt`, the clock restarts only when the window fell, but the next decrease waits the
     /// RTT sample of the update that made the last one (the latest sample, at a loss or a
-    /// timeout) rather than the smoothed RTT: the PrioPlus paper's artefact, whose Swift arms
+    /// timeout) rather than the smoothed RTT. A decrease made before any sample waits the
+    /// unloaded RTT until a sample arrives, then the latest sample: the PrioPlus paper's artefact, whose Swift arms
     /// a timer for the decreasing ACK's delay (docs/reproductions/prioplus-paper.md).
     LtSample,
 }
@@ -481,8 +482,6 @@ impl Swift {
         self.t_last_decrease == Time::ZERO || now >= self.t_last_decrease + rtt.unwrap_or(self.unloaded_rtt)
     }
 
-    /// Clamps the window; records a decrease. `gate` is the RTT estimate the decision was
-    /// gated on (the one known before this ACK's sample).
     /// An RTT sample as the sender's clock reads it (`rtt_resolution`).
     fn measured(&self, rtt: Time) -> Time {
         match self.p.rtt_resolution {
@@ -494,6 +493,8 @@ impl Swift {
         }
     }
 
+    /// Clamps the window; records a decrease. `gate` is the RTT estimate the decision was
+    /// gated on (the one known before this ACK's sample).
     fn finish(&mut self, before: f64, now: Time, gate: Option<Time>) {
         self.cwnd = self.cwnd.clamp(self.p.min_cwnd_pkts, self.p.max_cwnd_pkts);
         // Strictly smaller: an ACK that could not decrease must not restart the clock

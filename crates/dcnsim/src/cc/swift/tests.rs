@@ -212,10 +212,12 @@ fn base_pacing_rtt_ignores_the_smoothed_rtt() {
 }
 
 /// `last_decrease_update = "lt_sample"` (the PrioPlus artefact's): after a decrease the next one
-/// waits that ACK's RTT sample, not the smoothed RTT. Fixed target 20 µs; ten ACKs of 10 µs
-/// (increases) make the smoothed RTT 10 µs; an ACK of 60 µs at 100 µs decreases, and the
-/// smoothed RTT becomes (7·10 + 60)/8 = 16.25 µs. Another 60 µs ACK at 130 µs: "lt" decreases
-/// (30 µs ≥ 16.25 + a bit), "lt_sample" does not (30 < 60); at 161 µs "lt_sample" does.
+/// waits that ACK's RTT sample, not the smoothed RTT and not the latest sample. Fixed target
+/// 20 µs; ten ACKs of 10 µs (increases) make the smoothed RTT 10 µs; an ACK of 60 µs at 100 µs
+/// decreases, and the smoothed RTT becomes (7·10 + 60)/8 = 16.25 µs. A 10 µs ACK at 120 µs
+/// increases (smoothed RTT (7·16.25 + 10)/8 = 15.47 µs). A 60 µs ACK at 130 µs: "lt" decreases
+/// (30 µs ≥ 15.47), and so would a gate on the latest sample (30 ≥ 10); "lt_sample" does not
+/// (30 < 60). At 161 µs "lt_sample" does (61 ≥ 60).
 #[test]
 fn lt_sample_waits_the_decreasing_acks_rtt() {
     let run = |clock: LastDecreaseUpdate| {
@@ -228,6 +230,8 @@ fn lt_sample_waits_the_decreasing_acks_rtt() {
         let w1 = s.cwnd;
         assert!(w1 < w0, "{clock:?}: the 60 µs ACK decreases");
         assert_eq!(s.srtt, Some(Time(16_250_000)));
+        s.on_ack(&ack_at(Time::from_us(120), Time::from_us(10)));
+        let w1 = s.cwnd;
         s.on_ack(&ack_at(Time::from_us(130), Time::from_us(60)));
         let w2 = s.cwnd;
         s.on_ack(&ack_at(Time::from_us(161), Time::from_us(60)));
@@ -236,7 +240,22 @@ fn lt_sample_waits_the_decreasing_acks_rtt() {
     let (w1, w2, w3) = run(LastDecreaseUpdate::Lt);
     assert!(w2 < w1 && w3 < w2, "lt: {w1} {w2} {w3}");
     let (w1, w2, w3) = run(LastDecreaseUpdate::LtSample);
-    assert!(w2 >= w1 && w3 < w2, "lt_sample: {w1} {w2} {w3}");
+    assert!(w2 == w1 && w3 < w2, "lt_sample: {w1} {w2} {w3}");
+}
+
+/// `"lt_sample"` before any RTT sample: a loss cuts, and while no sample has arrived the next
+/// decrease waits the path's unloaded RTT (100 µs here), as "once per RTT" does before the
+/// first sample.
+#[test]
+fn lt_sample_before_any_sample_waits_the_unloaded_rtt() {
+    let mut s = swift(SwiftParams { last_decrease_update: LastDecreaseUpdate::LtSample, ..fixed(20) }, 64.0);
+    s.on_loss(&crate::cc::LossEvent { now: Time::from_us(1), ..crate::cc::test_loss(0, 64) });
+    let w1 = s.cwnd;
+    assert!(w1 < 64.0);
+    s.on_loss(&crate::cc::LossEvent { now: Time::from_us(100), ..crate::cc::test_loss(1, 64) });
+    assert_eq!(s.cwnd, w1, "99 µs after the cut: blocked");
+    s.on_loss(&crate::cc::LossEvent { now: Time::from_us(101), ..crate::cc::test_loss(2, 64) });
+    assert!(s.cwnd < w1, "100 µs after the cut: allowed");
 }
 
 /// A9: after retx_reset_threshold consecutive timeouts the window is min_cwnd; an ACK
