@@ -142,9 +142,10 @@ pub enum LastDecreaseUpdate {
     Le,
     /// As `Lt`, the clock restarts only when the window fell, but the next decrease waits the
     /// RTT sample of the update that made the last one (the latest sample, at a loss or a
-    /// timeout) rather than the smoothed RTT. A decrease made before any sample waits the
-    /// unloaded RTT until a sample arrives, then the latest sample: the PrioPlus paper's artefact, whose Swift arms
-    /// a timer for the decreasing ACK's delay (docs/reproductions/prioplus-paper.md).
+    /// timeout) rather than the smoothed RTT: the PrioPlus paper's artefact, whose Swift arms
+    /// a timer for the decreasing ACK's delay (docs/reproductions/prioplus-paper.md). A
+    /// decrease made before any sample waits the unloaded RTT until a sample arrives, then
+    /// the latest sample.
     LtSample,
 }
 

@@ -159,18 +159,19 @@ fn values_beyond_what_the_model_represents_are_rejected() {
 
 #[test]
 fn swift_reordering_and_target_options_name_their_allowed_values() {
-    let m = build_err(&with("[transport]\ncc = \"lswift\"\nswift = { loss_evidence = \"guessed\" }\n"));
-    assert_mentions(&m, &["loss_evidence", "declared", "confirmed"]);
-    let m = build_err(&with("[transport]\ncc = \"lswift\"\nswift = { reorder_wait = \"soon\" }\n"));
-    assert_mentions(&m, &["reorder_wait", "auto", "rack"]);
-    let m = build_err(&with("[transport]\ncc = \"swift\"\nswift = { target_mode = \"median\" }\n"));
-    assert_mentions(&m, &["target_mode", "formula", "min_rtt"]);
-    let m = build_err(&with("[transport]\ncc = \"swift\"\nswift = { last_decrease_update = \"leq\" }\n"));
-    assert_mentions(&m, &["last_decrease_update", "lt", "le"]);
-    let m = build_err(&with("[transport]\ncc = \"swift\"\nswift = { recovery = \"reno\" }\n"));
-    assert_mentions(&m, &["recovery", "swift", "ns3_classic"]);
-    let m = build_err(&with("[transport]\ncc = \"swift\"\nswift = { pacing_rtt = \"latest\" }\n"));
-    assert_mentions(&m, &["pacing_rtt", "smoothed", "base"]);
+    // (cc, the bad `[transport.swift]` entry, what the error must name)
+    let cases: [(&str, &str, &[&str]); 6] = [
+        ("lswift", "loss_evidence = \"guessed\"", &["loss_evidence", "declared", "confirmed"]),
+        ("lswift", "reorder_wait = \"soon\"", &["reorder_wait", "auto", "rack"]),
+        ("swift", "target_mode = \"median\"", &["target_mode", "formula", "min_rtt"]),
+        ("swift", "last_decrease_update = \"leq\"", &["last_decrease_update", "lt", "le"]),
+        ("swift", "recovery = \"reno\"", &["recovery", "swift", "ns3_classic"]),
+        ("swift", "pacing_rtt = \"latest\"", &["pacing_rtt", "smoothed", "base"]),
+    ];
+    for (cc, entry, names) in cases {
+        let m = build_err(&with(&format!("[transport]\ncc = \"{cc}\"\nswift = {{ {entry} }}\n")));
+        assert_mentions(&m, names);
+    }
 }
 
 #[test]
